@@ -1,0 +1,577 @@
+//! The agent loop (SPEC §5): send the messages and the mode's tools, stream
+//! the reply, run each tool call (validate → permission → execute → cap),
+//! append one `role: "tool"` message per call, repeat until the model answers
+//! without tool calls or `max_turns` requests have been made.
+
+pub mod context;
+pub mod prompt;
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::config::{Mode, Settings};
+use crate::error::{Error, ExitStatus, Result};
+use crate::permissions::{
+    self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
+};
+use crate::session::{FinetuneRecord, Session, Status, Store};
+use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
+use crate::ui::TextRenderer;
+
+/// A call that needed approval and was denied because no one could give it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denial {
+    pub tool: String,
+    pub detail: String,
+}
+
+/// One streamed reply.
+struct Reply {
+    message: Message,
+    done_reason: Option<String>,
+    prompt_eval_count: u64,
+    eval_count: u64,
+}
+
+/// Runs one agent session to its end and returns the exit status.
+///
+/// Errors: server unreachable or model missing (exit 3, before anything is
+/// saved), a failure mid-run (exit 1, after the session is saved as failed).
+pub async fn run(
+    settings: &Settings,
+    prompt: String,
+    approver: &mut dyn Approver,
+    ui: &mut TextRenderer,
+) -> Result<ExitStatus> {
+    let started = Instant::now();
+    let client = OllamaClient::new(&settings.host)?;
+    let workspace = Workspace::new(&settings.cwd).map_err(|e| {
+        Error::Usage(format!(
+            "cannot use `{}` as the workspace: {e}",
+            settings.cwd.display()
+        ))
+    })?;
+    let info = client.show(&settings.model).await?;
+
+    let think = if info.has("thinking") {
+        Some(settings.think)
+    } else {
+        if settings.think_explicit && settings.think.is_on() {
+            ui.warn(&format!(
+                "model `{}` cannot think (no `thinking` capability); `--think` is ignored",
+                settings.model
+            ));
+        }
+        None
+    };
+    let num_ctx = match info.context_length {
+        Some(max) if u64::from(settings.num_ctx) > max => {
+            let clamped = u32::try_from(max).unwrap_or(u32::MAX);
+            ui.note(&format!(
+                "num_ctx {} is more than `{}` supports; using {clamped}",
+                settings.num_ctx, settings.model
+            ));
+            clamped
+        }
+        _ => settings.num_ctx,
+    };
+    let offered: Vec<ToolName> = if info.has("tools") {
+        ToolName::for_mode(settings.mode)
+    } else {
+        ui.warn(&format!(
+            "model `{}` has no `tools` capability; it runs without tools and can only answer",
+            settings.model
+        ));
+        Vec::new()
+    };
+    let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
+    let system = prompt::system_prompt(settings.mode, workspace.root(), !offered.is_empty());
+
+    let store = Store::new(&settings.home);
+    let mut session = Session::new(
+        settings.mode,
+        &settings.model,
+        &settings.host,
+        workspace.root(),
+        &prompt,
+        num_ctx,
+    );
+    session.messages.push(Message::text(Role::System, system));
+    session.messages.push(Message::text(Role::User, prompt));
+    store.save(&mut session)?;
+
+    let mut run = Run {
+        settings,
+        client: &client,
+        workspace: &workspace,
+        offered: &offered,
+        schemas: &schemas,
+        options: ChatOptions {
+            num_ctx,
+            temperature: settings.sampling.temperature,
+            top_p: settings.sampling.top_p,
+            top_k: settings.sampling.top_k,
+            presence_penalty: settings.sampling.presence_penalty,
+        },
+        think,
+        approver,
+        ui,
+        store: &store,
+        denials: Vec::new(),
+        tool_calls: 0,
+        files_changed: Vec::new(),
+    };
+    let result = run.turns(&mut session).await;
+
+    let (status, reason) = match &result {
+        Ok(Status::Finished) => (Status::Finished, "answered".to_string()),
+        Ok(Status::MaxTurns) => (
+            Status::MaxTurns,
+            format!("max turns ({}) reached", settings.max_turns),
+        ),
+        Ok(Status::Running) | Ok(Status::Failed) => (Status::Failed, "stopped".to_string()),
+        Err(e) => (Status::Failed, e.to_string()),
+    };
+    session.status = status;
+    session.exit_reason = Some(reason);
+    store.save(&mut session)?;
+    store.append_finetune(&FinetuneRecord::from_session(&session, &schemas))?;
+
+    let Run {
+        ui,
+        denials,
+        tool_calls,
+        files_changed,
+        ..
+    } = run;
+    ui.close_line();
+    ui.note(&format!(
+        "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · session {}",
+        session.turns,
+        plural(session.turns as usize),
+        session.usage.prompt_tokens,
+        session.usage.completion_tokens,
+        tool_calls,
+        plural(tool_calls),
+        files_changed.len(),
+        plural(files_changed.len()),
+        started.elapsed().as_secs_f64(),
+        session.id
+    ));
+    if !denials.is_empty() {
+        let mut text = format!(
+            "{} action{} needed approval and no one could give it (no terminal):",
+            denials.len(),
+            plural(denials.len())
+        );
+        for d in &denials {
+            text.push_str(&format!("\n  - {} {}", d.tool, d.detail));
+        }
+        text.push_str("\nRe-run with `--yes` to allow them.");
+        ui.warn(&text);
+    }
+    match result? {
+        Status::Finished if denials.is_empty() => Ok(ExitStatus::Success),
+        Status::Finished => Ok(ExitStatus::Denied),
+        Status::MaxTurns => {
+            ui.warn(&format!(
+                "stopped after {} turns (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
+                settings.max_turns
+            ));
+            Ok(ExitStatus::MaxTurns)
+        }
+        Status::Running | Status::Failed => Ok(ExitStatus::Failure),
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// State shared by the turns of one run.
+struct Run<'a> {
+    settings: &'a Settings,
+    client: &'a OllamaClient,
+    workspace: &'a Workspace,
+    offered: &'a [ToolName],
+    schemas: &'a [Value],
+    options: ChatOptions,
+    think: Option<crate::config::Think>,
+    approver: &'a mut dyn Approver,
+    ui: &'a mut TextRenderer,
+    store: &'a Store,
+    denials: Vec<Denial>,
+    tool_calls: usize,
+    files_changed: Vec<String>,
+}
+
+impl Run<'_> {
+    /// Turns until an answer (`Finished`) or the cap (`MaxTurns`).
+    async fn turns(&mut self, session: &mut Session) -> Result<Status> {
+        loop {
+            if session.turns >= self.settings.max_turns {
+                return Ok(Status::MaxTurns);
+            }
+            session.turns += 1;
+            let reply = self.stream_reply(session).await?;
+            session.usage.prompt_tokens += reply.prompt_eval_count;
+            session.usage.completion_tokens += reply.eval_count;
+            if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
+                self.ui.warn(&format!(
+                    "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it. Raise `--num-ctx`.",
+                    reply.prompt_eval_count, self.options.num_ctx
+                ));
+            }
+            let mut message = reply.message;
+            let parsed = normalize_calls(&mut message.tool_calls, session.turns);
+            let cut_off = reply.done_reason.as_deref() == Some("length");
+            session.messages.push(message.clone());
+            if message.tool_calls.is_empty() {
+                self.store.save(session)?;
+                return Ok(Status::Finished);
+            }
+            for (call, arguments) in message.tool_calls.iter().zip(parsed) {
+                let id = call.id.clone().unwrap_or_default();
+                let name = call.function.name.clone();
+                let content = if cut_off {
+                    self.ui.tool_call(&name, "");
+                    let text = "not run: the reply was cut off at the length limit, so this call may be incomplete. Make smaller changes, one call at a time.";
+                    self.ui.tool_result(false, text);
+                    format!("error: {text}")
+                } else {
+                    self.tool_calls += 1;
+                    let outcome = self.call(session, &id, &name, arguments).await;
+                    context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
+                };
+                session
+                    .messages
+                    .push(Message::tool_result(&name, &id, content));
+            }
+            self.store.save(session)?;
+        }
+    }
+
+    /// Sends the conversation and streams the reply, printing as it comes.
+    async fn stream_reply(&mut self, session: &Session) -> Result<Reply> {
+        let request = ChatRequest {
+            model: &self.settings.model,
+            messages: &session.messages,
+            tools: self.schemas,
+            stream: true,
+            think: self.think,
+            options: self.options,
+        };
+        let mut stream = self.client.chat(&request).await?;
+        let mut content = String::new();
+        let mut thinking = String::new();
+        let mut tool_calls: Vec<ToolCall> = Vec::new();
+        loop {
+            let Some(chunk) = stream.next().await? else {
+                self.ui.close_line();
+                return Err(Error::Server(format!(
+                    "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
+                    self.client.host()
+                )));
+            };
+            if let Some(message) = chunk.message {
+                if let Some(delta) = message.thinking {
+                    self.ui.thinking(&delta);
+                    thinking.push_str(&delta);
+                }
+                if let Some(delta) = message.content {
+                    self.ui.content(&delta);
+                    content.push_str(&delta);
+                }
+                tool_calls.extend(message.tool_calls.unwrap_or_default());
+            }
+            if chunk.done {
+                self.ui.close_line();
+                return Ok(Reply {
+                    message: Message {
+                        thinking: (!thinking.is_empty()).then_some(thinking),
+                        tool_calls,
+                        ..Message::text(Role::Assistant, content)
+                    },
+                    done_reason: chunk.done_reason,
+                    prompt_eval_count: chunk.prompt_eval_count.unwrap_or(0),
+                    eval_count: chunk.eval_count.unwrap_or(0),
+                });
+            }
+        }
+    }
+
+    /// Validates, settles permission for and runs one call.
+    async fn call(
+        &mut self,
+        session: &mut Session,
+        id: &str,
+        name: &str,
+        arguments: Result<Value, String>,
+    ) -> ToolOutcome {
+        let arguments = match arguments {
+            Ok(a) => a,
+            Err(message) => {
+                self.ui.tool_call(name, "");
+                return self.report(ToolOutcome::error(message));
+            }
+        };
+        let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
+            self.ui.tool_call(name, "");
+            return self.report(ToolOutcome::error(self.unknown_tool(name)));
+        };
+        let input = match ToolInput::parse(tool, &arguments) {
+            Ok(input) => input,
+            Err(message) => {
+                self.ui.tool_call(name, "");
+                return self.report(ToolOutcome::error(message));
+            }
+        };
+        let detail = input.detail();
+        self.ui.tool_call(name, &detail);
+        let mut resolved: Vec<ResolvedPath> = Vec::new();
+        for path in input.paths() {
+            match self.workspace.resolve(path) {
+                Ok(p) => resolved.push(p),
+                Err(why) => {
+                    self.record(
+                        session,
+                        id,
+                        name,
+                        &detail,
+                        false,
+                        Source::HardRule,
+                        Some(why.clone()),
+                    );
+                    return self.report(ToolOutcome::error(format!("refused: {why}")));
+                }
+            }
+        }
+        let mut verdict = permissions::check(self.settings.permission_mode, &input, &resolved);
+        // A write or edit that cannot apply fails before anyone is asked.
+        let change = if matches!(verdict, Verdict::Deny { .. }) {
+            None
+        } else {
+            match tools::prepare_change(&input, self.workspace) {
+                Ok(change) => change,
+                Err(message) => return self.report(ToolOutcome::error(message)),
+            }
+        };
+        if verdict == Verdict::Ask {
+            let request = ApprovalRequest {
+                tool: name.to_string(),
+                detail: detail.clone(),
+                diff: change.as_ref().map(|c| c.unified_diff()),
+            };
+            verdict = match self.approver.approve(&request) {
+                Approval::Yes => Verdict::Allow(Source::User),
+                Approval::No { reason } => {
+                    let why = match reason {
+                        Some(r) => format!("the user declined this call: {r}"),
+                        None => "the user declined this call".to_string(),
+                    };
+                    Verdict::Deny {
+                        source: Source::User,
+                        reason: why,
+                    }
+                }
+                Approval::Unavailable => {
+                    self.denials.push(Denial {
+                        tool: name.to_string(),
+                        detail: detail.clone(),
+                    });
+                    Verdict::Deny {
+                        source: Source::NoApprover,
+                        reason: format!(
+                            "`{name}` needs approval and no one is at a terminal to give it. \
+                             The user can allow it by re-running with `--yes`. \
+                             Do not retry it; go on without it, or finish and say what is needed"
+                        ),
+                    }
+                }
+            };
+        }
+        match verdict {
+            Verdict::Allow(source) => {
+                self.record(session, id, name, &detail, true, source, None);
+            }
+            Verdict::Deny { source, reason } => {
+                self.record(
+                    session,
+                    id,
+                    name,
+                    &detail,
+                    false,
+                    source,
+                    Some(reason.clone()),
+                );
+                return self.report(ToolOutcome::error(format!("not approved: {reason}")));
+            }
+            Verdict::Ask => {
+                let reason = "no decision was made".to_string();
+                self.record(
+                    session,
+                    id,
+                    name,
+                    &detail,
+                    false,
+                    Source::NoApprover,
+                    Some(reason.clone()),
+                );
+                return self.report(ToolOutcome::error(format!("not approved: {reason}")));
+            }
+        }
+        let outcome = match change {
+            Some(change) => {
+                let outcome = change.apply();
+                if outcome.ok && !outcome.changed.is_empty() {
+                    self.ui.diff(&change.unified_diff());
+                }
+                outcome
+            }
+            None => tools::execute(&input, self.workspace).await,
+        };
+        for file in &outcome.changed {
+            if !self.files_changed.contains(file) {
+                self.files_changed.push(file.clone());
+            }
+        }
+        self.report(outcome)
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        let available: Vec<&str> = self.offered.iter().map(|t| t.as_str()).collect();
+        let available = if available.is_empty() {
+            "none: answer in text".to_string()
+        } else {
+            available.join(", ")
+        };
+        match ToolName::from_name(name) {
+            Some(_) if self.settings.mode == Mode::Plan => format!(
+                "`{name}` is not available in plan mode (read-only); available tools: {available}"
+            ),
+            _ => format!("there is no tool `{name}`; available tools: {available}"),
+        }
+    }
+
+    fn report(&mut self, outcome: ToolOutcome) -> ToolOutcome {
+        self.ui.tool_result(outcome.ok, &outcome.summary);
+        outcome
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        session: &mut Session,
+        id: &str,
+        tool: &str,
+        detail: &str,
+        allowed: bool,
+        source: Source,
+        reason: Option<String>,
+    ) {
+        session.permissions.push(PermissionRecord {
+            turn: session.turns,
+            tool_call_id: id.to_string(),
+            tool: tool.to_string(),
+            detail: detail.to_string(),
+            allowed,
+            source,
+            reason,
+        });
+    }
+}
+
+/// Gives every call an id (`call_<turn>_<n>` when the server sent none) and
+/// turns `arguments` into a JSON object, which is what goes back on the wire.
+/// Returns, per call, the arguments to run with, or the error for the model
+/// when they were not usable (the wire then carries `{}`).
+fn normalize_calls(calls: &mut [ToolCall], turn: u32) -> Vec<Result<Value, String>> {
+    calls
+        .iter_mut()
+        .enumerate()
+        .map(|(n, call)| {
+            if call.id.as_deref().is_none_or(str::is_empty) {
+                call.id = Some(format!("call_{turn}_{n}"));
+            }
+            let parsed = match std::mem::take(&mut call.function.arguments) {
+                Value::Object(map) => Ok(Value::Object(map)),
+                Value::Null => Ok(Value::Object(Default::default())),
+                Value::String(text) => match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Object(map)) => Ok(Value::Object(map)),
+                    Ok(_) => Err(format!(
+                        "the arguments of `{}` were the string {text:?}, which is not a JSON object; send an object such as {}",
+                        call.function.name,
+                        example(&call.function.name)
+                    )),
+                    Err(e) => Err(format!(
+                        "the arguments of `{}` were a string that is not valid JSON ({e}); send an object such as {}",
+                        call.function.name,
+                        example(&call.function.name)
+                    )),
+                },
+                other => Err(format!(
+                    "the arguments of `{}` must be a JSON object, not {other}; send an object such as {}",
+                    call.function.name,
+                    example(&call.function.name)
+                )),
+            };
+            call.function.arguments = match &parsed {
+                Ok(value) => value.clone(),
+                Err(_) => Value::Object(Default::default()),
+            };
+            parsed
+        })
+        .collect()
+}
+
+fn example(name: &str) -> String {
+    ToolName::from_name(name).map_or_else(|| "{\"key\": \"value\"}".to_string(), tools::signature)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::FunctionCall;
+    use serde_json::json;
+
+    fn call(id: Option<&str>, arguments: Value) -> ToolCall {
+        ToolCall {
+            id: id.map(str::to_string),
+            function: FunctionCall {
+                index: None,
+                name: "read_file".into(),
+                arguments,
+            },
+        }
+    }
+
+    #[test]
+    fn arguments_become_objects_and_ids_are_filled() {
+        let mut calls = vec![
+            call(Some("call_a"), json!({"path": "a"})),
+            call(None, json!("{\"path\": \"b\"}")),
+            call(Some(""), json!("{not json")),
+            call(None, json!([1])),
+            call(None, Value::Null),
+        ];
+        let parsed = normalize_calls(&mut calls, 3);
+        assert_eq!(parsed[0], Ok(json!({"path": "a"})));
+        assert_eq!(parsed[1], Ok(json!({"path": "b"})));
+        assert!(parsed[2].as_ref().unwrap_err().contains("not valid JSON"));
+        assert!(
+            parsed[3]
+                .as_ref()
+                .unwrap_err()
+                .contains("must be a JSON object")
+        );
+        assert_eq!(parsed[4], Ok(json!({})));
+        let ids: Vec<_> = calls.iter().map(|c| c.id.clone().unwrap()).collect();
+        assert_eq!(
+            ids,
+            ["call_a", "call_3_1", "call_3_2", "call_3_3", "call_3_4"]
+        );
+        assert!(calls.iter().all(|c| c.function.arguments.is_object()));
+    }
+}

@@ -1,0 +1,89 @@
+//! Command-line syntax (clap derive). These types are parsed input only;
+//! [`crate::config::Settings::resolve`] turns them into settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::Think;
+
+/// `oc`: a one-shot, scriptable coding agent for local language models.
+#[derive(Debug, Parser)]
+#[command(name = "oc", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Options shared by every command; accepted before or after the command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Code mode: the agent with all tools (read, write, edit, move, list, search, bash).
+    Run(PromptArgs),
+    /// Plan mode: read-only tools; writes and bash are refused; ends with a plan.
+    Plan(PromptArgs),
+}
+
+/// The prompt of `run` and `plan`.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The prompt; words are joined with spaces. `-` reads it from stdin. When
+    /// stdin is piped and a prompt is given, stdin is appended as a delimited block.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+}
+
+/// Options that every command accepts (`global = true`), so `oc --model M run`
+/// and `oc run --model M` mean the same.
+#[derive(Debug, Args, Default, Clone)]
+pub struct CommonArgs {
+    /// Model name, e.g. `qwen2.5-coder:7b` [env: OC_MODEL] [default: qwen3.5:latest]
+    #[arg(short = 'm', long, global = true, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Ollama server: `host`, `host:port` or `http://host:port` [env: OLLAMA_HOST]
+    /// [default: http://localhost:11434]
+    #[arg(long, global = true, value_name = "URL")]
+    pub host: Option<String>,
+    /// Work in DIR instead of the current directory (the workspace the tools are confined to).
+    #[arg(short = 'C', long = "cwd", global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Context window in tokens, sent as `options.num_ctx`; clamped to the model's
+    /// context length [default: 32768]
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
+    pub num_ctx: Option<u32>,
+    /// Most model requests in one run [default: 25]
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Thinking: true, false, low, medium or high. Never sent to a model without
+    /// the `thinking` capability [default: true for run, false for plan]
+    #[arg(long, global = true, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "true")]
+    pub think: Option<Think>,
+    /// Sampling temperature [default: 1]
+    #[arg(long, global = true, value_name = "T")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling cut-off [default: 0.95]
+    #[arg(long, global = true, value_name = "P")]
+    pub top_p: Option<f64>,
+    /// Top-k sampling [default: 20]
+    #[arg(long, global = true, value_name = "K")]
+    pub top_k: Option<u32>,
+    /// Presence penalty [default: 1.5]
+    #[arg(long, global = true, value_name = "X")]
+    pub presence_penalty: Option<f64>,
+    /// Approve every action without asking (hard safety rules still apply).
+    #[arg(short = 'y', long, global = true)]
+    pub yes: bool,
+    /// Plan mode for `run`: read-only tools only.
+    #[arg(long, global = true)]
+    pub plan: bool,
+    /// An extra config file, merged after `./.ollama-code.json`.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Directory for config, sessions and finetune.jsonl [env: OC_HOME]
+    /// [default: ~/.ollama-code]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}

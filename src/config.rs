@@ -1,0 +1,622 @@
+//! Settings: defaults ← `OC_HOME/config.json` ← `./.ollama-code.json` ←
+//! `--config FILE` ← environment ← flags (SPEC §3).
+//!
+//! Loading files is I/O ([`load_file`]); merging is the pure
+//! [`Settings::resolve`], unit-tested below.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::CommonArgs;
+use crate::env_vars;
+use crate::error::{Error, Result};
+
+/// Default model (SPEC §3).
+pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
+/// Default server address (SPEC §3).
+pub const DEFAULT_HOST: &str = "http://localhost:11434";
+/// Default context window in tokens.
+pub const DEFAULT_NUM_CTX: u32 = 32768;
+/// Default cap on model requests per run.
+pub const DEFAULT_MAX_TURNS: u32 = 25;
+/// Smallest `num_ctx` accepted; below this no system prompt fits.
+pub const MIN_NUM_CTX: u32 = 256;
+/// File name of the project config, looked up in the working directory.
+pub const PROJECT_CONFIG: &str = ".ollama-code.json";
+/// File name of the user config inside `OC_HOME`.
+pub const USER_CONFIG: &str = "config.json";
+
+/// What the agent may do in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// All tools (`oc run`).
+    Code,
+    /// Read-only tools (`oc plan`, `oc run --plan`).
+    Plan,
+}
+
+impl Mode {
+    /// The name used in sessions, records and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Code => "code",
+            Mode::Plan => "plan",
+        }
+    }
+}
+
+/// How permission requests are settled when no rule decides (SPEC §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionMode {
+    /// Reads allowed; writes, moves and bash ask.
+    Normal,
+    /// Read-only: every write and bash is refused.
+    Plan,
+    /// `--yes`: everything allowed except the hard rules.
+    Yolo,
+}
+
+/// The `think` request field: a switch or an effort level. Ollama takes
+/// `true`/`false` or `"low"`/`"medium"`/`"high"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Think {
+    Off,
+    On,
+    Low,
+    Medium,
+    High,
+}
+
+impl Think {
+    /// Whether any thinking is asked for.
+    pub fn is_on(self) -> bool {
+        !matches!(self, Think::Off)
+    }
+}
+
+impl fmt::Display for Think {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Think::Off => "false",
+            Think::On => "true",
+            Think::Low => "low",
+            Think::Medium => "medium",
+            Think::High => "high",
+        })
+    }
+}
+
+impl FromStr for Think {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "on" | "yes" => Ok(Think::On),
+            "false" | "off" | "no" => Ok(Think::Off),
+            "low" => Ok(Think::Low),
+            "medium" => Ok(Think::Medium),
+            "high" => Ok(Think::High),
+            other => Err(format!(
+                "`{other}` is not a think setting; use true, false, low, medium or high"
+            )),
+        }
+    }
+}
+
+impl Serialize for Think {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Think::Off => s.serialize_bool(false),
+            Think::On => s.serialize_bool(true),
+            Think::Low => s.serialize_str("low"),
+            Think::Medium => s.serialize_str("medium"),
+            Think::High => s.serialize_str("high"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Think {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(true) => Ok(Think::On),
+            Raw::Bool(false) => Ok(Think::Off),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Sampling options sent in `options` of every `/api/chat` request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f64,
+    pub top_p: f64,
+    pub top_k: u32,
+    pub presence_penalty: f64,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling {
+            temperature: 1.0,
+            top_p: 0.95,
+            top_k: 20,
+            presence_penalty: 1.5,
+        }
+    }
+}
+
+/// One config file (`config.json`, `.ollama-code.json`): every key optional.
+/// Unknown keys produce a warning, not an error.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FileConfig {
+    pub model: Option<String>,
+    pub host: Option<String>,
+    pub num_ctx: Option<u32>,
+    pub max_turns: Option<u32>,
+    pub think: Option<Think>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub top_k: Option<u32>,
+    pub presence_penalty: Option<f64>,
+}
+
+/// A config file as loaded: where it came from, its values and its warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedFile {
+    pub path: PathBuf,
+    pub config: FileConfig,
+    /// Keys that `oc` does not know, as dotted paths.
+    pub unknown_keys: Vec<String>,
+}
+
+/// Reads one config file. A missing file is `Ok(None)`; a file that is not
+/// valid JSON or has a value of the wrong type is [`Error::ConfigSyntax`]
+/// with the 1-based line and column.
+pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::ConfigRead {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    parse_file(path, &text).map(Some)
+}
+
+/// Parses the text of a config file; see [`load_file`].
+pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
+    let syntax = |e: serde_json::Error| {
+        let full = e.to_string();
+        let message = match full.rfind(" at line ") {
+            Some(cut) => full[..cut].to_string(),
+            None => full,
+        };
+        Error::ConfigSyntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut unknown_keys = Vec::new();
+    let config: FileConfig =
+        serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key.to_string()))
+            .map_err(syntax)?;
+    de.end().map_err(syntax)?;
+    Ok(LoadedFile {
+        path: path.to_path_buf(),
+        config,
+        unknown_keys,
+    })
+}
+
+/// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
+/// count as unset.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EnvValues {
+    pub model: Option<String>,
+    pub host: Option<String>,
+    pub oc_home: Option<PathBuf>,
+    pub home_dir: Option<PathBuf>,
+}
+
+impl EnvValues {
+    /// Reads the process environment.
+    pub fn from_process() -> Self {
+        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        EnvValues {
+            model: get(env_vars::OC_MODEL),
+            host: get(env_vars::OLLAMA_HOST),
+            oc_home: get(env_vars::OC_HOME).map(PathBuf::from),
+            home_dir: get(env_vars::HOME).map(PathBuf::from),
+        }
+    }
+}
+
+/// Where `oc` keeps config, sessions and finetune.jsonl: `--home`, else
+/// `OC_HOME`, else `~/.ollama-code`.
+pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
+    if let Some(dir) = flag.or(env.oc_home.as_deref()) {
+        return Ok(dir.to_path_buf());
+    }
+    match &env.home_dir {
+        Some(home) => Ok(home.join(".ollama-code")),
+        None => Err(Error::Usage(
+            "cannot find a home directory for `~/.ollama-code`: set `OC_HOME` or pass `--home DIR`"
+                .into(),
+        )),
+    }
+}
+
+/// Fully resolved settings of one invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub mode: Mode,
+    pub model: String,
+    /// Base URL of the server, e.g. `http://127.0.0.1:11434`, no trailing slash.
+    pub host: String,
+    /// The workspace: absolute, canonical.
+    pub cwd: PathBuf,
+    /// `OC_HOME`.
+    pub home: PathBuf,
+    /// Requested context window in tokens (before clamping to the model's).
+    pub num_ctx: u32,
+    pub max_turns: u32,
+    pub think: Think,
+    /// Whether `think` was asked for (flag or file) rather than defaulted.
+    pub think_explicit: bool,
+    pub sampling: Sampling,
+    pub permission_mode: PermissionMode,
+}
+
+impl Settings {
+    /// Merges defaults, config files (in the order given: user, project,
+    /// `--config`), environment and flags. Pure: no I/O.
+    ///
+    /// Errors: a bad host form or an out-of-range value in a file
+    /// ([`Error::Usage`], exit 2).
+    pub fn resolve(
+        flags: &CommonArgs,
+        mode: Mode,
+        env: &EnvValues,
+        files: &[LoadedFile],
+        cwd: PathBuf,
+        home: PathBuf,
+    ) -> Result<Settings> {
+        let mut merged = FileConfig::default();
+        for file in files {
+            let c = &file.config;
+            check_file_values(file)?;
+            macro_rules! take {
+                ($($field:ident),*) => { $( if c.$field.is_some() { merged.$field = c.$field.clone(); } )* };
+            }
+            take!(
+                model,
+                host,
+                num_ctx,
+                max_turns,
+                think,
+                temperature,
+                top_p,
+                top_k,
+                presence_penalty
+            );
+        }
+        let defaults = Sampling::default();
+        let model = flags
+            .model
+            .clone()
+            .or_else(|| env.model.clone())
+            .or(merged.model)
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        if model.trim().is_empty() {
+            return Err(Error::Usage(
+                "the model name is empty; pass `--model NAME`".into(),
+            ));
+        }
+        let host_text = flags
+            .host
+            .clone()
+            .or_else(|| env.host.clone())
+            .or(merged.host)
+            .unwrap_or_else(|| DEFAULT_HOST.to_string());
+        let host = normalize_host(&host_text)?;
+        let mode = if flags.plan { Mode::Plan } else { mode };
+        let permission_mode = match mode {
+            Mode::Plan => PermissionMode::Plan,
+            Mode::Code if flags.yes => PermissionMode::Yolo,
+            Mode::Code => PermissionMode::Normal,
+        };
+        let default_think = match mode {
+            Mode::Code => Think::On,
+            Mode::Plan => Think::Off,
+        };
+        Ok(Settings {
+            mode,
+            model: model.trim().to_string(),
+            host,
+            cwd,
+            home,
+            num_ctx: flags.num_ctx.or(merged.num_ctx).unwrap_or(DEFAULT_NUM_CTX),
+            max_turns: flags
+                .max_turns
+                .or(merged.max_turns)
+                .unwrap_or(DEFAULT_MAX_TURNS),
+            think: flags.think.or(merged.think).unwrap_or(default_think),
+            think_explicit: flags.think.or(merged.think).is_some(),
+            sampling: Sampling {
+                temperature: flags
+                    .temperature
+                    .or(merged.temperature)
+                    .unwrap_or(defaults.temperature),
+                top_p: flags.top_p.or(merged.top_p).unwrap_or(defaults.top_p),
+                top_k: flags.top_k.or(merged.top_k).unwrap_or(defaults.top_k),
+                presence_penalty: flags
+                    .presence_penalty
+                    .or(merged.presence_penalty)
+                    .unwrap_or(defaults.presence_penalty),
+            },
+            permission_mode,
+        })
+    }
+}
+
+fn check_file_values(file: &LoadedFile) -> Result<()> {
+    let bad = |key: &str, what: &str| {
+        Err(Error::Usage(format!(
+            "config file `{}`: `{key}` {what}",
+            file.path.display()
+        )))
+    };
+    let c = &file.config;
+    if c.num_ctx.is_some_and(|n| n < MIN_NUM_CTX) {
+        return bad("num_ctx", &format!("must be at least {MIN_NUM_CTX}"));
+    }
+    if c.max_turns == Some(0) {
+        return bad("max_turns", "must be at least 1");
+    }
+    Ok(())
+}
+
+/// Turns an address in any form Ollama's own client accepts into a base URL:
+/// `host` → `http://host:11434`, `host:port` → `http://host:port`,
+/// `http://host` → `http://host:80`, `https://host` → `https://host:443`, an
+/// empty host → `127.0.0.1`. A path after the address is kept (for proxies).
+pub fn normalize_host(text: &str) -> Result<String> {
+    let text = text.trim();
+    let (scheme, rest, default_port) = match text.split_once("://") {
+        None => ("http", text, "11434"),
+        Some(("http", rest)) => ("http", rest, "80"),
+        Some(("https", rest)) => ("https", rest, "443"),
+        Some((other, _)) => {
+            return Err(Error::Usage(format!(
+                "host `{text}` uses the scheme `{other}`; use `host:port`, `http://host:port` or `https://host:port`"
+            )));
+        }
+    };
+    let (hostport, path) = match rest.split_once('/') {
+        Some((hp, p)) => (hp, p.trim_end_matches('/')),
+        None => (rest, ""),
+    };
+    let (host, port) = split_host_port(hostport);
+    let host = if host.is_empty() { "127.0.0.1" } else { host };
+    let port = port.unwrap_or(default_port);
+    if port.parse::<u16>().is_err() || host.contains(char::is_whitespace) {
+        return Err(Error::Usage(format!(
+            "host `{text}` is not an address; use `host`, `host:port` or `http://host:port`"
+        )));
+    }
+    let path = if path.is_empty() {
+        String::new()
+    } else {
+        format!("/{path}")
+    };
+    Ok(format!("{scheme}://{host}:{port}{path}"))
+}
+
+/// Splits `host:port`, `[v6]:port`, `[v6]` or `host`.
+fn split_host_port(hostport: &str) -> (&str, Option<&str>) {
+    if let Some((inner, after)) = hostport
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+    {
+        // Keep the brackets: a URL needs them around an IPv6 address.
+        let end = inner.len() + 2;
+        return (&hostport[..end], after.strip_prefix(':'));
+    }
+    match hostport.rsplit_once(':') {
+        // A bare IPv6 address has several colons and no port.
+        Some((h, p)) if !h.contains(':') => (h, Some(p)),
+        _ => (hostport, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn file(json: &str) -> LoadedFile {
+        parse_file(Path::new("c.json"), json).unwrap()
+    }
+
+    fn resolve(flags: &CommonArgs, env: &EnvValues, files: &[LoadedFile]) -> Settings {
+        Settings::resolve(
+            flags,
+            Mode::Code,
+            env,
+            files,
+            PathBuf::from("/w"),
+            PathBuf::from("/h"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let s = resolve(&CommonArgs::default(), &EnvValues::default(), &[]);
+        assert_eq!(s.model, "qwen3.5:latest");
+        assert_eq!(s.host, "http://localhost:11434");
+        assert_eq!(s.num_ctx, 32768);
+        assert_eq!(s.max_turns, 25);
+        assert_eq!(s.think, Think::On);
+        assert_eq!(s.sampling, Sampling::default());
+        assert_eq!(s.permission_mode, PermissionMode::Normal);
+    }
+
+    #[test]
+    fn flags_beat_env_beat_project_beat_user() {
+        let user = file(r#"{"model":"user","host":"user-host","num_ctx":1000,"top_k":5}"#);
+        let project = file(r#"{"model":"project","host":"project-host","num_ctx":2000}"#);
+        let env = EnvValues {
+            model: Some("env".into()),
+            host: Some("env-host".into()),
+            ..EnvValues::default()
+        };
+        let flags = CommonArgs {
+            model: Some("flag".into()),
+            ..CommonArgs::default()
+        };
+        let files = [user, project];
+        let s = resolve(&flags, &env, &files);
+        assert_eq!(s.model, "flag");
+        assert_eq!(s.host, "http://env-host:11434");
+        assert_eq!(s.num_ctx, 2000);
+        assert_eq!(s.sampling.top_k, 5);
+        let s = resolve(&CommonArgs::default(), &env, &files);
+        assert_eq!(s.model, "env");
+        let s = resolve(&CommonArgs::default(), &EnvValues::default(), &files);
+        assert_eq!(s.model, "project");
+        assert_eq!(s.host, "http://project-host:11434");
+    }
+
+    #[test]
+    fn plan_mode_defaults_think_off_and_is_read_only() {
+        let flags = CommonArgs {
+            plan: true,
+            yes: true,
+            ..CommonArgs::default()
+        };
+        let s = resolve(&flags, &EnvValues::default(), &[]);
+        assert_eq!(s.mode, Mode::Plan);
+        assert_eq!(s.think, Think::Off);
+        assert_eq!(s.permission_mode, PermissionMode::Plan);
+    }
+
+    #[test]
+    fn yes_means_yolo_in_code_mode() {
+        let flags = CommonArgs {
+            yes: true,
+            ..CommonArgs::default()
+        };
+        assert_eq!(
+            resolve(&flags, &EnvValues::default(), &[]).permission_mode,
+            PermissionMode::Yolo
+        );
+    }
+
+    #[test]
+    fn host_forms_follow_ollama() {
+        for (input, want) in [
+            ("localhost", "http://localhost:11434"),
+            ("example.com:8080", "http://example.com:8080"),
+            ("http://example.com", "http://example.com:80"),
+            ("https://example.com", "https://example.com:443"),
+            ("http://10.0.0.2:11434/", "http://10.0.0.2:11434"),
+            ("0.0.0.0", "http://0.0.0.0:11434"),
+            (":11500", "http://127.0.0.1:11500"),
+            ("[::1]:11434", "http://[::1]:11434"),
+            (
+                "https://proxy.example/ollama/",
+                "https://proxy.example:443/ollama",
+            ),
+        ] {
+            assert_eq!(normalize_host(input).unwrap(), want, "{input}");
+        }
+        assert!(normalize_host("ftp://x").is_err());
+        assert!(normalize_host("host:notaport").is_err());
+    }
+
+    #[test]
+    fn malformed_file_names_line_and_column() {
+        let err = parse_file(Path::new("p.json"), "{\n  \"model\": \"x\",\n  oops\n}").unwrap_err();
+        match err {
+            Error::ConfigSyntax { line, column, .. } => assert_eq!((line, column), (3, 3)),
+            other => panic!("unexpected {other:?}"),
+        }
+        let err = parse_file(Path::new("p.json"), r#"{"num_ctx": "big"}"#).unwrap_err();
+        assert!(err.to_string().contains("line 1, column"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_reported() {
+        let f = file(r#"{"model":"m","modle":"x","extra":{"a":1}}"#);
+        assert_eq!(
+            f.unknown_keys,
+            vec!["modle".to_string(), "extra".to_string()]
+        );
+    }
+
+    #[test]
+    fn think_accepts_bools_and_levels() {
+        assert_eq!(file(r#"{"think":false}"#).config.think, Some(Think::Off));
+        assert_eq!(file(r#"{"think":"high"}"#).config.think, Some(Think::High));
+        assert!(parse_file(Path::new("x"), r#"{"think":"max"}"#).is_err());
+        assert_eq!("Medium".parse::<Think>(), Ok(Think::Medium));
+    }
+
+    #[test]
+    fn out_of_range_file_values_are_usage_errors() {
+        let f = file(r#"{"max_turns":0}"#);
+        let err = Settings::resolve(
+            &CommonArgs::default(),
+            Mode::Code,
+            &EnvValues::default(),
+            &[f],
+            PathBuf::new(),
+            PathBuf::new(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("max_turns"), "{err}");
+    }
+
+    #[test]
+    fn home_prefers_flag_then_env_then_home_dir() {
+        let env = EnvValues {
+            oc_home: Some("/env-home".into()),
+            home_dir: Some("/root".into()),
+            ..EnvValues::default()
+        };
+        assert_eq!(
+            resolve_home(Some(Path::new("/flag")), &env).unwrap(),
+            PathBuf::from("/flag")
+        );
+        assert_eq!(
+            resolve_home(None, &env).unwrap(),
+            PathBuf::from("/env-home")
+        );
+        let env = EnvValues {
+            home_dir: Some("/root".into()),
+            ..EnvValues::default()
+        };
+        assert_eq!(
+            resolve_home(None, &env).unwrap(),
+            PathBuf::from("/root/.ollama-code")
+        );
+        assert!(resolve_home(None, &EnvValues::default()).is_err());
+    }
+}

@@ -1,0 +1,17 @@
+//! Names of the environment variables `oc` reads, in one place.
+//!
+//! Precedence (SPEC §3): flags beat environment, which beats the project
+//! config, which beats the user config, which beats the defaults.
+
+/// Directory holding `config.json`, `sessions/` and `finetune.jsonl`
+/// (default `~/.ollama-code`).
+pub const OC_HOME: &str = "OC_HOME";
+/// Model name, e.g. `qwen2.5-coder:1.5b`.
+pub const OC_MODEL: &str = "OC_MODEL";
+/// Ollama server address in any form Ollama accepts: `host`, `host:port`,
+/// `http://host:port`.
+pub const OLLAMA_HOST: &str = "OLLAMA_HOST";
+/// Any non-empty value turns colour off (<https://no-color.org>).
+pub const NO_COLOR: &str = "NO_COLOR";
+/// Home directory, used for the default `OC_HOME`.
+pub const HOME: &str = "HOME";

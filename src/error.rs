@@ -1,0 +1,109 @@
+//! Typed errors that decide the process exit code, and the exit codes
+//! themselves (SPEC §8).
+
+use std::path::PathBuf;
+
+/// The process exit code of one `oc` invocation (SPEC §8, README "Exit codes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: the run finished with an answer.
+    Success,
+    /// 1: the run failed (model or server error mid-run).
+    Failure,
+    /// 2: usage or configuration error.
+    Usage,
+    /// 3: server unreachable or model not found.
+    Unavailable,
+    /// 4: `--max-turns` reached before the model answered.
+    MaxTurns,
+    /// 5: finished, but actions that needed approval were denied because no
+    /// one could approve them (no terminal, no `--yes`).
+    Denied,
+}
+
+impl ExitStatus {
+    /// The numeric code handed to the operating system.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failure => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::Unavailable => 3,
+            ExitStatus::MaxTurns => 4,
+            ExitStatus::Denied => 5,
+        }
+    }
+}
+
+/// Errors that end an invocation before or outside the agent loop's own
+/// accounting. Each variant maps to exactly one [`ExitStatus`].
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad flags or prompt input (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// A config file that is not valid JSON, or has a value of the wrong type
+    /// (exit 2). Line and column are 1-based, as serde_json reports them.
+    #[error("config file `{}` is invalid at line {line}, column {column}: {message}", path.display())]
+    ConfigSyntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A config file that exists but cannot be read (exit 2).
+    #[error("cannot read config file `{}`: {source}", path.display())]
+    ConfigRead {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The model server did not answer at all (exit 3).
+    #[error(
+        "cannot reach the Ollama server at {host}: {reason}\n\
+         Start it with `ollama serve`, or point `--host` / `OLLAMA_HOST` at a running server."
+    )]
+    Unreachable { host: String, reason: String },
+    /// The server answered 404 for the model (exit 3).
+    #[error(
+        "model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or pick another with `--model`."
+    )]
+    ModelNotFound {
+        model: String,
+        host: String,
+        /// Already formatted list of the models the server has, or empty.
+        available: String,
+    },
+    /// The server or stream failed mid-run (exit 1).
+    #[error("{0}")]
+    Server(String),
+    /// Local I/O that the run needs failed (exit 1).
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The exit code this error ends the process with.
+    pub fn exit_status(&self) -> ExitStatus {
+        match self {
+            Error::Usage(_) | Error::ConfigSyntax { .. } | Error::ConfigRead { .. } => {
+                ExitStatus::Usage
+            }
+            Error::Unreachable { .. } | Error::ModelNotFound { .. } => ExitStatus::Unavailable,
+            Error::Server(_) | Error::Io { .. } => ExitStatus::Failure,
+        }
+    }
+
+    /// Wraps an I/O error with what was being done.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// Result with the crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,283 @@
+//! Sessions (`OC_HOME/sessions/<id>.json`, saved atomically after every turn)
+//! and the fine-tuning record appended to `OC_HOME/finetune.jsonl` at the end
+//! of every saved run (SPEC §9).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::client::Message;
+use crate::config::Mode;
+use crate::error::{Error, Result};
+use crate::permissions::PermissionRecord;
+
+/// Version of the session file layout.
+pub const SESSION_VERSION: u32 = 1;
+/// Version of the fine-tuning record layout.
+pub const FINETUNE_VERSION: u32 = 1;
+
+/// How a run stands or ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still going (or the process died mid-run).
+    Running,
+    /// The model answered without tool calls.
+    Finished,
+    /// `--max-turns` was reached first.
+    MaxTurns,
+    /// A model or server error ended the run.
+    Failed,
+}
+
+/// Token counts summed over a run, from Ollama's `prompt_eval_count` and
+/// `eval_count`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// One saved run: `OC_HOME/sessions/<id>.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub version: u32,
+    /// ULID: sortable by creation time.
+    pub id: String,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    pub updated_at: String,
+    pub mode: Mode,
+    pub model: String,
+    pub host: String,
+    pub cwd: String,
+    /// The first line of the prompt, shortened.
+    pub title: String,
+    pub status: Status,
+    /// Why the run ended, in words (`answered`, `max turns (25) reached`, the error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_reason: Option<String>,
+    /// Model requests made.
+    pub turns: u32,
+    pub num_ctx: u32,
+    pub usage: Usage,
+    /// Every message sent or received, system prompt first.
+    pub messages: Vec<Message>,
+    pub permissions: Vec<PermissionRecord>,
+}
+
+impl Session {
+    /// A new running session.
+    pub fn new(
+        mode: Mode,
+        model: &str,
+        host: &str,
+        cwd: &Path,
+        prompt: &str,
+        num_ctx: u32,
+    ) -> Self {
+        let now = now_rfc3339();
+        Session {
+            version: SESSION_VERSION,
+            id: ulid::Ulid::new().to_string(),
+            created_at: now.clone(),
+            updated_at: now,
+            mode,
+            model: model.to_string(),
+            host: host.to_string(),
+            cwd: cwd.display().to_string(),
+            title: title_of(prompt),
+            status: Status::Running,
+            exit_reason: None,
+            turns: 0,
+            num_ctx,
+            usage: Usage::default(),
+            messages: Vec::new(),
+            permissions: Vec::new(),
+        }
+    }
+}
+
+fn title_of(prompt: &str) -> String {
+    let line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut title: String = line.chars().take(80).collect();
+    if title.len() < line.len() {
+        title.push('…');
+    }
+    title
+}
+
+/// The current time as RFC 3339 in UTC.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Where sessions and the fine-tuning file live (`OC_HOME`).
+#[derive(Debug, Clone)]
+pub struct Store {
+    home: PathBuf,
+}
+
+impl Store {
+    /// A store rooted at `home` (`OC_HOME`); nothing is created until a save.
+    pub fn new(home: &Path) -> Self {
+        Store {
+            home: home.to_path_buf(),
+        }
+    }
+
+    /// `OC_HOME/sessions/<id>.json`.
+    pub fn session_path(&self, id: &str) -> PathBuf {
+        self.home.join("sessions").join(format!("{id}.json"))
+    }
+
+    /// `OC_HOME/finetune.jsonl`.
+    pub fn finetune_path(&self) -> PathBuf {
+        self.home.join("finetune.jsonl")
+    }
+
+    /// Saves the session atomically (temp file + rename): a crash leaves the
+    /// previous save intact.
+    pub fn save(&self, session: &mut Session) -> Result<()> {
+        session.updated_at = now_rfc3339();
+        let path = self.session_path(&session.id);
+        let json = serde_json::to_vec_pretty(session)
+            .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
+        crate::tools::write_atomic(&path, &json).map_err(|e| {
+            Error::io(
+                format!("cannot save the session to `{}`", path.display()),
+                e,
+            )
+        })
+    }
+
+    /// Appends one record as one line under an exclusive lock, so concurrent
+    /// runs never interleave.
+    pub fn append_finetune(&self, record: &FinetuneRecord) -> Result<()> {
+        let path = self.finetune_path();
+        let context = || format!("cannot append to `{}`", path.display());
+        let mut line = serde_json::to_string(record)
+            .map_err(|e| Error::Server(format!("cannot encode the finetune record: {e}")))?;
+        line.push('\n');
+        std::fs::create_dir_all(&self.home).map_err(|e| Error::io(context(), e))?;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| Error::io(context(), e))?;
+        file.lock().map_err(|e| Error::io(context(), e))?;
+        let written = file.write_all(line.as_bytes());
+        let unlocked = file.unlock();
+        written.map_err(|e| Error::io(context(), e))?;
+        unlocked.map_err(|e| Error::io(context(), e))
+    }
+}
+
+/// One line of `OC_HOME/finetune.jsonl`: everything a trainer needs to
+/// rebuild the run's conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FinetuneRecord {
+    pub version: u32,
+    pub session_id: String,
+    /// RFC 3339, UTC, when the run ended.
+    pub created_at: String,
+    pub model: String,
+    pub mode: Mode,
+    pub system_prompt: String,
+    /// The tool schemas offered, as sent to the server.
+    pub tools: Vec<Value>,
+    /// The conversation after the system prompt: user, assistant (with
+    /// `tool_calls`, arguments as objects) and tool messages.
+    pub messages: Vec<Message>,
+    /// The run finished with an answer.
+    pub success: bool,
+    pub exit_reason: String,
+    pub turns: u32,
+    pub usage: Usage,
+}
+
+impl FinetuneRecord {
+    /// The record of a session as it stands.
+    pub fn from_session(session: &Session, tools: &[Value]) -> Self {
+        let (system_prompt, messages) = match session.messages.split_first() {
+            Some((first, rest)) if first.role == crate::client::Role::System => {
+                (first.content.clone(), rest.to_vec())
+            }
+            _ => (String::new(), session.messages.clone()),
+        };
+        FinetuneRecord {
+            version: FINETUNE_VERSION,
+            session_id: session.id.clone(),
+            created_at: now_rfc3339(),
+            model: session.model.clone(),
+            mode: session.mode,
+            system_prompt,
+            tools: tools.to_vec(),
+            messages,
+            success: session.status == Status::Finished,
+            exit_reason: session.exit_reason.clone().unwrap_or_default(),
+            turns: session.turns,
+            usage: session.usage,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::Role;
+
+    #[test]
+    fn save_is_atomic_and_round_trips() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(home.path());
+        let mut session = Session::new(
+            Mode::Code,
+            "m",
+            "http://h:1",
+            home.path(),
+            "fix it\nplease",
+            4096,
+        );
+        session.messages.push(Message::text(Role::System, "sys"));
+        session.messages.push(Message::text(Role::User, "fix it"));
+        store.save(&mut session).unwrap();
+        let text = std::fs::read_to_string(store.session_path(&session.id)).unwrap();
+        let back: Session = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, session);
+        assert_eq!(back.title, "fix it");
+        let leftovers: Vec<_> = std::fs::read_dir(home.path().join("sessions"))
+            .unwrap()
+            .collect();
+        assert_eq!(leftovers.len(), 1, "no temp files left behind");
+
+        session.status = Status::Finished;
+        let record =
+            FinetuneRecord::from_session(&session, &[serde_json::json!({"type": "function"})]);
+        assert_eq!(record.system_prompt, "sys");
+        assert_eq!(record.messages.len(), 1);
+        assert!(record.success);
+        store.append_finetune(&record).unwrap();
+        store.append_finetune(&record).unwrap();
+        let lines = std::fs::read_to_string(store.finetune_path()).unwrap();
+        assert_eq!(lines.lines().count(), 2);
+        for line in lines.lines() {
+            let parsed: FinetuneRecord = serde_json::from_str(line).unwrap();
+            assert_eq!(parsed.session_id, session.id);
+        }
+    }
+
+    #[test]
+    fn long_titles_are_shortened() {
+        assert_eq!(title_of(&"x".repeat(100)).chars().count(), 81);
+        assert_eq!(title_of("\n\n  hello  \nworld"), "hello");
+    }
+}

@@ -1,0 +1,272 @@
+//! `bash {command, timeout_secs?}`: `bash -c` in the workspace, in its own
+//! process group, stdin from /dev/null, pagers off. stdout and stderr share
+//! one pipe (interleaved as written); memory stays bounded because only the
+//! head and tail of the output are kept. On timeout, and whenever the command
+//! returns while children it started are still running, the whole group gets
+//! SIGTERM, then SIGKILL after a grace period: nothing is left behind.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ToolOutcome, Workspace};
+
+/// Timeout when the model gives none.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// Longest timeout the model may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// Bytes of output kept: half from the start, half from the end.
+pub const OUTPUT_CAP: usize = 32 * 1024;
+/// Time between SIGTERM and SIGKILL.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// Arguments of `bash`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The command line, run with bash -c in the workspace
+    pub command: String,
+    /// Seconds before the command is stopped (default 120, at most 600)
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// Runs the command.
+pub async fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+    if args.command.trim().is_empty() {
+        return ToolOutcome::error("the command is empty");
+    }
+    let timeout = Duration::from_secs(
+        args.timeout_secs
+            .unwrap_or(DEFAULT_TIMEOUT_SECS)
+            .clamp(1, MAX_TIMEOUT_SECS),
+    );
+    match run_command(&args.command, ws, timeout).await {
+        Ok(outcome) => outcome,
+        Err(e) => ToolOutcome::error(format!("cannot run bash: {e}")),
+    }
+}
+
+async fn run_command(
+    command: &str,
+    ws: &Workspace,
+    timeout: Duration,
+) -> std::io::Result<ToolOutcome> {
+    let (reader, writer) = std::io::pipe()?;
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .process_group(0);
+    let mut child = cmd.spawn()?;
+    // The Command holds our copies of the pipe's write end; without dropping
+    // it the reader would never see end-of-file.
+    drop(cmd);
+    let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    let collector = tokio::task::spawn_blocking(move || collect(reader));
+
+    let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(status) => (Some(status?), false),
+        Err(_) => (None, true),
+    };
+    if let Some(pgid) = pgid {
+        stop_group(pgid).await;
+    }
+    let status = match status {
+        Some(status) => status,
+        None => child.wait().await?,
+    };
+    let output = collector
+        .await
+        .map_err(|e| std::io::Error::other(format!("output reader failed: {e}")))??;
+
+    let text = output.render();
+    let ending = if timed_out {
+        format!(
+            "timed out after {} s; the command and everything it started were stopped",
+            timeout.as_secs()
+        )
+    } else if let Some(code) = status.code() {
+        format!("exit code {code}")
+    } else if let Some(signal) = status.signal() {
+        let name = Signal::try_from(signal)
+            .map_or_else(|_| signal.to_string(), |s| s.as_str().to_string());
+        format!("killed by signal {name}")
+    } else {
+        "ended".to_string()
+    };
+    let ok = !timed_out && status.success();
+    let content = if text.is_empty() {
+        format!("(no output)\n[{ending}]")
+    } else {
+        format!("{text}\n[{ending}]")
+    };
+    Ok(ToolOutcome {
+        ok,
+        summary: format!("{ending}, {} bytes of output", output.total),
+        content,
+        changed: Vec::new(),
+    })
+}
+
+/// Stops every process left in the group: SIGTERM, then SIGKILL for those
+/// still there after [`KILL_GRACE`].
+pub async fn stop_group(pgid: Pid) {
+    if killpg(pgid, Signal::SIGTERM).is_err() {
+        return; // nothing left
+    }
+    let deadline = tokio::time::Instant::now() + KILL_GRACE;
+    while tokio::time::Instant::now() < deadline {
+        if killpg(pgid, None).is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = killpg(pgid, Signal::SIGKILL);
+}
+
+/// Head and tail of a byte stream, and its full length.
+#[derive(Debug, Default)]
+struct Captured {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total: usize,
+}
+
+impl Captured {
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len();
+        let half = OUTPUT_CAP / 2;
+        let room = half.saturating_sub(self.head.len());
+        let (to_head, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(to_head);
+        self.tail.extend(rest);
+        let excess = self.tail.len().saturating_sub(half);
+        self.tail.drain(..excess);
+    }
+
+    fn render(&self) -> String {
+        let kept = self.head.len() + self.tail.len();
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let text = if kept == self.total {
+            String::from_utf8_lossy(&[self.head.as_slice(), &tail].concat()).into_owned()
+        } else {
+            format!(
+                "{}\n[… {} bytes omitted …]\n{}",
+                String::from_utf8_lossy(&self.head),
+                self.total - kept,
+                String::from_utf8_lossy(&tail)
+            )
+        };
+        text.trim_end_matches('\n').to_string()
+    }
+}
+
+fn collect(mut reader: std::io::PipeReader) -> std::io::Result<Captured> {
+    let mut captured = Captured::default();
+    let mut buf = [0u8; 8192];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(captured),
+            Ok(n) => captured.push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    fn args(command: &str, timeout_secs: Option<u64>) -> Args {
+        Args {
+            command: command.into(),
+            timeout_secs,
+        }
+    }
+
+    #[tokio::test]
+    async fn output_interleaved_and_exit_code_reported() {
+        let (_dir, ws) = ws();
+        let out = run(&args("echo out; echo err >&2; pwd; exit 3", None), &ws).await;
+        assert!(!out.ok);
+        let root = ws.root().display().to_string();
+        assert_eq!(out.content, format!("out\nerr\n{root}\n[exit code 3]"));
+        let out = run(&args("true", None), &ws).await;
+        assert!(out.ok);
+        assert_eq!(out.content, "(no output)\n[exit code 0]");
+    }
+
+    #[tokio::test]
+    async fn huge_output_keeps_head_and_tail() {
+        let (_dir, ws) = ws();
+        let out = run(
+            &args(
+                "head -c 5000000 /dev/zero | tr '\\0' x; echo; echo END",
+                None,
+            ),
+            &ws,
+        )
+        .await;
+        assert!(out.ok);
+        assert!(
+            out.content.len() < OUTPUT_CAP + 200,
+            "{}",
+            out.content.len()
+        );
+        assert!(out.content.contains("bytes omitted"));
+        assert!(out.content.ends_with("END\n[exit code 0]"));
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let (_dir, ws) = ws();
+        let marker = format!("oc-test-sleep-{}", std::process::id());
+        let command = format!("exec -a {marker} sleep 300 & exec -a {marker} sleep 300");
+        let out = run(&args(&command, Some(1)), &ws).await;
+        assert!(!out.ok);
+        assert!(
+            out.content.contains("timed out after 1 s"),
+            "{}",
+            out.content
+        );
+        let left = std::process::Command::new("pgrep")
+            .arg("-f")
+            .arg(&marker)
+            .output()
+            .unwrap();
+        assert!(
+            left.stdout.is_empty(),
+            "left behind: {:?}",
+            String::from_utf8_lossy(&left.stdout)
+        );
+    }
+
+    #[tokio::test]
+    async fn background_children_do_not_hold_the_call_open() {
+        let (_dir, ws) = ws();
+        let started = std::time::Instant::now();
+        let out = run(&args("sleep 300 & echo started", None), &ws).await;
+        assert!(out.ok, "{}", out.content);
+        assert!(out.content.starts_with("started"));
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+}

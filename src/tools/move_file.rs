@@ -1,0 +1,115 @@
+//! `move_file {from, to, overwrite?}`: rename within the workspace; never
+//! overwrites unless asked; parent directories created.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ToolOutcome, Workspace};
+
+/// Arguments of `move_file`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct Args {
+    /// Current path, relative to the workspace
+    pub from: String,
+    /// New path, relative to the workspace
+    pub to: String,
+    /// Replace an existing file at `to` (default false)
+    #[serde(default)]
+    pub overwrite: Option<bool>,
+}
+
+/// Moves the file or directory.
+pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+    let from = match ws.resolve(&args.from) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(e),
+    };
+    let to = match ws.resolve(&args.to) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(e),
+    };
+    if from.real == ws.root() {
+        return ToolOutcome::error("the workspace root itself cannot be moved");
+    }
+    if from.real.symlink_metadata().is_err() {
+        return ToolOutcome::error(format!(
+            "{} does not exist; use list_files to find the right path",
+            from.display
+        ));
+    }
+    if to.real.symlink_metadata().is_ok() {
+        if !args.overwrite.unwrap_or(false) {
+            return ToolOutcome::error(format!(
+                "{} already exists; set overwrite to true to replace it, or choose another name",
+                to.display
+            ));
+        }
+        if to.real.is_dir() {
+            return ToolOutcome::error(format!(
+                "{} is a directory; it is never replaced",
+                to.display
+            ));
+        }
+    }
+    if to.real.starts_with(&from.real) {
+        return ToolOutcome::error(format!(
+            "cannot move {} into itself ({})",
+            from.display, to.display
+        ));
+    }
+    if let Some(Err(e)) = to.real.parent().map(std::fs::create_dir_all) {
+        return ToolOutcome::error(format!(
+            "cannot create the directory for {}: {e}",
+            to.display
+        ));
+    }
+    if let Err(e) = std::fs::rename(&from.real, &to.real) {
+        return ToolOutcome::error(format!(
+            "cannot move {} to {}: {e}",
+            from.display, to.display
+        ));
+    }
+    let summary = format!("moved {} → {}", from.display, to.display);
+    ToolOutcome {
+        ok: true,
+        content: summary.clone(),
+        summary,
+        changed: vec![from.display, to.display],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_and_refuses_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("b.txt"), "b").unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let args = |from: &str, to: &str, overwrite| Args {
+            from: from.into(),
+            to: to.into(),
+            overwrite: Some(overwrite),
+        };
+        let out = run(&args("a.txt", "b.txt", false), &ws);
+        assert!(
+            !out.ok && out.content.contains("already exists"),
+            "{}",
+            out.content
+        );
+        let out = run(&args("a.txt", "deep/er/a.txt", false), &ws);
+        assert!(out.ok, "{}", out.content);
+        assert!(dir.path().join("deep/er/a.txt").exists());
+        let out = run(&args("b.txt", "deep/er/a.txt", true), &ws);
+        assert!(out.ok, "{}", out.content);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("deep/er/a.txt")).unwrap(),
+            "b"
+        );
+        assert!(!run(&args("missing", "x", false), &ws).ok);
+        assert!(!run(&args("deep", "deep/inner", false), &ws).ok);
+        assert!(!run(&args("deep", "../out", false), &ws).ok);
+    }
+}

@@ -1,0 +1,154 @@
+//! `read_file {path, offset?, limit?}`: numbered lines, a window for big
+//! files, the total line count; binary files refused; non-UTF-8 text read
+//! lossily with a note.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ToolOutcome, Workspace};
+
+/// Lines shown when the model gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 2000;
+/// Longest line shown whole; longer ones are cut with a mark.
+const MAX_LINE_CHARS: usize = 2000;
+/// Bytes sniffed for a NUL to call a file binary.
+const SNIFF_BYTES: usize = 8192;
+
+/// Arguments of `read_file`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct Args {
+    /// File path, relative to the workspace
+    pub path: String,
+    /// First line to show, 1-based
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Most lines to show (default 2000)
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Reads the file.
+pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+    let path = match ws.resolve(&args.path) {
+        Ok(p) => p,
+        Err(e) => return ToolOutcome::error(e),
+    };
+    let display = &path.display;
+    if path.real.is_dir() {
+        return ToolOutcome::error(format!(
+            "{display} is a directory; use list_files to see what is in it"
+        ));
+    }
+    let bytes = match std::fs::read(&path.real) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return ToolOutcome::error(format!(
+                "{display} does not exist; use list_files to find the right path"
+            ));
+        }
+        Err(e) => return ToolOutcome::error(format!("cannot read {display}: {e}")),
+    };
+    if bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) {
+        return ToolOutcome::error(format!(
+            "{display} is a binary file ({} bytes); it cannot be shown as text",
+            bytes.len()
+        ));
+    }
+    let (text, lossy) = match String::from_utf8(bytes) {
+        Ok(t) => (t, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let offset = args.offset.unwrap_or(1).max(1);
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    if total == 0 {
+        return ToolOutcome::ok(
+            format!("{display} is empty (0 lines)"),
+            format!("read {display} (empty)"),
+        );
+    }
+    if offset > total {
+        return ToolOutcome::error(format!(
+            "offset {offset} is past the end of {display}, which has {total} lines"
+        ));
+    }
+    let end = (offset - 1 + limit).min(total);
+    let mut out = String::new();
+    if lossy {
+        out.push_str("note: the file is not valid UTF-8; undecodable bytes are shown as �\n");
+    }
+    for (i, line) in lines[offset - 1..end].iter().enumerate() {
+        let shown: String = line.chars().take(MAX_LINE_CHARS).collect();
+        let cut = if shown.len() < line.len() {
+            " … [line cut]"
+        } else {
+            ""
+        };
+        out.push_str(&format!("{:>6}\t{shown}{cut}\n", offset + i));
+    }
+    if offset == 1 && end == total {
+        out.push_str(&format!("({total} lines)"));
+    } else {
+        out.push_str(&format!(
+            "(lines {offset}-{end} of {total}; use offset={} to read on)",
+            end + 1
+        ));
+    }
+    ToolOutcome::ok(out, format!("read {display} ({total} lines)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(
+        dir: &std::path::Path,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> ToolOutcome {
+        let ws = Workspace::new(dir).unwrap();
+        run(
+            &Args {
+                path: path.into(),
+                offset,
+                limit,
+            },
+            &ws,
+        )
+    }
+
+    #[test]
+    fn numbered_window_with_total() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("a.txt"), text).unwrap();
+        let out = read(dir.path(), "a.txt", Some(3), Some(2));
+        assert!(out.ok);
+        assert_eq!(
+            out.content,
+            "     3\tline 3\n     4\tline 4\n(lines 3-4 of 10; use offset=5 to read on)"
+        );
+        let out = read(dir.path(), "a.txt", None, None);
+        assert!(out.content.ends_with("(10 lines)"), "{}", out.content);
+        assert!(!read(dir.path(), "a.txt", Some(11), None).ok);
+    }
+
+    #[test]
+    fn binary_missing_and_latin1() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b.bin"), [1u8, 0, 2]).unwrap();
+        std::fs::write(dir.path().join("l.txt"), b"caf\xe9\n").unwrap();
+        let out = read(dir.path(), "b.bin", None, None);
+        assert!(!out.ok && out.content.contains("binary"), "{}", out.content);
+        let out = read(dir.path(), "nope.txt", None, None);
+        assert!(
+            !out.ok && out.content.contains("does not exist"),
+            "{}",
+            out.content
+        );
+        let out = read(dir.path(), "l.txt", None, None);
+        assert!(out.ok && out.content.contains("not valid UTF-8") && out.content.contains("caf�"));
+    }
+}
