@@ -1,0 +1,323 @@
+//! A fake Ollama server on 127.0.0.1 that speaks the wire format recorded in
+//! `fixtures/ollama/`: the same status lines, headers, chunked NDJSON framing
+//! (one line per HTTP chunk) and JSON fields. It replays scripted `/api/chat`
+//! replies in order and records every request.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The model every test uses unless it says otherwise: the real capture of
+/// `qwen2.5-coder:1.5b` (capabilities completion, tools, insert; context 32768).
+pub const MODEL: &str = "qwen2.5-coder:1.5b";
+
+/// A fixture file's text, from the repository's `fixtures/ollama/`.
+pub fn fixture(name: &str) -> String {
+    let path = format!("{}/fixtures/ollama/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {path}: {e}"))
+}
+
+/// How a streamed body ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The terminating zero-length chunk, as a real server sends.
+    Clean,
+    /// The connection closes mid-body, without the terminating chunk.
+    Abrupt,
+}
+
+/// One scripted answer to `POST /api/chat`.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A 200 NDJSON stream. `split`: write the chunked body in pieces of this
+    /// many bytes (cutting through lines and characters) instead of one line
+    /// per chunk.
+    Stream {
+        lines: Vec<String>,
+        split: Option<usize>,
+        end: End,
+    },
+    /// A single JSON body with a status, as Ollama sends its errors.
+    Status { status: u16, body: String },
+}
+
+impl Reply {
+    /// A plain answer, streamed a few characters per chunk, then `done`.
+    pub fn answer(text: &str) -> Reply {
+        let mut lines: Vec<String> = chunks_of(text, 4).map(|t| content_chunk(&t)).collect();
+        lines.push(done_chunk("stop"));
+        Reply::lines(lines)
+    }
+
+    /// One chunk carrying whole tool calls `(name, arguments)`, then `done`,
+    /// as in capture 07.
+    pub fn tool_calls(calls: &[(&str, Value)]) -> Reply {
+        Reply::lines(vec![tool_call_chunk(calls), done_chunk("stop")])
+    }
+
+    /// The given NDJSON lines, one per HTTP chunk, cleanly ended.
+    pub fn lines(lines: Vec<String>) -> Reply {
+        Reply::Stream {
+            lines,
+            split: None,
+            end: End::Clean,
+        }
+    }
+
+    /// A recorded body from `fixtures/ollama/`, replayed line for line.
+    pub fn fixture(name: &str) -> Reply {
+        Reply::lines(fixture(name).lines().map(str::to_string).collect())
+    }
+}
+
+fn chunks_of(text: &str, size: usize) -> impl Iterator<Item = String> + '_ {
+    let chars: Vec<char> = text.chars().collect();
+    (0..chars.len())
+        .step_by(size)
+        .map(move |i| chars[i..(i + size).min(chars.len())].iter().collect())
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+const CREATED_AT: &str = "2026-11-29T23:57:55.213123687Z";
+
+/// A content delta chunk, shaped like capture 05.
+pub fn content_chunk(text: &str) -> String {
+    json!({"model": MODEL, "created_at": CREATED_AT,
+           "message": {"role": "assistant", "content": text}, "done": false})
+    .to_string()
+}
+
+/// A thinking delta chunk (thinking models stream these before content).
+pub fn thinking_chunk(text: &str) -> String {
+    json!({"model": MODEL, "created_at": CREATED_AT,
+           "message": {"role": "assistant", "content": "", "thinking": text}, "done": false})
+    .to_string()
+}
+
+/// A chunk with whole tool calls, shaped like capture 07.
+pub fn tool_call_chunk(calls: &[(&str, Value)]) -> String {
+    let calls: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            json!({"id": format!("call_{:08}", i + 1), "function": {"index": i, "name": name, "arguments": args}})
+        })
+        .collect();
+    json!({"model": MODEL, "created_at": CREATED_AT,
+           "message": {"role": "assistant", "content": "", "tool_calls": calls}, "done": false})
+    .to_string()
+}
+
+/// The final chunk, shaped like capture 07's.
+pub fn done_chunk(reason: &str) -> String {
+    json!({"model": MODEL, "created_at": CREATED_AT,
+           "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": reason,
+           "total_duration": 2783483084u64, "load_duration": 1242361, "prompt_eval_count": 253,
+           "prompt_eval_duration": 95572000, "eval_count": 27, "eval_duration": 2680962000u64})
+    .to_string()
+}
+
+/// One request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// The JSON body, or `Null` when there was none.
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct State {
+    models: HashMap<String, Value>,
+    replies: VecDeque<Reply>,
+    requests: Vec<Recorded>,
+}
+
+/// The running fake server. It stops with the test process.
+pub struct FakeOllama {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl FakeOllama {
+    /// A server that knows [`MODEL`] (the real `/api/show` capture) and
+    /// answers `/api/chat` with `replies`, in order.
+    pub fn start(replies: Vec<Reply>) -> FakeOllama {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let mut state = State::default();
+        state.models.insert(
+            MODEL.to_string(),
+            serde_json::from_str(&fixture("04-show-qwen2.5-coder-1.5b.json")).unwrap(),
+        );
+        state.replies = replies.into();
+        let state = Arc::new(Mutex::new(state));
+        let shared = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let shared = Arc::clone(&shared);
+                std::thread::spawn(move || handle(stream, &shared));
+            }
+        });
+        FakeOllama { url, state }
+    }
+
+    /// Adds a model whose `/api/show` is the real capture with other
+    /// `capabilities` and `context_length`.
+    pub fn with_model(self, name: &str, capabilities: &[&str], context_length: u64) -> Self {
+        let mut show: Value =
+            serde_json::from_str(&fixture("04-show-qwen2.5-coder-1.5b.json")).unwrap();
+        show["capabilities"] = json!(capabilities);
+        show["model_info"]["qwen2.context_length"] = json!(context_length);
+        self.state
+            .lock()
+            .unwrap()
+            .models
+            .insert(name.to_string(), show);
+        self
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    /// The bodies of the `/api/chat` requests so far.
+    pub fn chat_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == "/api/chat")
+            .map(|r| r.body)
+            .collect()
+    }
+}
+
+fn handle(stream: TcpStream, state: &Mutex<State>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut content_length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((_, value)) = line
+            .split_once(':')
+            .filter(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        {
+            content_length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; content_length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let model = body["model"].as_str().unwrap_or_default().to_string();
+    let reply = {
+        let mut state = state.lock().unwrap();
+        state.requests.push(Recorded {
+            method: method.clone(),
+            path: path.clone(),
+            body,
+        });
+        let not_found = || Reply::Status {
+            status: 404,
+            body: json!({"error": format!("model '{model}' not found")}).to_string(),
+        };
+        match (method.as_str(), path.as_str()) {
+            ("GET", "/api/tags") => Reply::Status {
+                status: 200,
+                body: fixture("03-tags.json"),
+            },
+            ("POST", "/api/show") => match state.models.get(&model) {
+                Some(show) => Reply::Status {
+                    status: 200,
+                    body: show.to_string(),
+                },
+                None => not_found(),
+            },
+            ("POST", "/api/chat") if !state.models.contains_key(&model) => not_found(),
+            ("POST", "/api/chat") => state.replies.pop_front().unwrap_or(Reply::Status {
+                status: 500,
+                body: json!({"error": "fake server: no scripted reply left"}).to_string(),
+            }),
+            _ => Reply::Status {
+                status: 404,
+                body: "404 page not found".to_string(),
+            },
+        }
+    };
+    let mut stream = stream;
+    let _ = write_reply(&mut stream, reply);
+}
+
+const DATE: &str = "Date: Sun, 29 Nov 2026 23:57:55 GMT";
+
+fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+    match reply {
+        Reply::Status { status, body } => {
+            let reason = match status {
+                200 => "OK",
+                400 => "Bad Request",
+                404 => "Not Found",
+                _ => "Internal Server Error",
+            };
+            write!(
+                stream,
+                "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\n{DATE}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )?;
+            stream.flush()
+        }
+        Reply::Stream { lines, split, end } => {
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n{DATE}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )?;
+            let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let pieces: Vec<&[u8]> = match split {
+                None => lines.iter().map(|l| l.as_bytes()).collect(),
+                Some(size) => body.as_bytes().chunks(size).collect(),
+            };
+            for (i, piece) in pieces.iter().enumerate() {
+                let newline: &[u8] = if split.is_none() { b"\n" } else { b"" };
+                write!(stream, "{:x}\r\n", piece.len() + newline.len())?;
+                stream.write_all(piece)?;
+                stream.write_all(newline)?;
+                stream.write_all(b"\r\n")?;
+                stream.flush()?;
+                if split.is_some() && i % 4 == 0 {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+            match end {
+                End::Clean => stream.write_all(b"0\r\n\r\n")?,
+                End::Abrupt => {}
+            }
+            stream.flush()?;
+            stream.shutdown(std::net::Shutdown::Both)
+        }
+    }
+}
+
+/// A port on 127.0.0.1 where nothing listens.
+pub fn closed_port_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    url
+}

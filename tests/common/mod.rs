@@ -1,0 +1,122 @@
+//! Test support: the fake Ollama server and a temp environment (an `OC_HOME`,
+//! a workspace that is a real git repository, no terminal).
+
+pub mod fake_ollama;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub use fake_ollama::{FakeOllama, MODEL, Reply};
+
+/// A temp `OC_HOME` and a temp workspace with `git init` done.
+pub struct TestEnv {
+    pub home: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let env = TestEnv {
+            home: tempfile::tempdir().unwrap(),
+            work: tempfile::tempdir().unwrap(),
+        };
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(env.work.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        env
+    }
+
+    /// The workspace path.
+    pub fn work(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// Writes a file in the workspace.
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.work().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The real `oc` binary in the workspace, pointed at `server`, with this
+    /// `OC_HOME`, no colour and the default test model.
+    pub fn oc(&self, server: &FakeOllama) -> Command {
+        self.oc_at(&server.url)
+    }
+
+    /// Like [`TestEnv::oc`] for any server URL.
+    pub fn oc_at(&self, url: &str) -> Command {
+        let mut cmd = Command::cargo_bin("oc").unwrap();
+        cmd.current_dir(self.work())
+            .env_remove("OC_MODEL")
+            .env_remove("OLLAMA_HOST")
+            .env("OC_HOME", self.home.path())
+            .env("HOME", self.home.path())
+            .env("OLLAMA_HOST", url)
+            .env("OC_MODEL", MODEL)
+            .env("NO_COLOR", "1")
+            .timeout(std::time::Duration::from_secs(60));
+        cmd
+    }
+
+    /// The `oc` binary as a plain `std::process::Command`, for tests that
+    /// need control over stdin and the child's lifetime.
+    pub fn oc_process(&self, server: &FakeOllama) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("oc"));
+        cmd.current_dir(self.work())
+            .env("OC_HOME", self.home.path())
+            .env("HOME", self.home.path())
+            .env("OLLAMA_HOST", &server.url)
+            .env("OC_MODEL", MODEL)
+            .env("NO_COLOR", "1");
+        cmd
+    }
+
+    /// Every saved session, oldest first.
+    pub fn sessions(&self) -> Vec<Value> {
+        let dir = self.home.path().join("sessions");
+        let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+            Err(_) => return Vec::new(),
+        };
+        paths.sort();
+        paths
+            .iter()
+            .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+            .collect()
+    }
+
+    /// The only saved session.
+    pub fn session(&self) -> Value {
+        let mut sessions = self.sessions();
+        assert_eq!(sessions.len(), 1, "expected one session");
+        sessions.remove(0)
+    }
+
+    /// The lines of `finetune.jsonl`, parsed.
+    pub fn finetune(&self) -> Vec<Value> {
+        match std::fs::read_to_string(self.home.path().join("finetune.jsonl")) {
+            Ok(text) => text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// The tool messages of a chat request body.
+pub fn tool_messages(request: &Value) -> Vec<Value> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect()
+}

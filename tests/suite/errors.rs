@@ -1,0 +1,93 @@
+//! Failures before the run: no server, no model, bad flags.
+
+use crate::common::fake_ollama::closed_port_url;
+use crate::common::{FakeOllama, TestEnv};
+
+#[test]
+fn server_not_running_exits_3_naming_the_host() {
+    let env = TestEnv::new();
+    let url = closed_port_url();
+    let out = env.oc_at(&url).args(["run", "hi"]).assert().code(3);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains(&format!("cannot reach the Ollama server at {url}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ollama serve"), "{stderr}");
+    assert!(env.sessions().is_empty(), "nothing ran, nothing saved");
+}
+
+#[test]
+fn missing_model_exits_3_naming_the_model_and_pull() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--model", "no-such-model:latest", "hi"])
+        .assert()
+        .code(3);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("model `no-such-model:latest` is not on the Ollama server"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ollama pull no-such-model:latest"),
+        "{stderr}"
+    );
+    // The server's own list (capture 03) is offered.
+    assert!(stderr.contains("qwen2.5-coder:1.5b"), "{stderr}");
+    assert!(server.chat_requests().is_empty());
+    let asked: Vec<(String, String)> = server
+        .requests()
+        .into_iter()
+        .map(|r| (r.method, r.path))
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            ("POST".to_string(), "/api/show".to_string()),
+            ("GET".to_string(), "/api/tags".to_string())
+        ]
+    );
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    env.oc(&server)
+        .args(["run", "--max-turns", "0", "hi"])
+        .assert()
+        .code(2);
+    env.oc(&server)
+        .args(["run", "--think", "max", "hi"])
+        .assert()
+        .code(2);
+    env.oc(&server)
+        .args(["run", "--no-such-flag", "hi"])
+        .assert()
+        .code(2);
+    env.oc(&server)
+        .args(["run", "-C", "/no/such/dir", "hi"])
+        .assert()
+        .code(2);
+    let out = env
+        .oc(&server)
+        .args(["run", "--host", "ftp://x", "hi"])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("scheme `ftp`"));
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn help_and_version() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env.oc(&server).arg("--help").assert().success();
+    let help = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(help.contains("run") && help.contains("plan"), "{help}");
+    let out = env.oc(&server).arg("--version").assert().success();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).starts_with("oc "));
+}

@@ -1,0 +1,6 @@
+mod config;
+mod errors;
+mod permissions;
+mod run;
+mod stdin;
+mod stream;

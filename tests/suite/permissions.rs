@@ -1,0 +1,180 @@
+//! Permission policy through the binary: headless denials, `--yes`, hard rules.
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+
+/// Without a terminal and without `--yes`, writes and bash are denied at
+/// once, the model is told how the user can allow them, the denials are
+/// listed at the end, and the exit code is 5.
+#[test]
+fn without_a_terminal_approval_becomes_a_denial_and_exit_5() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "pub fn f() -> i32 { 1 }\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            (
+                "edit_file",
+                json!({"path": "src/lib.rs", "old_string": "1", "new_string": "2"}),
+            ),
+            ("bash", json!({"command": "cargo test"})),
+        ]),
+        Reply::answer("I could not make changes."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "fix the tests"])
+        .assert()
+        .code(5);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(stderr.contains("2 actions needed approval"), "{stderr}");
+    assert!(stderr.contains("- edit_file src/lib.rs"), "{stderr}");
+    assert!(stderr.contains("- bash cargo test"), "{stderr}");
+    assert!(stderr.contains("--yes"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("src/lib.rs")).unwrap(),
+        "pub fn f() -> i32 { 1 }\n"
+    );
+    let tools = tool_messages(&server.chat_requests()[1]);
+    for tool in &tools {
+        let content = tool["content"].as_str().unwrap();
+        assert!(content.contains("not approved"), "{content}");
+        assert!(content.contains("--yes"), "{content}");
+    }
+    let decisions = &env.session()["permissions"];
+    assert_eq!(decisions[0]["allowed"], false);
+    assert_eq!(decisions[0]["source"], "no_approver");
+    assert_eq!(decisions[1]["tool"], "bash");
+}
+
+#[test]
+fn reads_are_allowed_without_asking() {
+    let env = TestEnv::new();
+    env.write("notes.md", "remember\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("read_file", json!({"path": "notes.md"})),
+            ("list_files", json!({"pattern": "*.md"})),
+            ("search", json!({"pattern": "remem"})),
+        ]),
+        Reply::answer("read"),
+    ]);
+    env.oc(&server).args(["run", "read"]).assert().success();
+    let tools = tool_messages(&server.chat_requests()[1]);
+    assert_eq!(tools[0]["content"], "     1\tremember\n(1 lines)");
+    assert_eq!(tools[1]["content"], "notes.md");
+    assert_eq!(tools[2]["content"], "notes.md:1: remember");
+}
+
+/// `--yes` runs bash, but the hard rules still hold: no `.env` file is read,
+/// searched or named in a command, and no destructive command runs.
+#[test]
+fn hard_rules_hold_under_yes() {
+    let env = TestEnv::new();
+    env.write(".env.local", "API_KEY=sk-supersecret123\n");
+    env.write("build/out.o", "x");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("read_file", json!({"path": ".env.local"})),
+            ("bash", json!({"command": "grep KEY .env.local"})),
+            ("search", json!({"pattern": "API_KEY"})),
+            (
+                "search",
+                json!({"pattern": "API_KEY", "path": ".env.local"}),
+            ),
+            ("bash", json!({"command": "echo ok && rm -rf build"})),
+            ("bash", json!({"command": "sudo rm -fr /"})),
+            ("bash", json!({"command": "sh -c 'rm -r -f .'"})),
+            ("bash", json!({"command": "echo fine"})),
+        ]),
+        Reply::answer("done"),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "leak it"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(env.work().join("build/out.o").exists());
+    let tools = tool_messages(&server.chat_requests()[1]);
+    let contents: Vec<&str> = tools
+        .iter()
+        .map(|t| t["content"].as_str().unwrap())
+        .collect();
+    for (i, content) in contents.iter().enumerate().take(7) {
+        if i == 2 {
+            assert!(content.starts_with("no matches"), "{content}");
+        } else {
+            assert!(content.starts_with("error: not approved"), "{i}: {content}");
+        }
+    }
+    assert!(
+        contents[4].contains("recursive forced removal"),
+        "{}",
+        contents[4]
+    );
+    assert_eq!(contents[7], "fine\n[exit code 0]");
+    let session = std::fs::read_to_string(
+        env.home
+            .path()
+            .join("sessions")
+            .join(format!("{}.json", env.session()["id"].as_str().unwrap())),
+    )
+    .unwrap();
+    let finetune = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
+    for text in [&stdout, &session, &finetune] {
+        assert!(!text.contains("sk-supersecret123"), "the key leaked");
+    }
+}
+
+/// Symlinks that point out of the workspace, dangling symlinks and `..` are
+/// refused, and nothing outside changes.
+#[test]
+fn paths_outside_the_workspace_are_refused() {
+    let env = TestEnv::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("outside.txt"), "keep").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("outside.txt"),
+        env.work().join("notes.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("not-yet.txt"),
+        env.work().join("draft.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/", env.work().join("escape")).unwrap();
+    env.write("a.txt", "a");
+    let evil = format!("escape{}/evil", outside.path().display());
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("write_file", json!({"path": "notes.md", "content": "x"})),
+            ("write_file", json!({"path": "draft.md", "content": "x"})),
+            ("write_file", json!({"path": evil, "content": "x"})),
+            (
+                "move_file",
+                json!({"from": "a.txt", "to": "escape/tmp/a.txt"}),
+            ),
+            ("read_file", json!({"path": "../../etc/passwd"})),
+        ]),
+        Reply::answer("done"),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "escape"])
+        .assert()
+        .success();
+    let tools = tool_messages(&server.chat_requests()[1]);
+    for tool in &tools {
+        let content = tool["content"].as_str().unwrap();
+        assert!(content.starts_with("error: refused"), "{content}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("outside.txt")).unwrap(),
+        "keep"
+    );
+    assert!(!outside.path().join("not-yet.txt").exists());
+    assert!(!outside.path().join("evil").exists());
+    assert!(env.work().join("a.txt").exists());
+}
