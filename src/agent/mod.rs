@@ -330,25 +330,29 @@ impl Run<'_> {
         };
         let detail = input.detail();
         self.ui.tool_call(name, &detail);
+        let decision = PermissionRecord {
+            turn: session.turns,
+            tool_call_id: id.to_string(),
+            tool: name.to_string(),
+            detail: detail.clone(),
+            allowed: false,
+            source: Source::HardRule,
+            reason: None,
+        };
         let mut resolved: Vec<ResolvedPath> = Vec::new();
         for path in input.paths() {
             match self.workspace.resolve(path) {
                 Ok(p) => resolved.push(p),
                 Err(why) => {
-                    self.record(
-                        session,
-                        id,
-                        name,
-                        &detail,
-                        false,
-                        Source::HardRule,
-                        Some(why.clone()),
-                    );
+                    session.permissions.push(PermissionRecord {
+                        reason: Some(why.clone()),
+                        ..decision
+                    });
                     return self.report(ToolOutcome::error(format!("refused: {why}")));
                 }
             }
         }
-        let mut verdict = permissions::check(self.settings.permission_mode, &input, &resolved);
+        let verdict = permissions::check(self.settings.permission_mode, &input, &resolved);
         // A write or edit that cannot apply fails before anyone is asked.
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None
@@ -358,70 +362,24 @@ impl Run<'_> {
                 Err(message) => return self.report(ToolOutcome::error(message)),
             }
         };
-        if verdict == Verdict::Ask {
-            let request = ApprovalRequest {
-                tool: name.to_string(),
-                detail: detail.clone(),
-                diff: change.as_ref().map(|c| c.unified_diff()),
-            };
-            verdict = match self.approver.approve(&request) {
-                Approval::Yes => Verdict::Allow(Source::User),
-                Approval::No { reason } => {
-                    let why = match reason {
-                        Some(r) => format!("the user declined this call: {r}"),
-                        None => "the user declined this call".to_string(),
-                    };
-                    Verdict::Deny {
-                        source: Source::User,
-                        reason: why,
-                    }
-                }
-                Approval::Unavailable => {
-                    self.denials.push(Denial {
-                        tool: name.to_string(),
-                        detail: detail.clone(),
-                    });
-                    Verdict::Deny {
-                        source: Source::NoApprover,
-                        reason: format!(
-                            "`{name}` needs approval and no one is at a terminal to give it. \
-                             The user can allow it by re-running with `--yes`. \
-                             Do not retry it; go on without it, or finish and say what is needed"
-                        ),
-                    }
-                }
-            };
+        let (source, denied) = match verdict {
+            Verdict::Allow(source) => (source, None),
+            Verdict::Deny { source, reason } => (source, Some(reason)),
+            Verdict::Ask => self.ask(name, &detail, change.as_ref()),
+        };
+        if let Some(reason) = denied {
+            session.permissions.push(PermissionRecord {
+                source,
+                reason: Some(reason.clone()),
+                ..decision
+            });
+            return self.report(ToolOutcome::error(format!("not approved: {reason}")));
         }
-        match verdict {
-            Verdict::Allow(source) => {
-                self.record(session, id, name, &detail, true, source, None);
-            }
-            Verdict::Deny { source, reason } => {
-                self.record(
-                    session,
-                    id,
-                    name,
-                    &detail,
-                    false,
-                    source,
-                    Some(reason.clone()),
-                );
-                return self.report(ToolOutcome::error(format!("not approved: {reason}")));
-            }
-            Verdict::Ask => {
-                let reason = "no decision was made".to_string();
-                self.record(
-                    session,
-                    id,
-                    name,
-                    &detail,
-                    false,
-                    Source::NoApprover,
-                    Some(reason.clone()),
-                );
-                return self.report(ToolOutcome::error(format!("not approved: {reason}")));
-            }
-        }
+        session.permissions.push(PermissionRecord {
+            allowed: true,
+            source,
+            ..decision
+        });
         let outcome = match change {
             Some(change) => {
                 let outcome = change.apply();
@@ -460,26 +418,41 @@ impl Run<'_> {
         outcome
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn record(
+    /// Asks the approver; returns who decided and, for a denial, why.
+    fn ask(
         &mut self,
-        session: &mut Session,
-        id: &str,
-        tool: &str,
+        name: &str,
         detail: &str,
-        allowed: bool,
-        source: Source,
-        reason: Option<String>,
-    ) {
-        session.permissions.push(PermissionRecord {
-            turn: session.turns,
-            tool_call_id: id.to_string(),
-            tool: tool.to_string(),
+        change: Option<&tools::FileChange>,
+    ) -> (Source, Option<String>) {
+        let request = ApprovalRequest {
+            tool: name.to_string(),
             detail: detail.to_string(),
-            allowed,
-            source,
-            reason,
-        });
+            diff: change.map(|c| c.unified_diff()),
+        };
+        match self.approver.approve(&request) {
+            Approval::Yes => (Source::User, None),
+            Approval::No { reason: Some(r) } => (
+                Source::User,
+                Some(format!("the user declined this call: {r}")),
+            ),
+            Approval::No { reason: None } => (
+                Source::User,
+                Some("the user declined this call".to_string()),
+            ),
+            Approval::Unavailable => {
+                self.denials.push(Denial {
+                    tool: name.to_string(),
+                    detail: detail.to_string(),
+                });
+                let reason = format!(
+                    "`{name}` needs approval and no one is at a terminal to give it. \
+                     The user can allow it by re-running with `--yes`. \
+                     Do not retry it; go on without it, or finish and say what is needed"
+                );
+                (Source::NoApprover, Some(reason))
+            }
+        }
     }
 }
 

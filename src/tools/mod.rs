@@ -12,8 +12,6 @@ pub mod walk;
 pub mod workspace;
 pub mod write_file;
 
-use std::path::PathBuf;
-
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -377,11 +375,6 @@ pub async fn execute(input: &ToolInput, ws: &Workspace) -> ToolOutcome {
             Err(message) => ToolOutcome::error(message),
         },
     }
-}
-
-/// Paths of files, relative to the workspace, for messages.
-pub fn display_paths(paths: &[PathBuf], ws: &Workspace) -> Vec<String> {
-    paths.iter().map(|p| ws.display(p)).collect()
 }
 
 /// A compact JSON schema for `T`: no `$schema`, `title` or integer `format`,
