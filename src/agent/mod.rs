@@ -122,6 +122,7 @@ pub async fn run(
         denials: Vec::new(),
         tool_calls: 0,
         files_changed: Vec::new(),
+        seen: tools::Seen::default(),
     };
     let result = run.turns(&mut session).await;
 
@@ -205,6 +206,8 @@ struct Run<'a> {
     denials: Vec<Denial>,
     tool_calls: usize,
     files_changed: Vec<String>,
+    /// Files the model has read or written in this run.
+    seen: tools::Seen,
 }
 
 impl Run<'_> {
@@ -357,7 +360,7 @@ impl Run<'_> {
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None
         } else {
-            match tools::prepare_change(&input, self.workspace) {
+            match tools::prepare_change(&input, self.workspace, &self.seen) {
                 Ok(change) => change,
                 Err(message) => return self.report(ToolOutcome::error(message)),
             }
@@ -383,13 +386,25 @@ impl Run<'_> {
         let outcome = match change {
             Some(change) => {
                 let outcome = change.apply();
-                if outcome.ok && !outcome.changed.is_empty() {
-                    self.ui.diff(&change.unified_diff());
+                if outcome.ok {
+                    self.seen.insert(&change.path.real);
+                    if !outcome.changed.is_empty() {
+                        self.ui.diff(&change.unified_diff());
+                    }
                 }
                 outcome
             }
-            None => tools::execute(&input, self.workspace).await,
+            None => tools::execute(&input, self.workspace, &self.seen).await,
         };
+        if outcome.ok {
+            // What the model now knows the content of: a file it read, or
+            // the new place of a file it moved.
+            if let (ToolInput::ReadFile(_) | ToolInput::MoveFile(_), Some(path)) =
+                (&input, resolved.last())
+            {
+                self.seen.insert(&path.real);
+            }
+        }
         for file in &outcome.changed {
             if !self.files_changed.contains(file) {
                 self.files_changed.push(file.clone());

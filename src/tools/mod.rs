@@ -4,6 +4,7 @@
 
 pub mod bash;
 pub mod edit_file;
+pub mod edit_match;
 pub mod list_files;
 pub mod move_file;
 pub mod read_file;
@@ -11,6 +12,9 @@ pub mod search;
 pub mod walk;
 pub mod workspace;
 pub mod write_file;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -89,7 +93,7 @@ impl ToolName {
                 "Create a file, or replace a whole file, with the given content. Parent directories are created."
             }
             ToolName::EditFile => {
-                "Replace old_string with new_string in a file. old_string must match the file exactly and be unique unless replace_all is true. Read the file first."
+                "Replace old_string with new_string in a file. old_string should match the file and be unique unless replace_all is true. Read the file first."
             }
             ToolName::MoveFile => "Move or rename a file or directory.",
             ToolName::ListFiles => {
@@ -347,11 +351,34 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
     Ok(())
 }
 
+/// The files a run has read or written (real paths). `write_file` refuses to
+/// replace an existing file the model has not looked at in this run.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    files: HashSet<PathBuf>,
+}
+
+impl Seen {
+    /// Notes that the model has seen the current content of `real`.
+    pub fn insert(&mut self, real: &Path) {
+        self.files.insert(real.to_path_buf());
+    }
+
+    /// Whether the model has seen `real` in this run.
+    pub fn contains(&self, real: &Path) -> bool {
+        self.files.contains(real)
+    }
+}
+
 /// Computes the change a `write_file` or `edit_file` call would make, without
 /// writing. `Ok(None)` for every other tool.
-pub fn prepare_change(input: &ToolInput, ws: &Workspace) -> Result<Option<FileChange>, String> {
+pub fn prepare_change(
+    input: &ToolInput,
+    ws: &Workspace,
+    seen: &Seen,
+) -> Result<Option<FileChange>, String> {
     match input {
-        ToolInput::WriteFile(args) => write_file::prepare(args, ws).map(Some),
+        ToolInput::WriteFile(args) => write_file::prepare(args, ws, seen).map(Some),
         ToolInput::EditFile(args) => edit_file::prepare(args, ws).map(Some),
         ToolInput::ReadFile(_)
         | ToolInput::MoveFile(_)
@@ -362,14 +389,14 @@ pub fn prepare_change(input: &ToolInput, ws: &Workspace) -> Result<Option<FileCh
 }
 
 /// Runs a call that is not a prepared file change (see [`prepare_change`]).
-pub async fn execute(input: &ToolInput, ws: &Workspace) -> ToolOutcome {
+pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutcome {
     match input {
         ToolInput::ReadFile(args) => read_file::run(args, ws),
         ToolInput::MoveFile(args) => move_file::run(args, ws),
         ToolInput::ListFiles(args) => list_files::run(args, ws),
         ToolInput::Search(args) => search::run(args, ws),
         ToolInput::Bash(args) => bash::run(args, ws).await,
-        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => match prepare_change(input, ws) {
+        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => match prepare_change(input, ws, seen) {
             Ok(Some(change)) => change.apply(),
             Ok(None) => ToolOutcome::error("nothing to change"),
             Err(message) => ToolOutcome::error(message),

@@ -1,9 +1,11 @@
-//! `write_file {path, content}`: creates or replaces a whole file, atomically.
+//! `write_file {path, content}`: creates or replaces a whole file,
+//! atomically. An existing file is only replaced when the model has read (or
+//! written) it in this run; a CRLF file stays CRLF and a BOM stays.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{FileChange, Workspace};
+use super::{FileChange, Seen, Workspace};
 
 /// Arguments of `write_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -15,7 +17,10 @@ pub struct Args {
 }
 
 /// Computes the change; nothing is written until [`FileChange::apply`].
-pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
+///
+/// Errors: a directory, an unreadable file, or an existing file not seen in
+/// this run (read it first).
+pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     if path.real.is_dir() {
         return Err(format!("{} is a directory; give a file path", path.display));
@@ -25,12 +30,41 @@ pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(format!("cannot read {}: {e}", path.display)),
     };
+    if let Some(before) = before
+        .as_ref()
+        .filter(|before| !seen.contains(&path.real) && **before != args.content)
+    {
+        let lines = before.lines().count();
+        return Err(format!(
+            "{} already exists ({lines} lines) and has not been read in this run; read it with read_file first, then change it with edit_file or write_file",
+            path.display
+        ));
+    }
+    let after = match &before {
+        Some(before) => keep_conventions(before, &args.content),
+        None => args.content.clone(),
+    };
     Ok(FileChange {
         path,
         before,
-        after: args.content.clone(),
+        after,
         note: String::new(),
     })
+}
+
+/// `content` with the old file's CRLF line endings and BOM, when it had them
+/// and `content` does not.
+fn keep_conventions(before: &str, content: &str) -> String {
+    let crlf = before.contains("\r\n") && !before.replace("\r\n", "").contains('\n');
+    let mut after = if crlf && !content.contains("\r\n") {
+        content.replace('\n', "\r\n")
+    } else {
+        content.to_string()
+    };
+    if before.starts_with('\u{feff}') && !after.starts_with('\u{feff}') {
+        after.insert(0, '\u{feff}');
+    }
+    after
 }
 
 #[cfg(test)]
@@ -41,25 +75,27 @@ mod tests {
     fn creates_parents_then_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
+        let mut seen = Seen::default();
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\ntwo\n".into(),
         };
-        let out = prepare(&args, &ws).unwrap().apply();
+        let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert!(out.ok);
         assert_eq!(out.summary, "created a/b/c.txt (+2 -0)");
         assert_eq!(out.changed, vec!["a/b/c.txt".to_string()]);
+        seen.insert(&ws.resolve("a/b/c.txt").unwrap().real);
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\nTWO\n".into(),
         };
-        let out = prepare(&args, &ws).unwrap().apply();
+        let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "updated a/b/c.txt (+1 -1)");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a/b/c.txt")).unwrap(),
             "one\nTWO\n"
         );
-        let out = prepare(&args, &ws).unwrap().apply();
+        let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "a/b/c.txt: no change");
         assert!(
             prepare(
@@ -67,7 +103,8 @@ mod tests {
                     path: "a".into(),
                     content: String::new()
                 },
-                &ws
+                &ws,
+                &seen
             )
             .is_err()
         );
@@ -77,9 +114,45 @@ mod tests {
                     path: "../x".into(),
                     content: String::new()
                 },
-                &ws
+                &ws,
+                &seen
             )
             .is_err()
+        );
+    }
+
+    #[test]
+    fn unread_files_are_not_replaced_and_conventions_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("big.txt"), &text).unwrap();
+        std::fs::write(dir.path().join("dos.txt"), "\u{feff}a\r\nb\r\n").unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let mut seen = Seen::default();
+        let args = Args {
+            path: "big.txt".into(),
+            content: "short\n".into(),
+        };
+        let err = prepare(&args, &ws, &seen).unwrap_err();
+        assert!(err.contains("has not been read in this run"), "{err}");
+        // Writing the same content is harmless and reports no change.
+        let same = Args {
+            path: "big.txt".into(),
+            content: text,
+        };
+        assert_eq!(
+            prepare(&same, &ws, &seen).unwrap().apply().summary,
+            "big.txt: no change"
+        );
+        seen.insert(&ws.resolve("dos.txt").unwrap().real);
+        let args = Args {
+            path: "dos.txt".into(),
+            content: "a\nB\n".into(),
+        };
+        assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("dos.txt")).unwrap(),
+            "\u{feff}a\r\nB\r\n"
         );
     }
 
@@ -92,11 +165,13 @@ mod tests {
         std::fs::write(&file, "old").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
+        let mut seen = Seen::default();
+        seen.insert(&file.canonicalize().unwrap());
         let args = Args {
             path: "run.sh".into(),
             content: "new".into(),
         };
-        assert!(prepare(&args, &ws).unwrap().apply().ok);
+        assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o755);
     }
