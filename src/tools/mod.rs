@@ -262,6 +262,26 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
+/// Text of a file's bytes: UTF-8 as is (a BOM kept), anything else decoded
+/// as Latin-1 (windows-1252), which never fails and is right for the usual
+/// legacy files. The flag says whether the fallback was used.
+pub fn decode_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (std::borrow::Cow::Borrowed(text), false),
+        Err(_) => {
+            let (text, _, _) = encoding_rs::WINDOWS_1252.decode(bytes);
+            (text, true)
+        }
+    }
+}
+
+/// The note shown with text decoded by the [`decode_text`] fallback.
+pub const LATIN1_NOTE: &str =
+    "note: the file is not valid UTF-8; it is shown decoded as Latin-1 (windows-1252)";
+
+/// Most diff lines a file change reports back to the model.
+pub const COMPACT_DIFF_LINES: usize = 40;
+
 /// A change to one file, computed before anything is written so that it can
 /// be shown (as a diff) and approved first.
 #[derive(Debug, Clone, PartialEq)]
@@ -283,6 +303,23 @@ impl FileChange {
             .context_radius(3)
             .header(&self.path.display, &self.path.display)
             .to_string()
+    }
+
+    /// The changed lines with one line of context, for the model: hunks
+    /// headed `@@ -a,b +c,d @@`, at most [`COMPACT_DIFF_LINES`] lines.
+    pub fn compact_diff(&self) -> String {
+        let before = self.before.as_deref().unwrap_or("");
+        let diff = similar::TextDiff::from_lines(before, &self.after);
+        let text = diff.unified_diff().context_radius(1).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.len() <= COMPACT_DIFF_LINES {
+            return lines.join("\n");
+        }
+        format!(
+            "{}\n[… {} more diff lines]",
+            lines[..COMPACT_DIFF_LINES].join("\n"),
+            lines.len() - COMPACT_DIFF_LINES
+        )
     }
 
     /// Lines added and removed.
@@ -323,9 +360,13 @@ impl FileChange {
         let summary = format!("{verb} {display} (+{added} -{removed}) {}", self.note)
             .trim_end()
             .to_string();
+        let content = match self.before {
+            Some(_) => format!("{summary}\n{}", self.compact_diff()),
+            None => summary.clone(),
+        };
         ToolOutcome {
             ok: true,
-            content: summary.clone(),
+            content,
             summary,
             changed: vec![display.clone()],
         }

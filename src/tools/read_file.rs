@@ -1,6 +1,6 @@
 //! `read_file {path, offset?, limit?}`: numbered lines, a window for big
-//! files, the total line count; binary files refused; non-UTF-8 text read
-//! lossily with a note.
+//! files, the total line count; binary files refused; non-UTF-8 text
+//! decoded as Latin-1 with a note.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -54,10 +54,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             bytes.len()
         ));
     }
-    let (text, lossy) = match String::from_utf8(bytes) {
-        Ok(t) => (t, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-    };
+    let (text, latin1) = super::decode_text(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
     let offset = args.offset.unwrap_or(1).max(1);
@@ -75,8 +72,9 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     }
     let end = (offset - 1 + limit).min(total);
     let mut out = String::new();
-    if lossy {
-        out.push_str("note: the file is not valid UTF-8; undecodable bytes are shown as �\n");
+    if latin1 {
+        out.push_str(super::LATIN1_NOTE);
+        out.push('\n');
     }
     for (i, line) in lines[offset - 1..end].iter().enumerate() {
         let shown: String = line.chars().take(MAX_LINE_CHARS).collect();
@@ -149,6 +147,11 @@ mod tests {
             out.content
         );
         let out = read(dir.path(), "l.txt", None, None);
-        assert!(out.ok && out.content.contains("not valid UTF-8") && out.content.contains("caf�"));
+        assert!(
+            out.ok && out.content.contains("not valid UTF-8"),
+            "{}",
+            out.content
+        );
+        assert!(out.content.contains("     1\tcafé\n"), "{}", out.content);
     }
 }

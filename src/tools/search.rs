@@ -1,9 +1,15 @@
 //! `search {pattern, path?, glob?, ignore_case?}`: regex search with
-//! ripgrep's crates, honouring .gitignore; `path:line: text`, capped.
+//! ripgrep's crates (parallel walk, .gitignore honoured, binary files
+//! skipped); `path:line: text`, sorted by path, capped. Files that are not
+//! UTF-8 are searched decoded as Latin-1, so their lines are still found.
 
-use grep_regex::RegexMatcherBuilder;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -13,6 +19,8 @@ use super::{ToolOutcome, Workspace, walk};
 pub const MAX_MATCHES: usize = 200;
 /// Longest line text shown.
 const MAX_LINE_CHARS: usize = 300;
+/// Files larger than this are searched streaming, without the Latin-1 fallback.
+const MAX_IN_MEMORY: u64 = 64 * 1024 * 1024;
 
 /// Arguments of `search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -28,6 +36,14 @@ pub struct Args {
     /// Case-insensitive (default false)
     #[serde(default)]
     pub ignore_case: Option<bool>,
+}
+
+/// The matches in one file.
+struct FileMatches {
+    path: PathBuf,
+    /// `(line number, text)`, at most [`MAX_MATCHES`].
+    lines: Vec<(u64, String)>,
+    count: usize,
 }
 
 /// Searches the files.
@@ -60,47 +76,57 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             Err(e) => return ToolOutcome::error(format!("`{g}` is not a valid glob: {e}")),
         },
     };
-    let files = if target.real.is_dir() {
-        walk::files_under(&target.real)
-    } else {
-        vec![target.real.clone()]
-    };
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
-    let mut lines = Vec::new();
-    let mut total = 0usize;
-    for file in files {
-        if let Some(glob) = &glob {
-            let rel = file.strip_prefix(&target.real).unwrap_or(&file);
-            let name_matches = file.file_name().is_some_and(|n| glob.is_match(n));
-            if !name_matches && !glob.is_match(rel) {
-                continue;
-            }
+    let wanted = |path: &Path| match &glob {
+        None => true,
+        Some(glob) => {
+            let rel = path.strip_prefix(&target.real).unwrap_or(path);
+            path.file_name().is_some_and(|n| glob.is_match(n)) || glob.is_match(rel)
         }
-        let display = ws.display(&file);
-        // A file that cannot be read is skipped, as rg does.
-        let _ = searcher.search_path(
-            &matcher,
-            &file,
-            Lossy(|line_number, text| {
-                total += 1;
-                if lines.len() < MAX_MATCHES {
-                    let text = text.trim_end_matches(['\n', '\r']);
-                    let shown: String = text.chars().take(MAX_LINE_CHARS).collect();
-                    let cut = if shown.len() < text.len() { " …" } else { "" };
-                    lines.push(format!("{display}:{line_number}: {shown}{cut}"));
+    };
+
+    let found: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
+    if target.real.is_dir() {
+        walk::builder(&target.real).build_parallel().run(|| {
+            let mut searcher = new_searcher();
+            let matcher = matcher.clone();
+            let found = &found;
+            let wanted = &wanted;
+            Box::new(move |entry| {
+                if let Ok(entry) = entry
+                    && walk::is_visible_file(&entry)
+                    && wanted(entry.path())
+                    && let Some(m) = search_file(&mut searcher, &matcher, entry.path())
+                    && let Ok(mut found) = found.lock()
+                {
+                    found.push(m);
                 }
-                Ok(true)
-            }),
-        );
+                WalkState::Continue
+            })
+        });
+    } else if let Some(m) = search_file(&mut new_searcher(), &matcher, &target.real)
+        && let Ok(mut found) = found.lock()
+    {
+        found.push(m);
     }
+    let mut found = found.into_inner().unwrap_or_default();
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let total: usize = found.iter().map(|m| m.count).sum();
     if total == 0 {
         return ToolOutcome::ok(
             format!("no matches for /{}/ in {}", args.pattern, target.display),
             format!("no matches for /{}/", args.pattern),
         );
+    }
+    let mut lines = Vec::new();
+    'files: for file in &found {
+        let display = ws.display(&file.path);
+        for (number, text) in &file.lines {
+            if lines.len() == MAX_MATCHES {
+                break 'files;
+            }
+            lines.push(format!("{display}:{number}: {text}"));
+        }
     }
     let mut out = lines.join("\n");
     if total > MAX_MATCHES {
@@ -110,6 +136,47 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
         ));
     }
     ToolOutcome::ok(out, format!("{total} matches for /{}/", args.pattern))
+}
+
+fn new_searcher() -> Searcher {
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build()
+}
+
+/// The matches in `path`, or `None` for none (or an unreadable file, which
+/// is skipped as rg does).
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+) -> Option<FileMatches> {
+    let mut lines = Vec::new();
+    let mut count = 0usize;
+    let sink = Lossy(|number, text: &str| {
+        count += 1;
+        if lines.len() < MAX_MATCHES {
+            let text = text.trim_end_matches(['\n', '\r']);
+            let shown: String = text.chars().take(MAX_LINE_CHARS).collect();
+            let cut = if shown.len() < text.len() { " …" } else { "" };
+            lines.push((number, format!("{shown}{cut}")));
+        }
+        Ok(true)
+    });
+    let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_IN_MEMORY);
+    let searched = if small {
+        let bytes = std::fs::read(path).ok()?;
+        let (text, _) = super::decode_text(&bytes);
+        searcher.search_slice(matcher, text.as_bytes(), sink)
+    } else {
+        searcher.search_path(matcher, path, sink)
+    };
+    (searched.is_ok() && count > 0).then(|| FileMatches {
+        path: path.to_path_buf(),
+        lines,
+        count,
+    })
 }
 
 #[cfg(test)]
@@ -130,11 +197,11 @@ mod tests {
         std::fs::write(root.join("ignored.log"), "token\n").unwrap();
         std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
         let ws = Workspace::new(root).unwrap();
-        let search = |pattern: &str, glob: Option<&str>, ic| {
+        let search = |pattern: &str, path: Option<&str>, glob: Option<&str>, ic| {
             run(
                 &Args {
                     pattern: pattern.into(),
-                    path: None,
+                    path: path.map(Into::into),
                     glob: glob.map(Into::into),
                     ignore_case: Some(ic),
                 },
@@ -143,14 +210,44 @@ mod tests {
             .content
         };
         assert_eq!(
-            search("token", None, true),
-            "latin.txt:1: caf� token\nnotes.md:1: token here\nsrc/a.rs:2: let TOKEN = 1;"
+            search("token", None, None, true),
+            "latin.txt:1: café token\nnotes.md:1: token here\nsrc/a.rs:2: let TOKEN = 1;"
         );
+        assert_eq!(search("café", None, None, false), "latin.txt:1: café token");
         assert_eq!(
-            search("TOKEN", Some("*.rs"), false),
+            search("TOKEN", None, Some("*.rs"), false),
             "src/a.rs:2: let TOKEN = 1;"
         );
-        assert!(search("(", None, false).contains("not a valid regular expression"));
-        assert!(search("nothing-like-this", None, false).starts_with("no matches"));
+        assert_eq!(
+            search("fn", Some("src/a.rs"), None, false),
+            "src/a.rs:1: fn main() {}"
+        );
+        assert!(search("(", None, None, false).contains("not a valid regular expression"));
+        assert!(search("nothing-like-this", None, None, false).starts_with("no matches"));
+    }
+
+    #[test]
+    fn many_matches_are_capped_with_a_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..150).map(|i| format!("hit {i}\n")).collect();
+        std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+        std::fs::write(dir.path().join("b.txt"), &text).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let args = Args {
+            pattern: "hit".into(),
+            path: None,
+            glob: None,
+            ignore_case: None,
+        };
+        let out = run(&args, &ws);
+        let lines: Vec<&str> = out.content.lines().collect();
+        assert_eq!(lines.len(), MAX_MATCHES + 1);
+        assert_eq!(lines[0], "a.txt:1: hit 0");
+        assert_eq!(lines[150], "b.txt:1: hit 0");
+        assert_eq!(
+            lines[MAX_MATCHES],
+            "(100 more matches not shown; narrow the pattern, path or glob)"
+        );
+        assert_eq!(out.summary, "300 matches for /hit/");
     }
 }

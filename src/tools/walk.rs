@@ -9,22 +9,30 @@ use ignore::WalkBuilder;
 
 use crate::permissions::hard_rules::is_secret_env_file;
 
-/// Every file under `dir`, sorted by path. Hidden files are included
-/// (`.github/` matters to a coding agent); `.git/` and secret `.env` files are not.
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let walker = WalkBuilder::new(dir)
+/// The walker both tools share: hidden files included (`.github/` matters to
+/// a coding agent), `.git/` skipped, ignore files honoured, links not followed.
+pub fn builder(dir: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(dir);
+    builder
         .hidden(false)
         .require_git(false)
         .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git");
+    builder
+}
+
+/// Whether a walked entry is a file a tool may look at (not a secret `.env`).
+pub fn is_visible_file(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_file()) && !is_secret_env_file(entry.path())
+}
+
+/// Every visible file under `dir`, sorted by path.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    builder(dir)
         .sort_by_file_path(|a, b| a.cmp(b))
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build();
-    for entry in walker.flatten() {
-        let is_file = entry.file_type().is_some_and(|t| t.is_file());
-        if is_file && !is_secret_env_file(entry.path()) {
-            files.push(entry.into_path());
-        }
-    }
-    files
+        .build()
+        .flatten()
+        .filter(is_visible_file)
+        .map(ignore::DirEntry::into_path)
+        .collect()
 }

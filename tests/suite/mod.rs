@@ -2,5 +2,6 @@ mod config;
 mod errors;
 mod permissions;
 mod run;
+mod scenarios;
 mod stdin;
 mod stream;
