@@ -248,16 +248,14 @@ mod tests {
             "{}",
             out.content
         );
-        let left = std::process::Command::new("pgrep")
-            .arg("-f")
-            .arg(&marker)
-            .output()
-            .unwrap();
-        assert!(
-            left.stdout.is_empty(),
-            "left behind: {:?}",
-            String::from_utf8_lossy(&left.stdout)
-        );
+        let left: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(&marker))
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
     }
 
     #[tokio::test]

@@ -1,7 +1,9 @@
 mod config;
 mod errors;
 mod permissions;
+mod replay_script;
 mod run;
 mod scenarios;
 mod stdin;
 mod stream;
+mod tools;

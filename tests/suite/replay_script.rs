@@ -1,0 +1,49 @@
+//! `scripts/replay-ollama.py`, the stand-in server the README offers for
+//! trying `oc` without Ollama, really serves a run.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::TestEnv;
+
+#[test]
+fn replay_script_serves_the_readme_example() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut server = Command::new("python3")
+        .arg(format!("{root}/scripts/replay-ollama.py"))
+        .args(["--port", &port.to_string()])
+        .arg(format!(
+            "{root}/fixtures/ollama/07-chat-stream-tool-call.ndjson"
+        ))
+        .arg(format!(
+            "{root}/fixtures/ollama/08-chat-stream-after-tool-result.ndjson"
+        ))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the replay server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let env = TestEnv::new();
+    env.write("src/main.rs", "fn main() { println!(\"hi\"); }\n");
+    let out = env
+        .oc_at(&format!("127.0.0.1:{port}"))
+        .args(["run", "Read src/main.rs and tell me what it does."])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.starts_with("I understand the file `src/main.rs`"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("● read_file src/main.rs"), "{stderr}");
+    let _ = server.kill();
+    let _ = server.wait();
+}
