@@ -19,6 +19,10 @@ pub enum ExitStatus {
     /// 5: finished, but actions that needed approval were denied because no
     /// one could approve them (no terminal, no `--yes`).
     Denied,
+    /// 130: interrupted by SIGINT (Ctrl-C).
+    Interrupted,
+    /// 143: terminated by SIGTERM.
+    Terminated,
 }
 
 impl ExitStatus {
@@ -31,6 +35,8 @@ impl ExitStatus {
             ExitStatus::Unavailable => 3,
             ExitStatus::MaxTurns => 4,
             ExitStatus::Denied => 5,
+            ExitStatus::Interrupted => 130,
+            ExitStatus::Terminated => 143,
         }
     }
 }

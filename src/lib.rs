@@ -12,6 +12,7 @@ pub mod error;
 pub mod input;
 pub mod permissions;
 pub mod session;
+pub mod signals;
 pub mod tools;
 pub mod ui;
 

@@ -16,7 +16,8 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
-use crate::session::{FinetuneRecord, Session, Status, Store};
+use crate::session::{AbortedReply, FinetuneRecord, Session, Status, Store};
+use crate::signals::{Signals, Stop};
 use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::TextRenderer;
 
@@ -46,6 +47,7 @@ pub async fn run(
     ui: &mut TextRenderer,
 ) -> Result<ExitStatus> {
     let started = Instant::now();
+    let mut signals = Signals::install()?;
     let client = OllamaClient::new(&settings.host)?;
     let workspace = Workspace::new(&settings.cwd).map_err(|e| {
         Error::Usage(format!(
@@ -53,7 +55,13 @@ pub async fn run(
             settings.cwd.display()
         ))
     })?;
-    let info = client.show(&settings.model).await?;
+    let info = tokio::select! {
+        info = client.show(&settings.model) => info?,
+        stop = signals.recv() => {
+            ui.warn(&format!("stopped by {} before the run started", stop.name()));
+            return Ok(stop.exit_status());
+        }
+    };
 
     let think = if info.has("thinking") {
         Some(settings.think)
@@ -123,17 +131,38 @@ pub async fn run(
         tool_calls: 0,
         files_changed: Vec::new(),
         seen: tools::Seen::default(),
+        partial: PartialReply::default(),
     };
-    let result = run.turns(&mut session).await;
-
-    let (status, reason) = match &result {
-        Ok(Status::Finished) => (Status::Finished, "answered".to_string()),
-        Ok(Status::MaxTurns) => (
+    let ending = tokio::select! {
+        result = run.turns(&mut session) => match result {
+            Ok(ending) => ending,
+            Err(error) => Ending::Failed(error),
+        },
+        stop = signals.recv() => Ending::Stopped(stop),
+    };
+    if let Ending::Stopped(stop) = &ending {
+        signals.exit_on_next(stop.exit_status());
+        run.ui.close_line();
+        run.ui
+            .warn(&format!("stopped by {}; saving the session", stop.name()));
+        let partial = std::mem::take(&mut run.partial);
+        if !partial.content.is_empty() || !partial.thinking.is_empty() {
+            session.aborted_reply = Some(AbortedReply {
+                aborted: true,
+                content: partial.content,
+                thinking: partial.thinking,
+            });
+        }
+        session.answer_unanswered_calls("interrupted: result unknown");
+    }
+    let (status, reason) = match &ending {
+        Ending::Answered => (Status::Finished, "answered".to_string()),
+        Ending::MaxTurns => (
             Status::MaxTurns,
             format!("max turns ({}) reached", settings.max_turns),
         ),
-        Ok(Status::Running) | Ok(Status::Failed) => (Status::Failed, "stopped".to_string()),
-        Err(e) => (Status::Failed, e.to_string()),
+        Ending::Failed(e) => (Status::Failed, e.to_string()),
+        Ending::Stopped(stop) => (Status::Interrupted, format!("stopped by {}", stop.name())),
     };
     session.status = status;
     session.exit_reason = Some(reason);
@@ -173,18 +202,39 @@ pub async fn run(
         text.push_str("\nRe-run with `--yes` to allow them.");
         ui.warn(&text);
     }
-    match result? {
-        Status::Finished if denials.is_empty() => Ok(ExitStatus::Success),
-        Status::Finished => Ok(ExitStatus::Denied),
-        Status::MaxTurns => {
+    match ending {
+        Ending::Answered if denials.is_empty() => Ok(ExitStatus::Success),
+        Ending::Answered => Ok(ExitStatus::Denied),
+        Ending::MaxTurns => {
             ui.warn(&format!(
                 "stopped after {} turns (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
                 settings.max_turns
             ));
             Ok(ExitStatus::MaxTurns)
         }
-        Status::Running | Status::Failed => Ok(ExitStatus::Failure),
+        Ending::Failed(error) => Err(error),
+        Ending::Stopped(stop) => Ok(stop.exit_status()),
     }
+}
+
+/// How the turns ended.
+enum Ending {
+    /// The model answered without tool calls.
+    Answered,
+    /// `max_turns` requests were made.
+    MaxTurns,
+    /// A model or server error.
+    Failed(Error),
+    /// SIGINT or SIGTERM.
+    Stopped(Stop),
+}
+
+/// The reply being streamed, kept outside the stream's future so that an
+/// interrupt does not lose it.
+#[derive(Debug, Default)]
+struct PartialReply {
+    content: String,
+    thinking: String,
 }
 
 fn plural(n: usize) -> &'static str {
@@ -208,14 +258,15 @@ struct Run<'a> {
     files_changed: Vec<String>,
     /// Files the model has read or written in this run.
     seen: tools::Seen,
+    partial: PartialReply,
 }
 
 impl Run<'_> {
-    /// Turns until an answer (`Finished`) or the cap (`MaxTurns`).
-    async fn turns(&mut self, session: &mut Session) -> Result<Status> {
+    /// Turns until an answer or the cap.
+    async fn turns(&mut self, session: &mut Session) -> Result<Ending> {
         loop {
             if session.turns >= self.settings.max_turns {
-                return Ok(Status::MaxTurns);
+                return Ok(Ending::MaxTurns);
             }
             session.turns += 1;
             let reply = self.stream_reply(session).await?;
@@ -233,7 +284,7 @@ impl Run<'_> {
             session.messages.push(message.clone());
             if message.tool_calls.is_empty() {
                 self.store.save(session)?;
-                return Ok(Status::Finished);
+                return Ok(Ending::Answered);
             }
             for (call, arguments) in message.tool_calls.iter().zip(parsed) {
                 let id = call.id.clone().unwrap_or_default();
@@ -266,9 +317,8 @@ impl Run<'_> {
             think: self.think,
             options: self.options,
         };
+        self.partial = PartialReply::default();
         let mut stream = self.client.chat(&request).await?;
-        let mut content = String::new();
-        let mut thinking = String::new();
         let mut tool_calls: Vec<ToolCall> = Vec::new();
         loop {
             let Some(chunk) = stream.next().await? else {
@@ -281,16 +331,17 @@ impl Run<'_> {
             if let Some(message) = chunk.message {
                 if let Some(delta) = message.thinking {
                     self.ui.thinking(&delta);
-                    thinking.push_str(&delta);
+                    self.partial.thinking.push_str(&delta);
                 }
                 if let Some(delta) = message.content {
                     self.ui.content(&delta);
-                    content.push_str(&delta);
+                    self.partial.content.push_str(&delta);
                 }
                 tool_calls.extend(message.tool_calls.unwrap_or_default());
             }
             if chunk.done {
                 self.ui.close_line();
+                let PartialReply { content, thinking } = std::mem::take(&mut self.partial);
                 return Ok(Reply {
                     message: Message {
                         thinking: (!thinking.is_empty()).then_some(thinking),

@@ -30,6 +30,18 @@ pub enum Status {
     MaxTurns,
     /// A model or server error ended the run.
     Failed,
+    /// SIGINT or SIGTERM ended the run.
+    Interrupted,
+}
+
+/// Text of a reply cut short by an interrupt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbortedReply {
+    /// Always true: the text is incomplete.
+    pub aborted: bool,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub thinking: String,
 }
 
 /// Token counts summed over a run, from Ollama's `prompt_eval_count` and
@@ -65,6 +77,10 @@ pub struct Session {
     pub usage: Usage,
     /// Every message sent or received, system prompt first.
     pub messages: Vec<Message>,
+    /// The reply that was streaming when the run was interrupted: kept here,
+    /// flagged aborted, and not in `messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted_reply: Option<AbortedReply>,
     pub permissions: Vec<PermissionRecord>,
 }
 
@@ -95,8 +111,39 @@ impl Session {
             num_ctx,
             usage: Usage::default(),
             messages: Vec::new(),
+            aborted_reply: None,
             permissions: Vec::new(),
         }
+    }
+}
+
+impl Session {
+    /// Gives every tool call of the last assistant message that has no
+    /// result a synthetic one saying `note`, so the history is valid to send
+    /// again. Returns how many were added.
+    pub fn answer_unanswered_calls(&mut self, note: &str) -> usize {
+        let Some(last) = self
+            .messages
+            .iter()
+            .rposition(|m| m.role == crate::client::Role::Assistant)
+        else {
+            return 0;
+        };
+        let answered: Vec<Option<String>> = self.messages[last + 1..]
+            .iter()
+            .filter(|m| m.role == crate::client::Role::Tool)
+            .map(|m| m.tool_call_id.clone())
+            .collect();
+        let missing: Vec<(String, String)> = self.messages[last]
+            .tool_calls
+            .iter()
+            .filter(|c| !answered.contains(&c.id))
+            .map(|c| (c.function.name.clone(), c.id.clone().unwrap_or_default()))
+            .collect();
+        for (name, id) in &missing {
+            self.messages.push(Message::tool_result(name, id, note));
+        }
+        missing.len()
     }
 }
 

@@ -74,13 +74,16 @@ async fn run_command(
     // it the reader would never see end-of-file.
     drop(cmd);
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    // If this call is abandoned (the run was interrupted), the guard stops
+    // the whole group as it is dropped.
+    let mut guard = GroupGuard(pgid);
     let collector = tokio::task::spawn_blocking(move || collect(reader));
 
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (Some(status?), false),
         Err(_) => (None, true),
     };
-    if let Some(pgid) = pgid {
+    if let Some(pgid) = guard.0.take() {
         stop_group(pgid).await;
     }
     let status = match status {
@@ -134,6 +137,28 @@ pub async fn stop_group(pgid: Pid) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let _ = killpg(pgid, Signal::SIGKILL);
+}
+
+/// Stops a process group when dropped, unless it was already stopped.
+struct GroupGuard(Option<Pid>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let Some(pgid) = self.0.take() else {
+            return;
+        };
+        if killpg(pgid, Signal::SIGTERM).is_err() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + KILL_GRACE;
+        while std::time::Instant::now() < deadline {
+            if killpg(pgid, None).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
 }
 
 /// Head and tail of a byte stream, and its full length.

@@ -28,6 +28,9 @@ pub enum End {
     Clean,
     /// The connection closes mid-body, without the terminating chunk.
     Abrupt,
+    /// The body stays open and silent for a minute after the lines, like a
+    /// model that is still thinking.
+    Stall,
 }
 
 /// One scripted answer to `POST /api/chat`.
@@ -307,6 +310,7 @@ fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
             match end {
                 End::Clean => stream.write_all(b"0\r\n\r\n")?,
                 End::Abrupt => {}
+                End::Stall => std::thread::sleep(Duration::from_secs(60)),
             }
             stream.flush()?;
             stream.shutdown(std::net::Shutdown::Both)

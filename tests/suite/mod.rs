@@ -4,6 +4,7 @@ mod permissions;
 mod replay_script;
 mod run;
 mod scenarios;
+mod signals;
 mod stdin;
 mod stream;
-mod tools;
+pub mod tools;

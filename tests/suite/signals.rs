@@ -1,0 +1,143 @@
+//! SIGINT and SIGTERM: the run stops its stream and tools, saves the session
+//! as interrupted and exits 130 or 143.
+
+use std::io::Read;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::fake_ollama::{End, content_chunk};
+use crate::common::{FakeOllama, Reply, TestEnv};
+use crate::suite::tools::processes_named;
+
+fn send(child: &Child, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn wait(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("oc did not stop after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn stalled_answer() -> Reply {
+    Reply::Stream {
+        lines: vec![content_chunk("Hello "), content_chunk("wor")],
+        split: None,
+        end: End::Stall,
+    }
+}
+
+fn interrupt_mid_answer(signal: &str, code: i32) {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![stalled_answer()]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "greet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 64];
+    while !String::from_utf8_lossy(&seen).contains("Hello wor") {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "stdout closed early");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    send(&child, signal);
+    let status = wait(&mut child);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(code), "{stderr}");
+    assert!(
+        stderr.contains(&format!("stopped by SIG{signal}")),
+        "{stderr}"
+    );
+    let session = env.session();
+    assert_eq!(session["status"], "interrupted");
+    assert_eq!(
+        session["aborted_reply"],
+        json!({"aborted": true, "content": "Hello wor"})
+    );
+    assert_eq!(
+        session["messages"].as_array().unwrap().len(),
+        2,
+        "no partial message in the history"
+    );
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+}
+
+#[test]
+fn sigint_after_the_first_tokens_saves_the_partial_answer_and_exits_130() {
+    interrupt_mid_answer("INT", 130);
+}
+
+#[test]
+fn sigterm_exits_143() {
+    interrupt_mid_answer("TERM", 143);
+}
+
+#[test]
+fn sigint_during_bash_stops_the_command_and_its_children() {
+    let env = TestEnv::new();
+    let marker = format!("oc-sigint-{}", std::process::id());
+    let command = format!("bash -c 'exec -a {marker} sleep 300' & exec -a {marker} sleep 300");
+    let server = FakeOllama::start(vec![Reply::tool_calls(&[(
+        "bash",
+        json!({"command": command}),
+    )])]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "--yes", "sleep"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_named(&marker).len() < 2 {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    send(&child, "INT");
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(130));
+    let left = processes_named(&marker);
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let session = env.session();
+    assert_eq!(session["status"], "interrupted");
+    let last = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], "interrupted: result unknown");
+    assert_eq!(
+        last["tool_call_id"],
+        session["messages"][2]["tool_calls"][0]["id"]
+    );
+}
