@@ -108,4 +108,44 @@ mod tests {
         assert!(list("*.go", None).starts_with("no files match"));
         assert!(list("[", None).contains("not a valid glob"));
     }
+
+    #[test]
+    fn directory_symlinks_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.py"), "x").unwrap();
+        std::fs::write(dir.path().join("in.py"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let out = run(
+            &Args {
+                pattern: "**/*.py".into(),
+                path: None,
+            },
+            &ws,
+        );
+        assert_eq!(out.content, "in.py");
+        let out = run(
+            &Args {
+                pattern: "*".into(),
+                path: Some("out".into()),
+            },
+            &ws,
+        );
+        assert!(
+            !out.ok && out.content.contains("outside the workspace"),
+            "{}",
+            out.content
+        );
+        let found = crate::tools::search::run(
+            &crate::tools::search::Args {
+                pattern: "x".into(),
+                path: None,
+                glob: None,
+                ignore_case: None,
+            },
+            &ws,
+        );
+        assert_eq!(found.content, "in.py:1: x");
+    }
 }
