@@ -39,13 +39,16 @@ pub fn destructive_command(command: &str) -> Option<String> {
     if let Some(reason) = raw_patterns(command) {
         return Some(reason);
     }
-    for piece in command.split(|c: char| ";&|\n()`".contains(c)) {
-        let words = split_words(piece);
-        if let Some(reason) = check_words(&words) {
-            return Some(reason);
-        }
-    }
-    None
+    // Two readings: a plain split at every operator character (catches
+    // commands hidden inside quotes or broken syntax), and the shell
+    // tokenizer's (catches `find -exec`, substitutions, `eval`).
+    let naive = command
+        .split(|c: char| ";&|\n()`".contains(c))
+        .map(split_words);
+    let parsed = super::shell::simple_commands(command).unwrap_or_default();
+    naive
+        .chain(parsed)
+        .find_map(|words| check_words(&words))
 }
 
 fn raw_patterns(command: &str) -> Option<String> {
@@ -254,6 +257,8 @@ mod tests {
             "sudo -u root rm -rf /",
             "sh -c 'rm -r -f .'",
             "bash -lc \"rm -rf ~\"",
+            "find . -type d -exec rm -rf {} +",
+            "eval \"rm -rf x\"",
             "env FOO=1 rm -rf x",
             "timeout 5 rm -rf x",
             "nice -n 5 rm -rf x",

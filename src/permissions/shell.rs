@@ -1,0 +1,229 @@
+//! Shell command lines taken apart for permission checks, with
+//! brush-parser's tokenizer (quotes, operators, `$(…)` and backticks as bash
+//! reads them): every simple command, wrappers such as `sudo`, `env`,
+//! `timeout`, `nice`, `nohup`, `xargs`, `bash -c "…"` and `eval` unwrapped,
+//! command substitutions and `find -exec` commands included.
+
+use brush_parser::word::WordPiece;
+use brush_parser::{Token, tokenize_str};
+
+/// Operators that end a simple command.
+const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", ")"];
+/// How deep `bash -c`, `eval` and substitutions are followed.
+const MAX_DEPTH: usize = 8;
+
+/// Every simple command in `line`, as its words with quotes removed,
+/// wrappers unwrapped. Errors when the line is not complete shell syntax
+/// (an unterminated quote or here-document), which callers treat with
+/// caution.
+pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut out = Vec::new();
+    collect(line, 0, &mut out)?;
+    Ok(out)
+}
+
+/// A simple command as one line of text, for matching against rules.
+pub fn command_text(words: &[String]) -> String {
+    words.join(" ")
+}
+
+fn collect(line: &str, depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err("commands nested too deeply".into());
+    }
+    let tokens = tokenize_str(line).map_err(|e| format!("cannot parse the command: {e}"))?;
+    let mut words: Vec<String> = Vec::new();
+    for token in tokens {
+        match token {
+            Token::Operator(op, _) if CONTROL.contains(&op.as_str()) => {
+                finish(std::mem::take(&mut words), depth, out)?;
+            }
+            Token::Operator(op, _) => words.push(op),
+            Token::Word(word, _) => {
+                for inner in substitutions(&word) {
+                    collect(&inner, depth + 1, out)?;
+                }
+                let unquoted = match shlex::split(&word) {
+                    Some(mut parts) if parts.len() == 1 => parts.remove(0),
+                    _ => word,
+                };
+                words.push(unquoted);
+            }
+        }
+    }
+    finish(words, depth, out)
+}
+
+/// The command substitutions (`$(…)`, backticks) inside one word, also
+/// inside double quotes.
+fn substitutions(word: &str) -> Vec<String> {
+    fn walk(pieces: &[brush_parser::word::WordPieceWithSource], out: &mut Vec<String>) {
+        for piece in pieces {
+            match &piece.piece {
+                WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                    out.push(s.clone());
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => walk(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if word.contains('$') || word.contains('`') {
+        match brush_parser::word::parse(word, &Default::default()) {
+            Ok(pieces) => walk(&pieces, &mut out),
+            // Unparseable: look inside anyway, as a command of its own.
+            Err(_) => out.push(word.trim_matches(|c| c == '"' || c == '`' || c == '$').to_string()),
+        }
+    }
+    out
+}
+
+/// Unwraps one simple command and adds what it runs to `out`.
+fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
+    let words = strip_assignments(words);
+    let Some(program) = words.first() else {
+        return Ok(());
+    };
+    let name = program.rsplit('/').next().unwrap_or(program).to_string();
+    let args = &words[1..];
+    let inner: Option<Vec<String>> = match name.as_str() {
+        "sudo" | "doas" => Some(skip_options(args, &["-u", "-g", "-C", "-D", "-h", "-p", "-U"])),
+        "env" => Some(strip_assignments(skip_options(args, &["-u", "-C", "-S"]))),
+        "timeout" => {
+            let rest = skip_options(args, &["-s", "-k", "--signal", "--kill-after"]);
+            Some(rest.into_iter().skip(1).collect())
+        }
+        "nice" => Some(skip_options(args, &["-n", "--adjustment"])),
+        "xargs" => Some(skip_options(
+            args,
+            &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs"],
+        )),
+        "nohup" | "command" | "exec" | "builtin" | "time" | "stdbuf" | "ionice" => {
+            Some(skip_options(args, &["-o", "-e", "-i", "-c", "-n"]))
+        }
+        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
+            let script = args
+                .iter()
+                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+                .and_then(|i| args.get(i + 1));
+            if let Some(script) = script {
+                return collect(script, depth + 1, out);
+            }
+            None
+        }
+        "eval" => return collect(&args.join(" "), depth + 1, out),
+        _ => None,
+    };
+    match inner {
+        Some(inner) if !inner.is_empty() => finish(inner, depth, out),
+        // A wrapper alone (`sudo`, `env`) is a command of its own.
+        Some(_) | None => {
+            if name == "find" {
+                for exec in find_execs(args) {
+                    finish(exec, depth, out)?;
+                }
+            }
+            out.push(words);
+            Ok(())
+        }
+    }
+}
+
+/// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`.
+fn find_execs(args: &[String]) -> Vec<Vec<String>> {
+    let mut execs = Vec::new();
+    let mut rest = args;
+    while let Some(start) = rest
+        .iter()
+        .position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+    {
+        let after = &rest[start + 1..];
+        let end = after
+            .iter()
+            .position(|a| a == ";" || a == "+" || a == "\\;")
+            .unwrap_or(after.len());
+        execs.push(after[..end].to_vec());
+        rest = &after[end.min(after.len())..];
+        if rest.is_empty() {
+            break;
+        }
+        rest = &rest[1..];
+    }
+    execs
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn strip_assignments(words: Vec<String>) -> Vec<String> {
+    let start = words.iter().take_while(|w| is_assignment(w)).count();
+    words.into_iter().skip(start).collect()
+}
+
+/// Skips leading options; those in `with_value` also take the next word.
+fn skip_options(args: &[String], with_value: &[&str]) -> Vec<String> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        i += if with_value.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    args.get(i..).unwrap_or_default().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn texts(line: &str) -> Vec<String> {
+        simple_commands(line)
+            .unwrap()
+            .iter()
+            .map(|w| command_text(w))
+            .collect()
+    }
+
+    #[test]
+    fn compound_commands_are_split() {
+        assert_eq!(texts("cargo fmt && cargo test --lib"), ["cargo fmt", "cargo test --lib"]);
+        assert_eq!(texts("a; b || c | d\ne &"), ["a", "b", "c", "d", "e"]);
+        assert_eq!(texts("git commit -m \"fix; rm -rf x\""), ["git commit -m fix; rm -rf x"]);
+        assert_eq!(texts("echo \"$(cargo publish)\" `ls -a`"), ["cargo publish", "ls -a", "echo $(cargo publish) `ls -a`"]);
+        assert_eq!(texts("(cd sub && make)"), ["cd sub", "make"]);
+        assert_eq!(texts("cargo test 2>&1"), ["cargo test 2 >& 1"]);
+    }
+
+    #[test]
+    fn wrappers_are_unwrapped() {
+        assert_eq!(texts("sudo -u root cargo publish"), ["cargo publish"]);
+        assert_eq!(texts("env RUST_LOG=1 FOO=bar cargo test"), ["cargo test"]);
+        assert_eq!(texts("RUST_LOG=debug timeout -s KILL 10 cargo test"), ["cargo test"]);
+        assert_eq!(texts("nice -n 5 nohup make"), ["make"]);
+        assert_eq!(texts("bash -c \"cargo test && cargo publish\""), ["cargo test", "cargo publish"]);
+        assert_eq!(texts("sh -lc 'rm -r -f .'"), ["rm -r -f ."]);
+        assert_eq!(texts("eval 'git push'"), ["git push"]);
+        assert_eq!(texts("find . -name '*.o' -exec rm -f {} \\;"), ["rm -f {}", "find . -name *.o -exec rm -f {} ;"]);
+        assert_eq!(texts("ls | xargs -n 1 rm"), ["ls", "rm"]);
+        assert_eq!(texts("sudo"), ["sudo"]);
+    }
+
+    #[test]
+    fn incomplete_syntax_is_an_error() {
+        assert!(simple_commands("echo 'unterminated").is_err());
+        assert!(simple_commands("cat <<EOF").is_err());
+        assert_eq!(texts(""), Vec::<String>::new());
+    }
+}
