@@ -3,6 +3,7 @@
 
 pub mod approver;
 pub mod hard_rules;
+pub mod rules;
 pub mod shell;
 
 use serde::{Deserialize, Serialize};

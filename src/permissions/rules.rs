@@ -1,0 +1,219 @@
+//! Permission rules `TOOL(PATTERN)` (SPEC §7): `TOOL` is one of `read`,
+//! `write`, `edit`, `move`, `list`, `search`, `bash` or `*`; a bare `TOOL`
+//! means any argument. Path patterns are gitignore-style globs relative to
+//! the workspace (`src/**`, `*.rs`, `secrets/`); bash patterns match a whole
+//! simple command with `*` as a wildcard (`cargo test*`, `git diff *`).
+
+use std::path::Path;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::tools::ToolName;
+
+/// What a rule does to the calls it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Action {
+    /// The word used in config files and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Allow => "allow",
+            Action::Ask => "ask",
+            Action::Deny => "deny",
+        }
+    }
+}
+
+/// The tool part of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RuleTool {
+    One(ToolName),
+    Any,
+}
+
+/// The short name rules use for each tool.
+pub fn rule_name(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::ReadFile => "read",
+        ToolName::WriteFile => "write",
+        ToolName::EditFile => "edit",
+        ToolName::MoveFile => "move",
+        ToolName::ListFiles => "list",
+        ToolName::Search => "search",
+        ToolName::Bash => "bash",
+    }
+}
+
+const SYNTAX: &str = "rules look like TOOL or TOOL(PATTERN) with TOOL one of read, write, edit, move, list, search, bash or *, e.g. 'bash(cargo test*)', 'write(src/**)', 'read'";
+
+/// One parsed rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub action: Action,
+    /// The rule as written, e.g. `bash(cargo test*)`.
+    pub text: String,
+    tool: RuleTool,
+    /// `None` for a bare `TOOL`: any argument.
+    pattern: Option<Pattern>,
+}
+
+#[derive(Debug, Clone)]
+struct Pattern {
+    path: Gitignore,
+    command: Regex,
+}
+
+impl Rule {
+    /// Parses `text`. Errors quote the rule and show the syntax.
+    pub fn parse(action: Action, text: &str) -> Result<Rule, String> {
+        let invalid = |why: &str| format!("invalid rule `{text}`: {why}; {SYNTAX}");
+        let trimmed = text.trim();
+        let (name, pattern) = match trimmed.split_once('(') {
+            Some((name, rest)) => match rest.strip_suffix(')') {
+                Some(pattern) if !pattern.trim().is_empty() => (name.trim(), Some(pattern.trim())),
+                Some(_) => return Err(invalid("the pattern in parentheses is empty")),
+                None => return Err(invalid("the closing `)` is missing")),
+            },
+            None => (trimmed, None),
+        };
+        let tool = match name {
+            "*" => RuleTool::Any,
+            other => match ToolName::ALL.into_iter().find(|t| rule_name(*t) == other) {
+                Some(tool) => RuleTool::One(tool),
+                None if other.is_empty() => return Err(invalid("the tool is missing")),
+                None => return Err(invalid(&format!("`{other}` is not a tool"))),
+            },
+        };
+        let pattern = match pattern {
+            None => None,
+            Some(p) => {
+                let mut builder = GitignoreBuilder::new("");
+                builder
+                    .add_line(None, p)
+                    .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
+                let path = builder
+                    .build()
+                    .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
+                let wildcard = p.split('*').map(regex::escape).collect::<Vec<_>>().join(".*");
+                let command = Regex::new(&format!("^{wildcard}$"))
+                    .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?;
+                Some(Pattern { path, command })
+            }
+        };
+        Ok(Rule {
+            action,
+            text: trimmed.to_string(),
+            tool,
+            pattern,
+        })
+    }
+
+    /// Whether the rule is about `tool`.
+    pub fn covers(&self, tool: ToolName) -> bool {
+        match self.tool {
+            RuleTool::Any => true,
+            RuleTool::One(t) => t == tool,
+        }
+    }
+
+    /// Whether the rule takes any argument (a bare `TOOL`, or `TOOL(*)`).
+    pub fn is_bare(&self) -> bool {
+        self.pattern
+            .as_ref()
+            .is_none_or(|p| p.command.as_str() == "^.*$")
+    }
+
+    /// Whether the rule matches a path relative to the workspace
+    /// (`/`-separated), or one of its parent directories.
+    pub fn matches_path(&self, rel: &str, is_dir: bool) -> bool {
+        let Some(pattern) = &self.pattern else {
+            return true;
+        };
+        let path = Path::new(rel);
+        if pattern.path.matched(path, is_dir).is_ignore() {
+            return true;
+        }
+        path.ancestors()
+            .skip(1)
+            .filter(|p| !p.as_os_str().is_empty())
+            .any(|p| pattern.path.matched(p, true).is_ignore())
+    }
+
+    /// Whether the rule matches one simple command.
+    pub fn matches_command(&self, command: &str) -> bool {
+        self.pattern
+            .as_ref()
+            .is_none_or(|p| p.command.is_match(command))
+    }
+}
+
+/// The rule that allows exactly this path or command, for messages and the
+/// terminal's "always" answer: `edit(src/lib.rs)`, `bash(cargo test --lib)`.
+pub fn exact_rule(tool: ToolName, argument: &str) -> String {
+    format!("{}({argument})", rule_name(tool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(text: &str) -> Rule {
+        Rule::parse(Action::Allow, text).unwrap()
+    }
+
+    #[test]
+    fn syntax() {
+        assert!(rule("bash").is_bare());
+        assert!(rule("bash(*)").is_bare());
+        assert!(!rule("bash(cargo test*)").is_bare());
+        assert!(rule("*(src/**)").covers(ToolName::WriteFile));
+        assert!(rule("edit").covers(ToolName::EditFile));
+        assert!(!rule("edit").covers(ToolName::WriteFile));
+        for bad in ["", "shell(ls)", "bash(", "bash()", "(x)", "write_file(src)"] {
+            let err = Rule::parse(Action::Deny, bad).unwrap_err();
+            assert!(err.contains(&format!("invalid rule `{bad}`")), "{err}");
+            assert!(err.contains("TOOL(PATTERN)"), "{err}");
+        }
+    }
+
+    #[test]
+    fn path_patterns_are_gitignore_style() {
+        let src = rule("write(src/**)");
+        assert!(src.matches_path("src/lib.rs", false));
+        assert!(src.matches_path("src/a/b.rs", false));
+        assert!(!src.matches_path("tests/a.rs", false));
+        assert!(!src.matches_path("lib/src/a.rs", false));
+        let rs = rule("edit(*.rs)");
+        assert!(rs.matches_path("main.rs", false));
+        assert!(rs.matches_path("deep/down/main.rs", false));
+        assert!(!rs.matches_path("main.py", false));
+        let dir = rule("read(secrets/)");
+        assert!(dir.matches_path("secrets/key.pem", false));
+        assert!(dir.matches_path("secrets", true));
+        assert!(!dir.matches_path("public/key.pem", false));
+        assert!(rule("read").matches_path("anything", false));
+    }
+
+    #[test]
+    fn command_patterns_use_star_wildcards() {
+        let test = rule("bash(cargo test*)");
+        assert!(test.matches_command("cargo test"));
+        assert!(test.matches_command("cargo test --lib"));
+        assert!(!test.matches_command("cargo publish"));
+        assert!(!test.matches_command("xcargo test"));
+        let diff = rule("bash(git diff *)");
+        assert!(diff.matches_command("git diff HEAD~1"));
+        assert!(!diff.matches_command("git diff"));
+        let dots = rule("bash(make a.b)");
+        assert!(!dots.matches_command("make aXb"), "regex characters are literal");
+        assert_eq!(exact_rule(ToolName::Bash, "cargo test"), "bash(cargo test)");
+    }
+}
