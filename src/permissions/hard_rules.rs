@@ -46,9 +46,7 @@ pub fn destructive_command(command: &str) -> Option<String> {
         .split(|c: char| ";&|\n()`".contains(c))
         .map(split_words);
     let parsed = super::shell::simple_commands(command).unwrap_or_default();
-    naive
-        .chain(parsed)
-        .find_map(|words| check_words(&words))
+    naive.chain(parsed).find_map(|words| check_words(&words))
 }
 
 fn raw_patterns(command: &str) -> Option<String> {

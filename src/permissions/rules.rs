@@ -102,7 +102,11 @@ impl Rule {
                 let path = builder
                     .build()
                     .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
-                let wildcard = p.split('*').map(regex::escape).collect::<Vec<_>>().join(".*");
+                let wildcard = p
+                    .split('*')
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(".*");
                 let command = Regex::new(&format!("^{wildcard}$"))
                     .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?;
                 Some(Pattern { path, command })
@@ -213,7 +217,10 @@ mod tests {
         assert!(diff.matches_command("git diff HEAD~1"));
         assert!(!diff.matches_command("git diff"));
         let dots = rule("bash(make a.b)");
-        assert!(!dots.matches_command("make aXb"), "regex characters are literal");
+        assert!(
+            !dots.matches_command("make aXb"),
+            "regex characters are literal"
+        );
         assert_eq!(exact_rule(ToolName::Bash, "cargo test"), "bash(cargo test)");
     }
 }

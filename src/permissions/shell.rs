@@ -74,7 +74,10 @@ fn substitutions(word: &str) -> Vec<String> {
         match brush_parser::word::parse(word, &Default::default()) {
             Ok(pieces) => walk(&pieces, &mut out),
             // Unparseable: look inside anyway, as a command of its own.
-            Err(_) => out.push(word.trim_matches(|c| c == '"' || c == '`' || c == '$').to_string()),
+            Err(_) => out.push(
+                word.trim_matches(|c| c == '"' || c == '`' || c == '$')
+                    .to_string(),
+            ),
         }
     }
     out
@@ -89,7 +92,10 @@ fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Resul
     let name = program.rsplit('/').next().unwrap_or(program).to_string();
     let args = &words[1..];
     let inner: Option<Vec<String>> = match name.as_str() {
-        "sudo" | "doas" => Some(skip_options(args, &["-u", "-g", "-C", "-D", "-h", "-p", "-U"])),
+        "sudo" | "doas" => Some(skip_options(
+            args,
+            &["-u", "-g", "-C", "-D", "-h", "-p", "-U"],
+        )),
         "env" => Some(strip_assignments(skip_options(args, &["-u", "-C", "-S"]))),
         "timeout" => {
             let rest = skip_options(args, &["-s", "-k", "--signal", "--kill-after"]);
@@ -98,7 +104,20 @@ fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Resul
         "nice" => Some(skip_options(args, &["-n", "--adjustment"])),
         "xargs" => Some(skip_options(
             args,
-            &["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs"],
+            &[
+                "-a",
+                "-d",
+                "-E",
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+            ],
         )),
         "nohup" | "command" | "exec" | "builtin" | "time" | "stdbuf" | "ionice" => {
             Some(skip_options(args, &["-o", "-e", "-i", "-c", "-n"]))
@@ -178,7 +197,11 @@ fn skip_options(args: &[String], with_value: &[&str]) -> Vec<String> {
         if !arg.starts_with('-') || arg == "-" {
             break;
         }
-        i += if with_value.contains(&arg.as_str()) { 2 } else { 1 };
+        i += if with_value.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
     }
     args.get(i..).unwrap_or_default().to_vec()
 }
@@ -198,10 +221,19 @@ mod tests {
 
     #[test]
     fn compound_commands_are_split() {
-        assert_eq!(texts("cargo fmt && cargo test --lib"), ["cargo fmt", "cargo test --lib"]);
+        assert_eq!(
+            texts("cargo fmt && cargo test --lib"),
+            ["cargo fmt", "cargo test --lib"]
+        );
         assert_eq!(texts("a; b || c | d\ne &"), ["a", "b", "c", "d", "e"]);
-        assert_eq!(texts("git commit -m \"fix; rm -rf x\""), ["git commit -m fix; rm -rf x"]);
-        assert_eq!(texts("echo \"$(cargo publish)\" `ls -a`"), ["cargo publish", "ls -a", "echo $(cargo publish) `ls -a`"]);
+        assert_eq!(
+            texts("git commit -m \"fix; rm -rf x\""),
+            ["git commit -m fix; rm -rf x"]
+        );
+        assert_eq!(
+            texts("echo \"$(cargo publish)\" `ls -a`"),
+            ["cargo publish", "ls -a", "echo $(cargo publish) `ls -a`"]
+        );
         assert_eq!(texts("(cd sub && make)"), ["cd sub", "make"]);
         assert_eq!(texts("cargo test 2>&1"), ["cargo test 2 >& 1"]);
     }
@@ -210,12 +242,21 @@ mod tests {
     fn wrappers_are_unwrapped() {
         assert_eq!(texts("sudo -u root cargo publish"), ["cargo publish"]);
         assert_eq!(texts("env RUST_LOG=1 FOO=bar cargo test"), ["cargo test"]);
-        assert_eq!(texts("RUST_LOG=debug timeout -s KILL 10 cargo test"), ["cargo test"]);
+        assert_eq!(
+            texts("RUST_LOG=debug timeout -s KILL 10 cargo test"),
+            ["cargo test"]
+        );
         assert_eq!(texts("nice -n 5 nohup make"), ["make"]);
-        assert_eq!(texts("bash -c \"cargo test && cargo publish\""), ["cargo test", "cargo publish"]);
+        assert_eq!(
+            texts("bash -c \"cargo test && cargo publish\""),
+            ["cargo test", "cargo publish"]
+        );
         assert_eq!(texts("sh -lc 'rm -r -f .'"), ["rm -r -f ."]);
         assert_eq!(texts("eval 'git push'"), ["git push"]);
-        assert_eq!(texts("find . -name '*.o' -exec rm -f {} \\;"), ["rm -f {}", "find . -name *.o -exec rm -f {} ;"]);
+        assert_eq!(
+            texts("find . -name '*.o' -exec rm -f {} \\;"),
+            ["rm -f {}", "find . -name *.o -exec rm -f {} ;"]
+        );
         assert_eq!(texts("ls | xargs -n 1 rm"), ["ls", "rm"]);
         assert_eq!(texts("sudo"), ["sudo"]);
     }

@@ -3,6 +3,7 @@
 //! of every saved run (SPEC §9).
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -198,7 +199,7 @@ impl Store {
         let path = self.session_path(&session.id);
         let json = serde_json::to_vec_pretty(session)
             .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
-        crate::tools::write_atomic(&path, &json).map_err(|e| {
+        crate::tools::write_atomic(&path, &json, 0o600).map_err(|e| {
             Error::io(
                 format!("cannot save the session to `{}`", path.display()),
                 e,
@@ -218,6 +219,7 @@ impl Store {
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .map_err(|e| Error::io(context(), e))?;
         file.lock().map_err(|e| Error::io(context(), e))?;

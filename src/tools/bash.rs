@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
@@ -22,8 +23,11 @@ use super::{ToolOutcome, Workspace};
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 /// Longest timeout the model may ask for.
 pub const MAX_TIMEOUT_SECS: u64 = 600;
-/// Bytes of output kept: half from the start, half from the end.
-pub const OUTPUT_CAP: usize = 32 * 1024;
+/// Bytes of output kept: half from the start, half from the end. Below the
+/// agent's cap on any tool result, so the output is cut once, here.
+pub const OUTPUT_CAP: usize = 30 * 1024;
+/// How long the output may go on arriving after the command's group is gone.
+const DRAIN_WAIT: Duration = Duration::from_secs(1);
 /// Time between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
 
@@ -77,24 +81,42 @@ async fn run_command(
     // If this call is abandoned (the run was interrupted), the guard stops
     // the whole group as it is dropped.
     let mut guard = GroupGuard(pgid);
-    let collector = tokio::task::spawn_blocking(move || collect(reader));
+    let captured = Arc::new(Mutex::new(Captured::default()));
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let sink = Arc::clone(&captured);
+    // A plain thread: if a process that left the group (`setsid`) keeps the
+    // pipe open, this reader is abandoned rather than waited for.
+    std::thread::spawn(move || {
+        let _ = done_tx.send(collect(reader, &sink));
+    });
 
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (Some(status?), false),
         Err(_) => (None, true),
     };
     if let Some(pgid) = guard.0.take() {
-        stop_group(pgid).await;
+        stop_group(pgid, &mut child).await;
     }
     let status = match status {
         Some(status) => status,
         None => child.wait().await?,
     };
-    let output = collector
-        .await
-        .map_err(|e| std::io::Error::other(format!("output reader failed: {e}")))??;
+    let escaped = match tokio::time::timeout(DRAIN_WAIT, done_rx).await {
+        Ok(Ok(result)) => {
+            result?;
+            false
+        }
+        Ok(Err(_)) | Err(_) => true,
+    };
+    let output = captured
+        .lock()
+        .map(|c| c.clone())
+        .map_err(|_| std::io::Error::other("the output reader failed"))?;
 
-    let text = output.render();
+    let mut text = output.render();
+    if escaped {
+        text.push_str("\n[a process the command started left its process group and still holds the output open; its further output is not shown]");
+    }
     let ending = if timed_out {
         format!(
             "timed out after {} s; the command and everything it started were stopped",
@@ -124,17 +146,19 @@ async fn run_command(
 }
 
 /// Stops every process left in the group: SIGTERM, then SIGKILL for those
-/// still there after [`KILL_GRACE`].
-pub async fn stop_group(pgid: Pid) {
+/// still there after [`KILL_GRACE`]. `child` (the group leader) is reaped
+/// on the way, so its zombie does not count as a live member.
+async fn stop_group(pgid: Pid, child: &mut tokio::process::Child) {
     if killpg(pgid, Signal::SIGTERM).is_err() {
         return; // nothing left
     }
     let deadline = tokio::time::Instant::now() + KILL_GRACE;
     while tokio::time::Instant::now() < deadline {
+        let _ = child.try_wait();
         if killpg(pgid, None).is_err() {
             return;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let _ = killpg(pgid, Signal::SIGKILL);
 }
@@ -162,7 +186,7 @@ impl Drop for GroupGuard {
 }
 
 /// Head and tail of a byte stream, and its full length.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Captured {
     head: Vec<u8>,
     tail: VecDeque<u8>,
@@ -198,13 +222,17 @@ impl Captured {
     }
 }
 
-fn collect(mut reader: std::io::PipeReader) -> std::io::Result<Captured> {
-    let mut captured = Captured::default();
+/// Reads the pipe to its end into `captured`.
+fn collect(mut reader: std::io::PipeReader, captured: &Mutex<Captured>) -> std::io::Result<()> {
     let mut buf = [0u8; 8192];
     loop {
         match reader.read(&mut buf) {
-            Ok(0) => return Ok(captured),
-            Ok(n) => captured.push(&buf[..n]),
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                if let Ok(mut captured) = captured.lock() {
+                    captured.push(&buf[..n]);
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -219,6 +247,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
         (dir, ws)
+    }
+
+    /// Pids of the processes whose command line contains `marker`.
+    fn processes_named(marker: &str) -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+                let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+                String::from_utf8_lossy(&cmdline)
+                    .contains(marker)
+                    .then_some(pid)
+            })
+            .collect()
     }
 
     fn args(command: &str, timeout_secs: Option<u64>) -> Args {
@@ -273,14 +316,28 @@ mod tests {
             "{}",
             out.content
         );
-        let left: Vec<String> = std::fs::read_dir("/proc")
-            .unwrap()
-            .flatten()
-            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .filter(|c| c.contains(&marker))
-            .collect();
+        let left = processes_named(&marker);
         assert!(left.is_empty(), "left behind: {left:?}");
+    }
+
+    #[tokio::test]
+    async fn a_process_that_leaves_the_group_does_not_hold_the_call_open() {
+        let (_dir, ws) = ws();
+        let started = std::time::Instant::now();
+        let marker = format!("oc-test-setsid-{}", std::process::id());
+        let command =
+            format!("setsid bash -c 'exec -a {marker} sleep 20' & sleep 0.2; echo started");
+        let out = run(&args(&command, Some(5)), &ws).await;
+        assert!(out.content.starts_with("started"), "{}", out.content);
+        assert!(
+            out.content.contains("left its process group"),
+            "{}",
+            out.content
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        for pid in processes_named(&marker) {
+            let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
     }
 
     #[tokio::test]

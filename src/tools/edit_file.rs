@@ -25,6 +25,7 @@ pub struct Args {
 pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
+    super::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
     let text = match std::fs::read(&path.real) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
             format!("{display} is not UTF-8 text; rewrite it with write_file instead")

@@ -279,6 +279,18 @@ pub fn decode_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
 pub const LATIN1_NOTE: &str =
     "note: the file is not valid UTF-8; it is shown decoded as Latin-1 (windows-1252)";
 
+/// Checks that `real`, when it exists, is a regular file: reading a FIFO
+/// would block forever and a device is never a source file. The error
+/// completes a sentence that starts with the path.
+pub fn regular_file(real: &Path) -> Result<(), String> {
+    match std::fs::metadata(real) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            Err("is not a regular file (a FIFO, socket or device); it cannot be used".into())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Most diff lines a file change reports back to the model.
 pub const COMPACT_DIFF_LINES: usize = 40;
 
@@ -348,7 +360,7 @@ impl FileChange {
                 format!("{display}: no change"),
             );
         }
-        if let Err(e) = write_atomic(&self.path.real, self.after.as_bytes()) {
+        if let Err(e) = write_atomic(&self.path.real, self.after.as_bytes(), 0o666) {
             return ToolOutcome::error(format!("cannot write {display}: {e}"));
         }
         let (added, removed) = self.line_counts();
@@ -374,14 +386,17 @@ impl FileChange {
 }
 
 /// Writes `bytes` to `path` atomically: parent directories created, a temp
-/// file in the same directory renamed over the target, the target's
-/// permissions kept when it existed.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+/// file in the same directory renamed over the target. The target keeps its
+/// permissions when it existed; a new file gets `new_mode` less the umask
+/// (0o666 for workspace files, 0o600 for `oc`'s own private files).
+pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
     use std::io::Write;
-    let parent = path.parent().unwrap_or_else(|| std::path::Path::new("."));
+    use std::os::unix::fs::PermissionsExt;
+    let parent = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(parent)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".oc-tmp-")
+        .permissions(std::fs::Permissions::from_mode(new_mode))
         .tempfile_in(parent)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;

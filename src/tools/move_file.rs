@@ -20,11 +20,12 @@ pub struct Args {
 
 /// Moves the file or directory.
 pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
-    let from = match ws.resolve(&args.from) {
+    // A symlink is moved as a link; its target stays where it is.
+    let from = match ws.resolve_link(&args.from) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e),
     };
-    let to = match ws.resolve(&args.to) {
+    let to = match ws.resolve_link(&args.to) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e),
     };
@@ -111,5 +112,12 @@ mod tests {
         assert!(!run(&args("missing", "x", false), &ws).ok);
         assert!(!run(&args("deep", "deep/inner", false), &ws).ok);
         assert!(!run(&args("deep", "../out", false), &ws).ok);
+        std::fs::write(dir.path().join("target.txt"), "t").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("target.txt"), dir.path().join("link")).unwrap();
+        let out = run(&args("link", "renamed-link", false), &ws);
+        assert!(out.ok, "{}", out.content);
+        assert!(dir.path().join("target.txt").exists(), "the target stays");
+        let moved = dir.path().join("renamed-link").symlink_metadata().unwrap();
+        assert!(moved.file_type().is_symlink());
     }
 }

@@ -39,6 +39,9 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             "{display} is a directory; use list_files to see what is in it"
         ));
     }
+    if let Err(why) = super::regular_file(&path.real) {
+        return ToolOutcome::error(format!("{display} {why}"));
+    }
     let bytes = match std::fs::read(&path.real) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -70,7 +73,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             "offset {offset} is past the end of {display}, which has {total} lines"
         ));
     }
-    let end = (offset - 1 + limit).min(total);
+    let end = offset.saturating_sub(1).saturating_add(limit).min(total);
     let mut out = String::new();
     if latin1 {
         out.push_str(super::LATIN1_NOTE);
@@ -87,6 +90,8 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     }
     if offset == 1 && end == total {
         out.push_str(&format!("({total} lines)"));
+    } else if end == total {
+        out.push_str(&format!("(lines {offset}-{end} of {total}; end of file)"));
     } else {
         out.push_str(&format!(
             "(lines {offset}-{end} of {total}; use offset={} to read on)",
@@ -131,6 +136,12 @@ mod tests {
         let out = read(dir.path(), "a.txt", None, None);
         assert!(out.content.ends_with("(10 lines)"), "{}", out.content);
         assert!(!read(dir.path(), "a.txt", Some(11), None).ok);
+        let out = read(dir.path(), "a.txt", Some(9), Some(usize::MAX));
+        assert!(
+            out.content.ends_with("(lines 9-10 of 10; end of file)"),
+            "{}",
+            out.content
+        );
     }
 
     #[test]

@@ -71,6 +71,27 @@ impl Workspace {
         })
     }
 
+    /// Like [`Workspace::resolve`], but a final symlink is not followed: the
+    /// result names the link itself (its directory resolved and confined).
+    /// For moving or replacing a link rather than what it points to.
+    pub fn resolve_link(&self, path: &str) -> Result<ResolvedPath, String> {
+        let trimmed = path.trim().trim_end_matches('/');
+        let joined = self.root.join(trimmed);
+        let is_link = joined
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink());
+        let (Some(parent), Some(name), true) = (joined.parent(), joined.file_name(), is_link)
+        else {
+            return self.resolve(path);
+        };
+        let parent = self.resolve(&parent.to_string_lossy())?;
+        let real = parent.real.join(name);
+        Ok(ResolvedPath {
+            display: self.display(&real),
+            real,
+        })
+    }
+
     /// `real` relative to the root, `/`-separated (`.` for the root itself).
     pub fn display(&self, real: &Path) -> String {
         match real.strip_prefix(&self.root) {
@@ -160,6 +181,11 @@ mod tests {
             "src/a.rs"
         );
 
+        // A link itself, not its target, when asked for.
+        assert_eq!(ws.resolve_link("inner-link").unwrap().display, "inner-link");
+        assert_eq!(ws.resolve_link("escape").unwrap().display, "escape");
+        assert_eq!(ws.resolve_link("src/a.rs").unwrap().display, "src/a.rs");
+        assert!(ws.resolve_link("../x").is_err());
         for bad in [
             "../x",
             "../../etc/passwd",

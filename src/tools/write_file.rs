@@ -21,10 +21,17 @@ pub struct Args {
 /// Errors: a directory, an unreadable file, or an existing file not seen in
 /// this run (read it first).
 pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
+    if args.path.trim_end().ends_with('/') {
+        return Err(format!(
+            "`{}` ends with `/`; give the path of a file, not a directory",
+            args.path
+        ));
+    }
     let path = ws.resolve(&args.path)?;
     if path.real.is_dir() {
         return Err(format!("{} is a directory; give a file path", path.display));
     }
+    super::regular_file(&path.real).map_err(|why| format!("{} {why}", path.display))?;
     let before = match std::fs::read(&path.real) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -174,5 +181,39 @@ mod tests {
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o755);
+    }
+
+    #[test]
+    fn new_files_get_ordinary_permissions_and_dirs_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let seen = Seen::default();
+        let args = Args {
+            path: "new/deep/file.txt".into(),
+            content: "x".into(),
+        };
+        assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
+        let mode = std::fs::metadata(dir.path().join("new/deep/file.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        // 0o666 less the umask: readable by others, unlike a bare temp file.
+        assert_eq!(mode & 0o044, 0o044 & !umask(), "mode {mode:o}");
+        let args = Args {
+            path: "newdir/".into(),
+            content: "x".into(),
+        };
+        assert!(
+            prepare(&args, &ws, &seen)
+                .unwrap_err()
+                .contains("ends with `/`")
+        );
+    }
+
+    fn umask() -> u32 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+        u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
     }
 }

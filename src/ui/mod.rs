@@ -1,8 +1,8 @@
 //! Human output (SPEC §8, text format): the assistant's answer streams to
 //! stdout and nothing else goes there; thinking (dim), tool activity, diffs,
 //! warnings and the closing usage line go to stderr. Colour only when stderr
-//! is a terminal and `NO_COLOR` is unset. This is the only module that prints.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+//! is a terminal and `NO_COLOR` is unset. This is the only module that writes
+//! to stdout and stderr, and it never fails on a closed pipe.
 
 use std::io::{IsTerminal, Write};
 
@@ -10,6 +10,40 @@ use console::Style;
 
 use crate::env_vars;
 use crate::permissions::ApprovalRequest;
+
+/// Writes to stderr, ignoring errors: a closed stderr (`2>&1 | head`) must
+/// not end the run.
+fn err(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes());
+    let _ = stderr.flush();
+}
+
+fn err_line(text: &str) {
+    err(&format!("{text}\n"));
+}
+
+/// Model-controlled text made safe for a terminal: control characters other
+/// than newline and tab are shown escaped (`\x1b`), so escape sequences can
+/// never disguise what is being approved.
+pub fn sanitize(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
 
 /// Whether stderr gets colour.
 pub fn stderr_colors() -> bool {
@@ -28,20 +62,24 @@ fn style(color: bool, style: Style) -> Style {
 /// Prints the error that ends the process, with its cause chain.
 pub fn print_error(err: &anyhow::Error) {
     let red = style(stderr_colors(), Style::new().red().bold());
-    eprintln!("{} {err:#}", red.apply_to("oc: error:"));
+    err_line(&format!("{} {err:#}", red.apply_to("oc: error:")));
 }
 
 /// Prints a warning line on stderr.
 pub fn print_warning(message: &str) {
     let yellow = style(stderr_colors(), Style::new().yellow());
-    eprintln!("{} {message}", yellow.apply_to("oc: warning:"));
+    err_line(&format!("{} {message}", yellow.apply_to("oc: warning:")));
 }
 
 /// Shows what an approval prompt is about (tool, detail, coloured diff).
 pub fn show_approval_request(request: &ApprovalRequest) {
     let color = stderr_colors();
     let bold = style(color, Style::new().bold());
-    eprintln!("{} {}", bold.apply_to(&request.tool), request.detail);
+    err_line(&format!(
+        "{} {}",
+        bold.apply_to(&request.tool),
+        sanitize(&request.detail)
+    ));
     if let Some(diff) = &request.diff {
         print_diff(diff, color);
     }
@@ -52,14 +90,16 @@ fn print_diff(diff: &str, color: bool) {
     let red = style(color, Style::new().red());
     let dim = style(color, Style::new().dim());
     for line in diff.lines() {
+        let line = sanitize(line);
+        let line = line.as_ref();
         if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@") {
-            eprintln!("{}", dim.apply_to(line));
+            err_line(&dim.apply_to(line).to_string());
         } else if line.starts_with('+') {
-            eprintln!("{}", green.apply_to(line));
+            err_line(&green.apply_to(line).to_string());
         } else if line.starts_with('-') {
-            eprintln!("{}", red.apply_to(line));
+            err_line(&red.apply_to(line).to_string());
         } else {
-            eprintln!("{line}");
+            err_line(line);
         }
     }
 }
@@ -106,7 +146,7 @@ impl TextRenderer {
         }
         self.open = Open::Thinking;
         let dim = style(self.color, Style::new().dim().italic());
-        eprint!("{}", dim.apply_to(delta));
+        err(&dim.apply_to(sanitize(delta)).to_string());
     }
 
     /// A content delta of the answer: stdout, flushed at once. A closed pipe
@@ -116,7 +156,7 @@ impl TextRenderer {
             return;
         }
         if self.open == Open::Thinking {
-            eprintln!();
+            err("\n");
         }
         self.open = Open::Content;
         let mut out = std::io::stdout().lock();
@@ -128,7 +168,7 @@ impl TextRenderer {
     /// Ends any open line of thinking or content.
     pub fn close_line(&mut self) {
         match self.open {
-            Open::Thinking => eprintln!(),
+            Open::Thinking => err("\n"),
             Open::Content if !self.content_ends_with_newline => {
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(b"\n");
@@ -151,7 +191,11 @@ impl TextRenderer {
             .chars()
             .take(160)
             .collect();
-        eprintln!("{} {detail}", cyan.apply_to(format!("● {name}")));
+        err_line(&format!(
+            "{} {}",
+            cyan.apply_to(format!("● {}", sanitize(name))),
+            sanitize(&detail)
+        ));
     }
 
     /// A tool call's result.
@@ -162,7 +206,7 @@ impl TextRenderer {
             ("✗", Style::new().red())
         };
         let s = style(self.color, s);
-        eprintln!("  {} {summary}", s.apply_to(mark));
+        err_line(&format!("  {} {}", s.apply_to(mark), sanitize(summary)));
     }
 
     /// The diff of a file change that was applied.
@@ -180,6 +224,6 @@ impl TextRenderer {
     pub fn note(&mut self, message: &str) {
         self.close_line();
         let dim = style(self.color, Style::new().dim());
-        eprintln!("{}", dim.apply_to(message));
+        err_line(&dim.apply_to(message).to_string());
     }
 }

@@ -147,3 +147,26 @@ fn stdout_closed_early_is_not_a_crash() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let _ = std::io::stdout().flush();
 }
+
+/// Regression: a closed stderr (`oc run x 2>&1 | head`) made every status
+/// line panic with "failed printing to stderr".
+#[test]
+fn stderr_closed_early_is_not_a_crash() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("list_files", serde_json::json!({"pattern": "*"}))]),
+        Reply::answer("done"),
+    ]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "look"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(env.session()["status"], "finished");
+}
