@@ -57,9 +57,17 @@ pub struct CommonArgs {
     /// Most model requests in one run [default: 25]
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
-    /// Thinking: true, false, low, medium or high. Never sent to a model without
-    /// the `thinking` capability [default: true for run, false for plan]
-    #[arg(long, global = true, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "true")]
+    /// Thinking: `--think` or `--think=LEVEL` with true, false, low, medium or high.
+    /// Never sent to a model without the `thinking` capability [default: true for
+    /// run, false for plan]
+    #[arg(
+        long,
+        global = true,
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
     pub think: Option<Think>,
     /// Sampling temperature [default: 1]
     #[arg(long, global = true, value_name = "T")]

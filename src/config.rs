@@ -198,6 +198,14 @@ pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
 
 /// Parses the text of a config file; see [`load_file`].
 pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Ok(LoadedFile {
+            path: path.to_path_buf(),
+            config: FileConfig::default(),
+            unknown_keys: Vec::new(),
+        });
+    }
     let syntax = |e: serde_json::Error| {
         let full = e.to_string();
         let message = match full.rfind(" at line ") {
@@ -345,6 +353,19 @@ impl Settings {
             Mode::Code => Think::On,
             Mode::Plan => Think::Off,
         };
+        let sampling = Sampling {
+            temperature: flags
+                .temperature
+                .or(merged.temperature)
+                .unwrap_or(defaults.temperature),
+            top_p: flags.top_p.or(merged.top_p).unwrap_or(defaults.top_p),
+            top_k: flags.top_k.or(merged.top_k).unwrap_or(defaults.top_k),
+            presence_penalty: flags
+                .presence_penalty
+                .or(merged.presence_penalty)
+                .unwrap_or(defaults.presence_penalty),
+        };
+        check_sampling(&sampling)?;
         Ok(Settings {
             mode,
             model: model.trim().to_string(),
@@ -358,21 +379,29 @@ impl Settings {
                 .unwrap_or(DEFAULT_MAX_TURNS),
             think: flags.think.or(merged.think).unwrap_or(default_think),
             think_explicit: flags.think.or(merged.think).is_some(),
-            sampling: Sampling {
-                temperature: flags
-                    .temperature
-                    .or(merged.temperature)
-                    .unwrap_or(defaults.temperature),
-                top_p: flags.top_p.or(merged.top_p).unwrap_or(defaults.top_p),
-                top_k: flags.top_k.or(merged.top_k).unwrap_or(defaults.top_k),
-                presence_penalty: flags
-                    .presence_penalty
-                    .or(merged.presence_penalty)
-                    .unwrap_or(defaults.presence_penalty),
-            },
+            sampling,
             permission_mode,
         })
     }
+}
+
+/// Sampling values Ollama can use: finite, temperature ≥ 0, top_p in (0, 1].
+fn check_sampling(s: &Sampling) -> Result<()> {
+    let bad = |name: &str, value: f64, want: &str| {
+        Err(Error::Usage(format!(
+            "{name} {value} is out of range; it must be {want}"
+        )))
+    };
+    if !s.temperature.is_finite() || s.temperature < 0.0 {
+        return bad("temperature", s.temperature, "a number of at least 0");
+    }
+    if !s.top_p.is_finite() || s.top_p <= 0.0 || s.top_p > 1.0 {
+        return bad("top_p", s.top_p, "above 0 and at most 1");
+    }
+    if !s.presence_penalty.is_finite() {
+        return bad("presence_penalty", s.presence_penalty, "a finite number");
+    }
+    Ok(())
 }
 
 fn check_file_values(file: &LoadedFile) -> Result<()> {
@@ -412,7 +441,20 @@ pub fn normalize_host(text: &str) -> Result<String> {
         Some((hp, p)) => (hp, p.trim_end_matches('/')),
         None => (rest, ""),
     };
+    // `user:password@` is kept for the requests (basic auth).
+    let (userinfo, hostport) = match hostport.rsplit_once('@') {
+        Some((user, hp)) => (format!("{user}@"), hp),
+        None => (String::new(), hostport),
+    };
     let (host, port) = split_host_port(hostport);
+    // A bare IPv6 address (`::1`) needs brackets in a URL.
+    let bracketed;
+    let host = if host.contains(':') && !host.starts_with('[') {
+        bracketed = format!("[{host}]");
+        bracketed.as_str()
+    } else {
+        host
+    };
     let host = if host.is_empty() { "127.0.0.1" } else { host };
     let port = port.unwrap_or(default_port);
     if port.parse::<u16>().is_err() || host.contains(char::is_whitespace) {
@@ -425,7 +467,22 @@ pub fn normalize_host(text: &str) -> Result<String> {
     } else {
         format!("/{path}")
     };
-    Ok(format!("{scheme}://{host}:{port}{path}"))
+    Ok(format!("{scheme}://{userinfo}{host}:{port}{path}"))
+}
+
+/// A base URL for messages: any `user:password@` is left out.
+pub fn display_host(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    format!("{scheme}://{host}{path}")
 }
 
 /// Splits `host:port`, `[v6]:port`, `[v6]` or `host`.
@@ -548,6 +605,8 @@ mod tests {
             assert_eq!(normalize_host(input).unwrap(), want, "{input}");
         }
         assert!(normalize_host("ftp://x").is_err());
+        assert_eq!(display_host("http://u:secret@h:1/x"), "http://h:1/x");
+        assert_eq!(display_host("http://h:1"), "http://h:1");
         assert!(normalize_host("host:notaport").is_err());
     }
 
@@ -577,6 +636,51 @@ mod tests {
         assert_eq!(file(r#"{"think":"high"}"#).config.think, Some(Think::High));
         assert!(parse_file(Path::new("x"), r#"{"think":"max"}"#).is_err());
         assert_eq!("Medium".parse::<Think>(), Ok(Think::Medium));
+    }
+
+    #[test]
+    fn sampling_values_are_checked() {
+        for flags in [
+            CommonArgs {
+                temperature: Some(f64::NAN),
+                ..CommonArgs::default()
+            },
+            CommonArgs {
+                temperature: Some(-1.0),
+                ..CommonArgs::default()
+            },
+            CommonArgs {
+                top_p: Some(-3.0),
+                ..CommonArgs::default()
+            },
+            CommonArgs {
+                top_p: Some(1.5),
+                ..CommonArgs::default()
+            },
+            CommonArgs {
+                presence_penalty: Some(f64::INFINITY),
+                ..CommonArgs::default()
+            },
+        ] {
+            let result = Settings::resolve(
+                &flags,
+                Mode::Code,
+                &EnvValues::default(),
+                &[],
+                PathBuf::new(),
+                PathBuf::new(),
+            );
+            assert!(matches!(result, Err(Error::Usage(_))), "{flags:?}");
+        }
+    }
+
+    #[test]
+    fn empty_files_and_a_bom_are_fine() {
+        assert_eq!(file("").config, FileConfig::default());
+        assert_eq!(
+            file("\u{feff}{\"model\": \"m\"}").config.model.as_deref(),
+            Some("m")
+        );
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub enum Error {
         message: String,
     },
     /// A config file that exists but cannot be read (exit 2).
-    #[error("cannot read config file `{}`: {source}", path.display())]
+    #[error("cannot read config file `{}`", path.display())]
     ConfigRead {
         path: PathBuf,
         source: std::io::Error,
@@ -83,7 +83,7 @@ pub enum Error {
     #[error("{0}")]
     Server(String),
     /// Local I/O that the run needs failed (exit 1).
-    #[error("{context}: {source}")]
+    #[error("{context}")]
     Io {
         context: String,
         source: std::io::Error,

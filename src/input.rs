@@ -92,7 +92,7 @@ fn read_all_stdin() -> Result<Vec<u8>> {
         .lock()
         .take(MAX_STDIN_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("cannot read stdin", e))?;
+        .map_err(|e| Error::Usage(format!("cannot read stdin: {e}")))?;
     if bytes.len() > MAX_STDIN_BYTES {
         return Err(too_big());
     }

@@ -58,6 +58,12 @@ fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
     let env = EnvValues::from_process();
     let cwd = workspace_dir(common.cwd.as_deref())?;
     let home = config::resolve_home(common.home.as_deref(), &env)?;
+    if home.exists() && !home.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
+            home.display()
+        )));
+    }
     let mut files: Vec<LoadedFile> = Vec::new();
     files.extend(config::load_file(&home.join(config::USER_CONFIG))?);
     files.extend(config::load_file(&cwd.join(config::PROJECT_CONFIG))?);

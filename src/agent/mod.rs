@@ -101,7 +101,7 @@ pub async fn run(
     let mut session = Session::new(
         settings.mode,
         &settings.model,
-        &settings.host,
+        &crate::config::display_host(&settings.host),
         workspace.root(),
         &prompt,
         num_ctx,
@@ -207,8 +207,9 @@ pub async fn run(
         Ending::Answered => Ok(ExitStatus::Denied),
         Ending::MaxTurns => {
             ui.warn(&format!(
-                "stopped after {} turns (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
-                settings.max_turns
+                "stopped after {} turn{} (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
+                settings.max_turns,
+                plural(settings.max_turns as usize)
             ));
             Ok(ExitStatus::MaxTurns)
         }
@@ -273,8 +274,13 @@ impl Run<'_> {
             session.usage.prompt_tokens += reply.prompt_eval_count;
             session.usage.completion_tokens += reply.eval_count;
             if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
+                let advice = if self.options.num_ctx < self.settings.num_ctx {
+                    "this is the model's whole context; split the task or use a model with a longer context"
+                } else {
+                    "raise `--num-ctx`"
+                };
                 self.ui.warn(&format!(
-                    "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it. Raise `--num-ctx`.",
+                    "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it: {advice}",
                     reply.prompt_eval_count, self.options.num_ctx
                 ));
             }
@@ -373,7 +379,20 @@ impl Run<'_> {
         };
         let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
             self.ui.tool_call(name, "");
-            return self.report(ToolOutcome::error(self.unknown_tool(name)));
+            let message = self.unknown_tool(name);
+            if ToolName::from_name(name).is_some() {
+                // A real tool this mode does not offer: a refusal by mode.
+                session.permissions.push(PermissionRecord {
+                    turn: session.turns,
+                    tool_call_id: id.to_string(),
+                    tool: name.to_string(),
+                    detail: String::new(),
+                    allowed: false,
+                    source: Source::Mode,
+                    reason: Some(message.clone()),
+                });
+            }
+            return self.report(ToolOutcome::error(message));
         };
         let input = match ToolInput::parse(tool, &arguments) {
             Ok(input) => input,
@@ -416,6 +435,7 @@ impl Run<'_> {
                 Err(message) => return self.report(ToolOutcome::error(message)),
             }
         };
+        let asked = verdict == Verdict::Ask;
         let (source, denied) = match verdict {
             Verdict::Allow(source) => (source, None),
             Verdict::Deny { source, reason } => (source, Some(reason)),
@@ -439,7 +459,8 @@ impl Run<'_> {
                 let outcome = change.apply();
                 if outcome.ok {
                     self.seen.insert(&change.path.real);
-                    if !outcome.changed.is_empty() {
+                    // A diff the user just approved is not shown twice.
+                    if !outcome.changed.is_empty() && !asked {
                         self.ui.diff(&change.unified_diff());
                     }
                 }

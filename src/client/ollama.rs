@@ -125,6 +125,8 @@ impl ModelInfo {
 pub struct OllamaClient {
     http: reqwest::Client,
     base: String,
+    /// `base` without any `user:password@`, for messages.
+    shown: String,
 }
 
 impl OllamaClient {
@@ -140,15 +142,17 @@ impl OllamaClient {
             .read_timeout(READ_TIMEOUT)
             .build()
             .map_err(|e| Error::Server(format!("cannot set up the HTTP client: {e}")))?;
+        let base = base.trim_end_matches('/').to_string();
         Ok(OllamaClient {
             http,
-            base: base.trim_end_matches('/').to_string(),
+            shown: crate::config::display_host(&base),
+            base,
         })
     }
 
-    /// The base URL requests go to.
+    /// The base URL requests go to, without credentials.
     pub fn host(&self) -> &str {
-        &self.base
+        &self.shown
     }
 
     /// `POST /api/show {"model"}`: capabilities and context length.
@@ -212,7 +216,7 @@ impl OllamaClient {
         }
         Ok(ChatStream {
             response,
-            host: self.base.clone(),
+            host: self.shown.clone(),
             lines: LineBuffer::default(),
             queued: VecDeque::new(),
             line_number: 0,
@@ -228,14 +232,14 @@ impl OllamaClient {
         request.send().await.map_err(|e| {
             if e.is_connect() || e.is_timeout() {
                 Error::Unreachable {
-                    host: self.base.clone(),
-                    reason: root_cause(&e),
+                    host: self.shown.clone(),
+                    reason: root_cause(&e.without_url()),
                 }
             } else {
                 Error::Server(format!(
                     "request to {} failed: {}",
-                    self.base,
-                    root_cause(&e)
+                    self.shown,
+                    root_cause(&e.without_url())
                 ))
             }
         })
@@ -246,8 +250,8 @@ impl OllamaClient {
         let bytes = response.bytes().await.map_err(|e| {
             Error::Server(format!(
                 "reading the answer of {}{endpoint} failed: {}",
-                self.base,
-                root_cause(&e)
+                self.shown,
+                root_cause(&e.without_url())
             ))
         })?;
         match serde_json::from_slice(&bytes) {
@@ -258,7 +262,7 @@ impl OllamaClient {
             })),
             Err(e) => Err(Error::Server(format!(
                 "{}{endpoint} answered with something that is not JSON ({e}); is `--host` an Ollama server?",
-                self.base
+                self.shown
             ))),
         }
     }
@@ -270,7 +274,7 @@ impl OllamaClient {
             .unwrap_or_else(|| body.to_string());
         Error::Server(format!(
             "the Ollama server at {} answered {status} to {endpoint}: {text}",
-            self.base
+            self.shown
         ))
     }
 
@@ -282,7 +286,7 @@ impl OllamaClient {
         };
         Error::ModelNotFound {
             model: model.to_string(),
-            host: self.base.clone(),
+            host: self.shown.clone(),
             available,
         }
     }
@@ -322,7 +326,7 @@ impl ChatStream {
                     return Err(Error::Server(format!(
                         "the /api/chat stream from {} broke off: {}",
                         self.host,
-                        root_cause(&e)
+                        root_cause(&e.without_url())
                     )));
                 }
             }

@@ -61,9 +61,17 @@ fn bad_flags_exit_2() {
         .assert()
         .code(2);
     env.oc(&server)
-        .args(["run", "--think", "max", "hi"])
+        .args(["run", "--think=max", "hi"])
         .assert()
         .code(2);
+    for bad in [["--temperature", "NaN"], ["--top-p", "1.5"]] {
+        env.oc(&server)
+            .arg("run")
+            .args(bad)
+            .arg("hi")
+            .assert()
+            .code(2);
+    }
     env.oc(&server)
         .args(["run", "--no-such-flag", "hi"])
         .assert()

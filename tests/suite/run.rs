@@ -167,6 +167,27 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
     assert_eq!(request["options"]["num_ctx"], 8192);
     assert_eq!(env.session()["messages"][2]["thinking"], "Let me think.");
 
+    // A bare `--think` before the prompt does not swallow it.
+    let server = FakeOllama::start(vec![Reply::answer("ok"), Reply::answer("ok")]).with_model(
+        "thinker:8b",
+        &["completion", "tools", "thinking"],
+        8192,
+    );
+    env.oc(&server)
+        .args([
+            "--think",
+            "run",
+            "--model",
+            "thinker:8b",
+            "--think=high",
+            "fix the tests",
+        ])
+        .assert()
+        .success();
+    let request = &server.chat_requests()[0];
+    assert_eq!(request["think"], "high");
+    assert_eq!(request["messages"][1]["content"], "fix the tests");
+
     // Plan mode defaults think to off, and says so explicitly.
     let server = FakeOllama::start(vec![Reply::answer("1. Do it.")]).with_model(
         "thinker:8b",
