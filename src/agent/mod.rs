@@ -425,7 +425,12 @@ impl Run<'_> {
                 }
             }
         }
-        let verdict = permissions::check(self.settings.permission_mode, &input, &resolved);
+        let verdict = permissions::check(
+            self.settings.permission_mode,
+            &input,
+            &resolved,
+            self.workspace.root(),
+        );
         // A write or edit that cannot apply fails before anyone is asked.
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None

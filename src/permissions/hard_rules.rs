@@ -1,7 +1,12 @@
 //! Rules nothing overrides, `--yes` included (SPEC §7): no tool touches a
-//! secret `.env` file, and no destructive shell command runs, also when
-//! hidden behind wrappers (`sudo`, `env`, `timeout`, `bash -c "…"`) or inside
-//! compound commands (`;`, `&&`, `||`, pipes, `$(…)`, backticks).
+//! secret `.env` file, no tool changes the project config, and no
+//! destructive shell command runs, also when hidden behind wrappers (`sudo`,
+//! `env`, `timeout`, `bash -c "…"`), reserved words, redirections, quoting
+//! or inside compound commands (`;`, `&&`, `||`, pipes, `$(…)`, backticks).
+//!
+//! Commands are read with the shell tokenizer ([`super::shell`]); a command
+//! it cannot parse is read the crude way, splitting at every operator
+//! character, which errs on the side of refusing.
 
 use std::path::Path;
 
@@ -17,7 +22,13 @@ pub fn is_secret_env_file(path: &Path) -> bool {
 }
 
 fn is_secret_env_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    let mut lower = name.to_ascii_lowercase();
+    // Backups and editor copies hold the same secrets: `.env~`, `.env.bak`.
+    for suffix in ["~", ".bak", ".swp", ".orig", ".old", ".save", ".backup"] {
+        if let Some(stem) = lower.strip_suffix(suffix) {
+            lower = stem.to_string();
+        }
+    }
     let is_env = lower == ".env" || lower.starts_with(".env.") || lower.ends_with(".env");
     let is_template = [".example", ".sample", ".template", ".dist"]
         .iter()
@@ -25,13 +36,67 @@ fn is_secret_env_name(name: &str) -> bool {
     is_env && !is_template
 }
 
-/// The secret `.env` file a shell command names, if any (`cat .env`,
-/// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`).
-pub fn env_file_in_command(command: &str) -> Option<String> {
-    command
-        .split(|c: char| c.is_whitespace() || "'\"`;|&<>()=$/{},:".contains(c))
+/// The project config, which a model must never rewrite: it holds
+/// permission rules for later runs.
+pub fn is_project_config(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == crate::config::PROJECT_CONFIG)
+}
+
+/// The secret `.env` file a shell command names, if any: `cat .env`,
+/// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, also
+/// quoted apart (`.e""nv`) or as a glob that matches one in `cwd`
+/// (`cat .en?`).
+pub fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
+    let crude = command
+        .split(|c: char| c.is_whitespace() || "'\"`;|&<>()=$/{},:\\".contains(c))
         .find(|word| !word.is_empty() && is_secret_env_name(word))
-        .map(str::to_string)
+        .map(str::to_string);
+    if crude.is_some() {
+        return crude;
+    }
+    let commands = super::shell::simple_commands(command).unwrap_or_default();
+    let words = commands.iter().flatten();
+    for word in words {
+        for part in word.split(|c: char| "=:,".contains(c)) {
+            let name = part.rsplit('/').next().unwrap_or(part);
+            if is_secret_env_name(name) {
+                return Some(name.to_string());
+            }
+            if part.contains(['*', '?', '['])
+                && let Some(found) = glob_hits_secret(part, cwd)
+            {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// A secret env file in `cwd` (or the glob's directory) that the shell glob
+/// `pattern` would expand to. Like bash, a leading `.` must be matched
+/// explicitly; a pattern that cannot be read is assumed to match.
+fn glob_hits_secret(pattern: &str, cwd: &Path) -> Option<String> {
+    let (dir, name_glob) = match pattern.rsplit_once('/') {
+        Some((dir, name)) => (cwd.join(dir), name),
+        None => (cwd.to_path_buf(), pattern),
+    };
+    let matcher = globset::GlobBuilder::new(name_glob)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher());
+    let entries = std::fs::read_dir(&dir).ok()?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if !is_secret_env_name(&name) || (name.starts_with('.') && !name_glob.starts_with('.')) {
+            continue;
+        }
+        match &matcher {
+            Ok(m) if !m.is_match(&name) => {}
+            _ => return Some(name),
+        }
+    }
+    None
 }
 
 /// Why a shell command is destructive, or `None` when it is not.
@@ -39,27 +104,50 @@ pub fn destructive_command(command: &str) -> Option<String> {
     if let Some(reason) = raw_patterns(command) {
         return Some(reason);
     }
-    // Two readings: a plain split at every operator character (catches
-    // commands hidden inside quotes or broken syntax), and the shell
-    // tokenizer's (catches `find -exec`, substitutions, `eval`).
-    let naive = command
-        .split(|c: char| ";&|\n()`".contains(c))
-        .map(split_words);
-    let parsed = super::shell::simple_commands(command).unwrap_or_default();
-    naive.chain(parsed).find_map(|words| check_words(&words))
+    match super::shell::simple_commands(command) {
+        Ok(commands) => commands.iter().find_map(|words| check_words(words)),
+        // Not valid shell: read it the crude way, erring towards refusal.
+        Err(_) => command
+            .split(|c: char| ";&|\n()`".contains(c))
+            .map(split_words)
+            .find_map(|words| check_words(&words)),
+    }
+}
+
+/// Paths of block devices.
+const BLOCK_DEVICE: &str = r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper/|sr)";
+
+fn is_block_device(word: &str) -> bool {
+    Regex::new(&format!("^{BLOCK_DEVICE}")).is_ok_and(|r| r.is_match(word))
+}
+
+/// `/`, `/.`, `//`, `/*`, `/./` and the like: the root itself.
+fn is_root(word: &str) -> bool {
+    let trimmed: String = word.chars().filter(|c| *c != '/' && *c != '.').collect();
+    word.starts_with('/') && (trimmed.is_empty() || trimmed == "*")
 }
 
 fn raw_patterns(command: &str) -> Option<String> {
-    let device_write =
-        Regex::new(r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper/)").ok()?;
+    let device_write = Regex::new(&format!(r">\s*{BLOCK_DEVICE}")).ok()?;
     if device_write.is_match(command) {
         return Some("writes to a block device".into());
     }
-    let function = Regex::new(r"([A-Za-z_:][\w:.-]*)\s*\(\s*\)\s*\{([^}]*)\}").ok()?;
+    // A function that starts itself twice, in a pipe or the background:
+    // `:(){ :|:& };:`, `b(){ b & b; }`, `function b { b|b& }`.
+    let function = Regex::new(
+        r"(?:function\s+([A-Za-z_:][\w:.-]*)\s*(?:\(\s*\))?|([A-Za-z_:][\w:.-]*)\s*\(\s*\))\s*\{([^}]*)\}",
+    )
+    .ok()?;
     for caps in function.captures_iter(command) {
-        let name = &caps[1];
-        let body: String = caps[2].chars().filter(|c| !c.is_whitespace()).collect();
-        if body.contains(&format!("{name}|{name}")) {
+        let Some(name) = caps.get(1).or_else(|| caps.get(2)).map(|m| m.as_str()) else {
+            continue;
+        };
+        let body = &caps[3];
+        let calls = body
+            .split(|c: char| c.is_whitespace() || ";&|".contains(c))
+            .filter(|w| *w == name)
+            .count();
+        if calls >= 2 && (body.contains('&') || body.contains('|')) {
             return Some("is a fork bomb".into());
         }
     }
@@ -117,6 +205,8 @@ fn check_words(words: &[String]) -> Option<String> {
                 "--max-procs",
             ],
         )),
+        // `command -v x` only looks x up.
+        "command" if args.iter().any(|a| a == "-v" || a == "-V") => None,
         "nohup" | "command" | "exec" | "builtin" | "time" | "stdbuf" | "ionice" | "chroot" => {
             check_words(skip_options(args, &["-o", "-e", "-i", "-c", "-n"]))
         }
@@ -129,12 +219,15 @@ fn check_words(words: &[String]) -> Option<String> {
         }
         "eval" => destructive_command(&args.join(" ")),
         "rm" => {
+            // GNU takes any unambiguous prefix of a long option (`--rec`).
+            let long = |a: &str, full: &str| a.len() >= 3 && full.starts_with(a);
             let recursive = args.iter().any(|a| {
-                a == "--recursive" || (is_short_cluster(a) && (a.contains('r') || a.contains('R')))
+                long(a, "--recursive")
+                    || (is_short_cluster(a) && (a.contains('r') || a.contains('R')))
             });
             let force = args
                 .iter()
-                .any(|a| a == "--force" || (is_short_cluster(a) && a.contains('f')));
+                .any(|a| long(a, "--force") || (is_short_cluster(a) && a.contains('f')));
             (recursive && force).then(|| "is a recursive forced removal (rm -rf)".to_string())
         }
         "dd" => args
@@ -145,11 +238,16 @@ fn check_words(words: &[String]) -> Option<String> {
             .iter()
             .any(|a| a.starts_with("/dev/"))
             .then(|| format!("wipes a device with {name}")),
+        "tee" | "cp" | "mv" | "install" | "rsync" | "pv" | "sfdisk" | "sgdisk" | "parted"
+        | "truncate" => args
+            .iter()
+            .any(|a| is_block_device(a))
+            .then(|| format!("writes to a block device with {name}")),
         "chmod" | "chown" | "chgrp" => {
             let recursive = args
                 .iter()
                 .any(|a| a == "--recursive" || (is_short_cluster(a) && a.contains('R')));
-            let root = args.iter().any(|a| a == "/" || a == "/*");
+            let root = args.iter().any(|a| is_root(a));
             (recursive && root).then(|| format!("changes the whole file system with {name} -R"))
         }
         _ if name.starts_with("mkfs") || name == "mke2fs" || name == "mkswap" => {
@@ -222,6 +320,9 @@ mod tests {
 
     #[test]
     fn commands_naming_env_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "K=v").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         for cmd in [
             "cat .env",
             "grep KEY .env.local",
@@ -229,16 +330,23 @@ mod tests {
             "docker run --env-file=.env x",
             "cat config/prod.env",
             "x=$(cat .env)",
+            "cat .e\"\"nv",
+            "cat .\\env",
+            "cat .en?",
+            "cat .[e]nv",
+            "cat .env~",
         ] {
-            assert!(env_file_in_command(cmd).is_some(), "{cmd}");
+            assert!(env_file_in_command(cmd, dir.path()).is_some(), "{cmd}");
         }
         for cmd in [
             "cat .env.example",
             "printenv",
             "cargo test",
             "cat src/env.rs",
+            "cat *",
+            "cat note?.txt",
         ] {
-            assert_eq!(env_file_in_command(cmd), None, "{cmd}");
+            assert_eq!(env_file_in_command(cmd, dir.path()), None, "{cmd}");
         }
     }
 
@@ -271,6 +379,27 @@ mod tests {
             ":(){ :|:& };:",
             "bomb(){ bomb|bomb& }; bomb",
             "chmod -R 777 /",
+            "chmod -R 777 /.",
+            "chmod -R 777 //",
+            "{ rm -rf b; }",
+            "f(){ rm -rf b; }; f",
+            "if true; then rm -rf b; fi",
+            "for d in b; do rm -rf \"$d\"; done",
+            "! rm -rf b",
+            ">/dev/null rm -rf b",
+            "rm \\\n-rf b",
+            "rm $'-rf' b",
+            "rm --rec --force b",
+            "echo 'rm -rf b' | sh",
+            "bash <<< 'rm -rf b'",
+            "sh -c -- 'rm -rf b'",
+            "bash -c -e 'rm -rf b'",
+            "env -S 'rm -rf b'",
+            "sudo --user root rm -rf b",
+            "tee /dev/sda < img",
+            "cp /dev/zero /dev/sda",
+            "function b { b|b& }; b",
+            "b(){ b & b; }; b",
             "FOO=1 rm -rf x",
             "/bin/rm -rf x",
         ] {
@@ -289,6 +418,11 @@ mod tests {
             "echo hi > /dev/null",
             "chmod -R 755 src",
             "ls -la",
+            "git commit -m \"fix; rm -rf build\"",
+            "echo \"a && rm -rf b\"",
+            "command -v mkfs.ext4",
+            "cat /dev/sda | head -c 10",
+            "f(){ echo hi; }; f",
         ] {
             assert_eq!(destructive_command(cmd), None, "{cmd:?} should be allowed");
         }

@@ -40,8 +40,13 @@ pub enum Verdict {
 /// Decides a call from the hard rules, the mode and the defaults. `paths` are
 /// the call's paths as resolved by the workspace (their real names are
 /// checked too, so a symlink to `.env` is caught).
-pub fn check(mode: PermissionMode, input: &ToolInput, paths: &[ResolvedPath]) -> Verdict {
-    if let Some(reason) = hard_rule(input, paths) {
+pub fn check(
+    mode: PermissionMode,
+    input: &ToolInput,
+    paths: &[ResolvedPath],
+    root: &std::path::Path,
+) -> Verdict {
+    if let Some(reason) = hard_rule(input, paths, root) {
         return Verdict::Deny {
             source: Source::HardRule,
             reason,
@@ -65,7 +70,7 @@ pub fn check(mode: PermissionMode, input: &ToolInput, paths: &[ResolvedPath]) ->
     }
 }
 
-fn hard_rule(input: &ToolInput, paths: &[ResolvedPath]) -> Option<String> {
+fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) -> Option<String> {
     let given = input.paths();
     let secret = given
         .iter()
@@ -80,8 +85,27 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath]) -> Option<String> {
                 .unwrap_or_default()
         ));
     }
+    let writes = matches!(
+        input,
+        ToolInput::WriteFile(_) | ToolInput::EditFile(_) | ToolInput::MoveFile(_)
+    );
+    let config = paths
+        .iter()
+        .find(|p| hard_rules::is_project_config(&p.real));
+    if let (true, Some(config)) = (writes, config) {
+        return Some(format!(
+            "`{}` is oc's project config; the agent may read it but never change it",
+            config.display
+        ));
+    }
     if let ToolInput::Bash(args) = input {
-        if let Some(file) = hard_rules::env_file_in_command(&args.command) {
+        if args.command.contains(crate::config::PROJECT_CONFIG) {
+            return Some(format!(
+                "the command names `{}`, oc's project config, which the agent may not change",
+                crate::config::PROJECT_CONFIG
+            ));
+        }
+        if let Some(file) = hard_rules::env_file_in_command(&args.command, root) {
             return Some(format!(
                 "the command names `{file}`, a secret environment file; commands may not touch it"
             ));
@@ -126,7 +150,7 @@ mod tests {
             .iter()
             .filter_map(|p| ws.resolve(p).ok())
             .collect();
-        check(mode, &input, &paths)
+        check(mode, &input, &paths, ws.root())
     }
 
     #[test]
@@ -142,6 +166,13 @@ mod tests {
                 json!({"command": "echo ok && rm -rf build"}),
             )
         };
+        let config = || {
+            (
+                ToolName::WriteFile,
+                json!({"path": ".ollama-code.json", "content": "{}"}),
+            )
+        };
+        let config_read = || (ToolName::ReadFile, json!({"path": ".ollama-code.json"}));
         let cases = [
             (Normal, read(), "allow:default"),
             (Normal, write(), "ask"),
@@ -157,6 +188,8 @@ mod tests {
             (Plan, env_read(), "deny:hard"),
             (Yolo, rm(), "deny:hard"),
             (Normal, rm(), "deny:hard"),
+            (Yolo, config(), "deny:hard"),
+            (Normal, config_read(), "allow:default"),
         ];
         for (mode, (tool, args), want) in cases {
             let got = match verdict(mode, tool, args.clone()) {
@@ -186,7 +219,7 @@ mod tests {
         let input = ToolInput::parse(ToolName::ReadFile, &json!({"path": "notes.txt"})).unwrap();
         let paths = vec![ws.resolve("notes.txt").unwrap()];
         assert!(matches!(
-            check(PermissionMode::Yolo, &input, &paths),
+            check(PermissionMode::Yolo, &input, &paths, ws.root()),
             Verdict::Deny {
                 source: Source::HardRule,
                 ..

@@ -13,12 +13,28 @@ const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", "
 const MAX_DEPTH: usize = 8;
 
 /// Every simple command in `line`, as its words with quotes removed,
-/// wrappers unwrapped. Errors when the line is not complete shell syntax
-/// (an unterminated quote or here-document), which callers treat with
+/// redirections left out, wrappers unwrapped. When a shell in the line reads
+/// its script from stdin (`… | sh`, `bash <<< '…'`), every string in the line
+/// is also read as a script. Errors when the line is not complete shell
+/// syntax (an unterminated quote or here-document), which callers treat with
 /// caution.
 pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
     let mut out = Vec::new();
-    collect(line, 0, &mut out)?;
+    let mut here_strings = Vec::new();
+    collect(line, 0, &mut out, &mut here_strings)?;
+    if out.iter().any(|words| reads_script_from_stdin(words)) {
+        let scripts: Vec<String> = out
+            .iter()
+            .flat_map(|words| words.iter().skip(1))
+            .chain(&here_strings)
+            .filter(|w| w.contains(char::is_whitespace))
+            .cloned()
+            .collect();
+        for script in scripts {
+            // A string that is no valid script cannot run as one either.
+            let _ = collect(&script, 1, &mut out, &mut Vec::new());
+        }
+    }
     Ok(out)
 }
 
@@ -27,31 +43,102 @@ pub fn command_text(words: &[String]) -> String {
     words.join(" ")
 }
 
-fn collect(line: &str, depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
+const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
+
+/// A shell with neither `-c` nor a script file reads its script from stdin.
+fn reads_script_from_stdin(words: &[String]) -> bool {
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    SHELLS.contains(&name) && args.iter().all(|a| a.starts_with('-'))
+}
+
+/// Redirection operators; the word after one is its target, not an argument.
+fn is_redirection(op: &str) -> bool {
+    matches!(
+        op,
+        ">" | ">>" | "<" | "<<" | "<<-" | "<<<" | ">&" | "<&" | "&>" | "&>>" | "<>" | ">|"
+    )
+}
+
+fn collect(
+    line: &str,
+    depth: usize,
+    out: &mut Vec<Vec<String>>,
+    here_strings: &mut Vec<String>,
+) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("commands nested too deeply".into());
     }
     let tokens = tokenize_str(line).map_err(|e| format!("cannot parse the command: {e}"))?;
     let mut words: Vec<String> = Vec::new();
-    for token in tokens {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
         match token {
             Token::Operator(op, _) if CONTROL.contains(&op.as_str()) => {
-                finish(std::mem::take(&mut words), depth, out)?;
+                finish(std::mem::take(&mut words), depth, out, here_strings)?;
+            }
+            Token::Operator(op, _) if is_redirection(&op) => {
+                // The target: not an argument, but a here-string may be a
+                // script, and a substitution in it still runs.
+                if let Some(Token::Word(target, _)) = tokens.next() {
+                    for inner in substitutions(&target) {
+                        collect(&inner, depth + 1, out, here_strings)?;
+                    }
+                    if op == "<<<" {
+                        here_strings.push(literal(&target));
+                    }
+                }
             }
             Token::Operator(op, _) => words.push(op),
             Token::Word(word, _) => {
-                for inner in substitutions(&word) {
-                    collect(&inner, depth + 1, out)?;
+                let io_number = word.chars().all(|c| c.is_ascii_digit())
+                    && matches!(tokens.peek(), Some(Token::Operator(op, _)) if is_redirection(op));
+                if io_number {
+                    continue;
                 }
-                let unquoted = match shlex::split(&word) {
-                    Some(mut parts) if parts.len() == 1 => parts.remove(0),
-                    _ => word,
-                };
-                words.push(unquoted);
+                for inner in substitutions(&word) {
+                    collect(&inner, depth + 1, out, here_strings)?;
+                }
+                words.push(literal(&word));
             }
         }
     }
-    finish(words, depth, out)
+    finish(words, depth, out, here_strings)
+}
+
+/// The text a word stands for with its quoting removed: `.e""nv` and `.\env`
+/// are `.env`, `$'-rf'` is `-rf`. Expansions keep their source text.
+fn literal(word: &str) -> String {
+    fn text(pieces: &[brush_parser::word::WordPieceWithSource], source: &str) -> String {
+        let mut out = String::new();
+        for piece in pieces {
+            match &piece.piece {
+                WordPiece::Text(s)
+                | WordPiece::SingleQuotedText(s)
+                | WordPiece::AnsiCQuotedText(s) => out.push_str(s),
+                WordPiece::EscapeSequence(s) => out.push_str(s.strip_prefix('\\').unwrap_or(s)),
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    out.push_str(&text(inner, source))
+                }
+                _ => out.push_str(
+                    source
+                        .get(piece.start_index..piece.end_index)
+                        .unwrap_or_default(),
+                ),
+            }
+        }
+        out
+    }
+    match brush_parser::word::parse(word, &Default::default()) {
+        Ok(pieces) => text(&pieces, word),
+        Err(_) => match shlex::split(word) {
+            Some(mut parts) if parts.len() == 1 => parts.remove(0),
+            _ => word.to_string(),
+        },
+    }
 }
 
 /// The command substitutions (`$(…)`, backticks) inside one word, also
@@ -83,9 +170,31 @@ fn substitutions(word: &str) -> Vec<String> {
     out
 }
 
+/// Reserved words that may start a simple command's words (`{ rm …; }`,
+/// `if …; then rm …`, `! rm …`).
+const RESERVED: [&str; 16] = [
+    "{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time",
+    "esac", "coproc", "select",
+];
+
 /// Unwraps one simple command and adds what it runs to `out`.
-fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Result<(), String> {
-    let words = strip_assignments(words);
+fn finish(
+    words: Vec<String>,
+    depth: usize,
+    out: &mut Vec<Vec<String>>,
+    here_strings: &mut Vec<String>,
+) -> Result<(), String> {
+    let mut words = strip_assignments(words);
+    // `function name {` and `name() {` define a function: its body is a
+    // command of its own, the definition runs nothing.
+    if words.first().is_some_and(|w| w == "function") {
+        words.drain(..words.len().min(2));
+    }
+    let start = words
+        .iter()
+        .take_while(|w| RESERVED.contains(&w.as_str()))
+        .count();
+    let words = strip_assignments(words.split_off(start));
     let Some(program) = words.first() else {
         return Ok(());
     };
@@ -94,9 +203,39 @@ fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Resul
     let inner: Option<Vec<String>> = match name.as_str() {
         "sudo" | "doas" => Some(skip_options(
             args,
-            &["-u", "-g", "-C", "-D", "-h", "-p", "-U"],
+            &[
+                "-u",
+                "-g",
+                "-C",
+                "-D",
+                "-h",
+                "-p",
+                "-U",
+                "-r",
+                "-t",
+                "--user",
+                "--group",
+                "--chdir",
+                "--prompt",
+                "--host",
+                "--other-user",
+                "--role",
+                "--type",
+                "--close-from",
+            ],
         )),
-        "env" => Some(strip_assignments(skip_options(args, &["-u", "-C", "-S"]))),
+        "env" => {
+            // `env -S 'cmd args'` splits one string into the command.
+            if let Some(i) = args.iter().position(|a| a == "-S" || a == "--split-string")
+                && let Some(script) = args.get(i + 1)
+            {
+                return collect(script, depth + 1, out, here_strings);
+            }
+            Some(strip_assignments(skip_options(
+                args,
+                &["-u", "-C", "--unset", "--chdir"],
+            )))
+        }
         "timeout" => {
             let rest = skip_options(args, &["-s", "-k", "--signal", "--kill-after"]);
             Some(rest.into_iter().skip(1).collect())
@@ -119,29 +258,32 @@ fn finish(words: Vec<String>, depth: usize, out: &mut Vec<Vec<String>>) -> Resul
                 "--max-procs",
             ],
         )),
-        "nohup" | "command" | "exec" | "builtin" | "time" | "stdbuf" | "ionice" => {
-            Some(skip_options(args, &["-o", "-e", "-i", "-c", "-n"]))
-        }
-        "bash" | "sh" | "zsh" | "dash" | "ksh" => {
-            let script = args
+        // `command -v x` only looks x up.
+        "command" if args.iter().any(|a| a == "-v" || a == "-V") => None,
+        "nohup" | "command" | "exec" | "builtin" | "stdbuf" | "ionice" | "chrt" | "setsid"
+        | "unbuffer" => Some(skip_options(args, &["-o", "-e", "-i", "-c", "-n", "-p"])),
+        shell if SHELLS.contains(&shell) => {
+            // The script is the first argument that is not an option after
+            // the option cluster holding `c` (`-c`, `-lc`, `-c -e`, `-c --`).
+            let c_flag = args
                 .iter()
-                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
-                .and_then(|i| args.get(i + 1));
+                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+            let script = c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-')));
             if let Some(script) = script {
-                return collect(script, depth + 1, out);
+                return collect(script, depth + 1, out, here_strings);
             }
             None
         }
-        "eval" => return collect(&args.join(" "), depth + 1, out),
+        "eval" => return collect(&args.join(" "), depth + 1, out, here_strings),
         _ => None,
     };
     match inner {
-        Some(inner) if !inner.is_empty() => finish(inner, depth, out),
+        Some(inner) if !inner.is_empty() => finish(inner, depth, out, here_strings),
         // A wrapper alone (`sudo`, `env`) is a command of its own.
         Some(_) | None => {
             if name == "find" {
                 for exec in find_execs(args) {
-                    finish(exec, depth, out)?;
+                    finish(exec, depth, out, here_strings)?;
                 }
             }
             out.push(words);
@@ -235,7 +377,20 @@ mod tests {
             ["cargo publish", "ls -a", "echo $(cargo publish) `ls -a`"]
         );
         assert_eq!(texts("(cd sub && make)"), ["cd sub", "make"]);
-        assert_eq!(texts("cargo test 2>&1"), ["cargo test 2 >& 1"]);
+        assert_eq!(texts("cargo test 2>&1 > out.log"), ["cargo test"]);
+        assert_eq!(texts(">/dev/null rm -rf b"), ["rm -rf b"]);
+        assert_eq!(texts("{ rm -rf b; }"), ["rm -rf b"]);
+        assert_eq!(texts("if true; then rm -rf b; fi"), ["true", "rm -rf b"]);
+        assert_eq!(
+            texts("for d in b; do rm -rf \"$d\"; done"),
+            ["for d in b", "rm -rf $d"]
+        );
+        assert_eq!(texts("! rm -rf b"), ["rm -rf b"]);
+        assert_eq!(texts("f(){ rm -rf b; }; f"), ["f", "rm -rf b", "f"]);
+        assert_eq!(texts("function b { b|b& }; b"), ["b", "b", "b"]);
+        assert_eq!(texts("rm \\\n-rf b"), ["rm -rf b"]);
+        assert_eq!(texts("rm $'-rf' b"), ["rm -rf b"]);
+        assert_eq!(texts("cat .e\"\"nv .\\env"), ["cat .env .env"]);
     }
 
     #[test]
@@ -259,6 +414,16 @@ mod tests {
         );
         assert_eq!(texts("ls | xargs -n 1 rm"), ["ls", "rm"]);
         assert_eq!(texts("sudo"), ["sudo"]);
+        assert_eq!(texts("sudo --user root rm -rf b"), ["rm -rf b"]);
+        assert_eq!(texts("sh -c -- 'rm -rf b'"), ["rm -rf b"]);
+        assert_eq!(texts("bash -c -e 'rm -rf b'"), ["rm -rf b"]);
+        assert_eq!(texts("env -S 'rm -rf b'"), ["rm -rf b"]);
+        assert_eq!(texts("command -v mkfs.ext4"), ["command -v mkfs.ext4"]);
+        assert_eq!(
+            texts("echo 'rm -rf b' | sh"),
+            ["echo rm -rf b", "sh", "rm -rf b"]
+        );
+        assert_eq!(texts("bash <<< 'rm -rf b'"), ["bash", "rm -rf b"]);
     }
 
     #[test]
