@@ -6,6 +6,7 @@
 pub mod context;
 pub mod prompt;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -13,6 +14,7 @@ use serde_json::Value;
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::{Mode, Settings};
 use crate::error::{Error, ExitStatus, Result};
+use crate::permissions::secrets::Secrets;
 use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
@@ -132,6 +134,7 @@ pub async fn run(
         files_changed: Vec::new(),
         seen: tools::Seen::default(),
         partial: PartialReply::default(),
+        secrets: Secrets::gather(workspace.root()),
     };
     let ending = tokio::select! {
         result = run.turns(&mut session) => match result {
@@ -260,6 +263,8 @@ struct Run<'a> {
     /// Files the model has read or written in this run.
     seen: tools::Seen,
     partial: PartialReply,
+    /// Values scrubbed from every tool result.
+    secrets: Secrets,
 }
 
 impl Run<'_> {
@@ -505,7 +510,15 @@ impl Run<'_> {
         }
     }
 
-    fn report(&mut self, outcome: ToolOutcome) -> ToolOutcome {
+    /// Shows a result and returns it with secret values scrubbed: nothing
+    /// the model sees, or the session keeps, holds them.
+    fn report(&mut self, mut outcome: ToolOutcome) -> ToolOutcome {
+        if let Cow::Owned(clean) = self.secrets.scrub(&outcome.content) {
+            outcome.content = clean;
+        }
+        if let Cow::Owned(clean) = self.secrets.scrub(&outcome.summary) {
+            outcome.summary = clean;
+        }
         self.ui.tool_result(outcome.ok, &outcome.summary);
         outcome
     }

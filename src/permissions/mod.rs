@@ -4,6 +4,7 @@
 pub mod approver;
 pub mod hard_rules;
 pub mod rules;
+pub mod secrets;
 pub mod shell;
 
 use serde::{Deserialize, Serialize};

@@ -87,6 +87,8 @@ fn hard_rules_hold_under_yes() {
             ("bash", json!({"command": "sudo rm -fr /"})),
             ("bash", json!({"command": "sh -c 'rm -r -f .'"})),
             ("bash", json!({"command": "echo fine"})),
+            ("bash", json!({"command": "cat .e\"\"nv.local"})),
+            ("bash", json!({"command": "grep -r API_KEY ."})),
         ]),
         Reply::answer("done"),
     ]);
@@ -115,6 +117,17 @@ fn hard_rules_hold_under_yes() {
         contents[4]
     );
     assert_eq!(contents[7], "fine\n[exit code 0]");
+    assert!(
+        contents[8].starts_with("error: not approved"),
+        "{}",
+        contents[8]
+    );
+    // A way around the rules still shows no secret: values are scrubbed.
+    assert!(
+        contents[9].contains("API_KEY=[redacted secret]"),
+        "{}",
+        contents[9]
+    );
     let session = std::fs::read_to_string(
         env.home
             .path()
