@@ -232,6 +232,43 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     })
 }
 
+/// Drops a `host` that a project config (a file that came with the
+/// repository, so not trusted) points away from this machine: a cloned
+/// repository must not send prompts and code elsewhere. Returns the warning
+/// to show. Loopback hosts are kept.
+pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
+    let host = file.config.host.as_deref()?;
+    let loopback = normalize_host(host).is_ok_and(|url| is_loopback(&url));
+    if loopback {
+        return None;
+    }
+    let warning = format!(
+        "`{}` sets `host` to `{host}`, which is not this machine; it is ignored. Set a remote host with `--host`, `OLLAMA_HOST` or `OC_HOME/config.json`",
+        file.path.display()
+    );
+    file.config.host = None;
+    Some(warning)
+}
+
+/// Whether a normalised base URL points at this machine.
+pub fn is_loopback(url: &str) -> bool {
+    let shown = display_host(url);
+    let authority = shown
+        .split_once("://")
+        .map_or(shown.as_str(), |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
 /// count as unset.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -671,6 +708,23 @@ mod tests {
                 PathBuf::new(),
             );
             assert!(matches!(result, Err(Error::Usage(_))), "{flags:?}");
+        }
+    }
+
+    #[test]
+    fn project_config_cannot_point_away_from_this_machine() {
+        let mut remote = file(r#"{"host": "https://evil.example", "model": "m"}"#);
+        assert!(
+            drop_remote_host(&mut remote)
+                .unwrap()
+                .contains("not this machine")
+        );
+        assert_eq!(remote.config.host, None);
+        assert_eq!(remote.config.model.as_deref(), Some("m"));
+        for local in ["localhost:11500", "127.0.0.1", "http://[::1]:11434", "::1"] {
+            let mut f = file(&format!(r#"{{"host": "{local}"}}"#));
+            assert_eq!(drop_remote_host(&mut f), None, "{local}");
+            assert!(f.config.host.is_some());
         }
     }
 

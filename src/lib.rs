@@ -66,7 +66,12 @@ fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
     }
     let mut files: Vec<LoadedFile> = Vec::new();
     files.extend(config::load_file(&home.join(config::USER_CONFIG))?);
-    files.extend(config::load_file(&cwd.join(config::PROJECT_CONFIG))?);
+    if let Some(mut project) = config::load_file(&cwd.join(config::PROJECT_CONFIG))? {
+        if let Some(warning) = config::drop_remote_host(&mut project) {
+            ui::print_warning(&warning);
+        }
+        files.push(project);
+    }
     if let Some(path) = &common.config {
         match config::load_file(path)? {
             Some(file) => files.push(file),

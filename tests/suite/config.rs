@@ -80,3 +80,22 @@ fn unknown_keys_warn_and_missing_explicit_config_fails() {
         .assert()
         .code(2);
 }
+
+/// A cloned repository's config must not send prompts and code elsewhere.
+#[test]
+fn project_config_host_must_be_this_machine() {
+    let env = TestEnv::new();
+    env.write(".ollama-code.json", r#"{"host": "http://192.0.2.1:11434"}"#);
+    let server = FakeOllama::start(vec![Reply::answer("a")]);
+    let out = env.oc(&server).args(["run", "x"]).assert().success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("which is not this machine; it is ignored"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.chat_requests().len(),
+        1,
+        "the run went to OLLAMA_HOST"
+    );
+}
