@@ -85,9 +85,20 @@ fn unknown_keys_warn_and_missing_explicit_config_fails() {
 #[test]
 fn project_config_host_must_be_this_machine() {
     let env = TestEnv::new();
-    env.write(".ollama-code.json", r#"{"host": "http://192.0.2.1:11434"}"#);
+    // `.invalid` never resolves: were the host used, the run would fail.
+    env.write(
+        ".ollama-code.json",
+        r#"{"host": "http://remote.invalid:11434"}"#,
+    );
     let server = FakeOllama::start(vec![Reply::answer("a")]);
-    let out = env.oc(&server).args(["run", "x"]).assert().success();
+    let user_config = serde_json::json!({ "host": server.url }).to_string();
+    std::fs::write(env.home.path().join("config.json"), user_config).unwrap();
+    let out = env
+        .oc(&server)
+        .env_remove("OLLAMA_HOST")
+        .args(["run", "x"])
+        .assert()
+        .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
     assert!(
         stderr.contains("which is not this machine; it is ignored"),
@@ -96,6 +107,6 @@ fn project_config_host_must_be_this_machine() {
     assert_eq!(
         server.chat_requests().len(),
         1,
-        "the run went to OLLAMA_HOST"
+        "the run used the user config's host"
     );
 }
