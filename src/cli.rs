@@ -87,6 +87,12 @@ pub struct CommonArgs {
     /// Plan mode for `run`: read-only tools only.
     #[arg(long, global = true)]
     pub plan: bool,
+    /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Refuse calls matching RULE, even with --yes, e.g. 'write(src/**)' (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    pub deny: Vec<String>,
     /// An extra config file, merged after `./.ollama-code.json`.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::CommonArgs;
 use crate::env_vars;
 use crate::error::{Error, Result};
+use crate::permissions::rules::{Action, Rule};
 
 /// Default model (SPEC §3).
 pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
@@ -168,6 +169,22 @@ pub struct FileConfig {
     pub top_p: Option<f64>,
     pub top_k: Option<u32>,
     pub presence_penalty: Option<f64>,
+    pub permissions: Option<FilePermissions>,
+}
+
+/// The `permissions` section of a config file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FilePermissions {
+    /// `[{"action": "allow" | "ask" | "deny", "rule": "TOOL(PATTERN)"}]`
+    #[serde(default)]
+    pub rules: Vec<FileRule>,
+}
+
+/// One entry of `permissions.rules`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FileRule {
+    pub action: Action,
+    pub rule: String,
 }
 
 /// A config file as loaded: where it came from, its values and its warnings.
@@ -269,6 +286,57 @@ pub fn is_loopback(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Appends `{"action": "allow", "rule": rule}` to `permissions.rules` of
+/// the project config in `root`, creating the file if needed and keeping
+/// everything else in it. Returns the file's path.
+///
+/// Errors: the file exists but is not a JSON object (it is left untouched),
+/// or it cannot be written.
+pub fn add_allow_rule(root: &Path, rule: &str) -> Result<PathBuf> {
+    let path = root.join(PROJECT_CONFIG);
+    let mut config: serde_json::Value =
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.trim().is_empty() => serde_json::json!({}),
+            Ok(text) => serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+                .map_err(|e| Error::ConfigSyntax {
+                    path: path.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: "cannot add the rule to a file that is not valid JSON".into(),
+                })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+            Err(source) => return Err(Error::ConfigRead { path, source }),
+        };
+    let not_object = || {
+        Error::Usage(format!(
+            "cannot add the rule to `{}`: it must hold a JSON object with `permissions.rules` a list",
+            path.display()
+        ))
+    };
+    let permissions = config
+        .as_object_mut()
+        .ok_or_else(not_object)?
+        .entry("permissions")
+        .or_insert_with(|| serde_json::json!({}));
+    let rules = permissions
+        .as_object_mut()
+        .ok_or_else(not_object)?
+        .entry("rules")
+        .or_insert_with(|| serde_json::json!([]))
+        .as_array_mut()
+        .ok_or_else(not_object)?;
+    let entry = serde_json::json!({"action": "allow", "rule": rule});
+    if !rules.contains(&entry) {
+        rules.push(entry);
+    }
+    let mut text = serde_json::to_string_pretty(&config)
+        .map_err(|e| Error::Server(format!("cannot encode `{}`: {e}", path.display())))?;
+    text.push('\n');
+    crate::tools::write_atomic(&path, text.as_bytes(), 0o666)
+        .map_err(|e| Error::io(format!("cannot write `{}`", path.display()), e))?;
+    Ok(path)
+}
+
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
 /// count as unset.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -308,7 +376,7 @@ pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
 }
 
 /// Fully resolved settings of one invocation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub mode: Mode,
     pub model: String,
@@ -326,6 +394,9 @@ pub struct Settings {
     pub think_explicit: bool,
     pub sampling: Sampling,
     pub permission_mode: PermissionMode,
+    /// Permission rules: config files first (in merge order), then
+    /// `--allow` and `--deny`.
+    pub rules: Vec<Rule>,
 }
 
 impl Settings {
@@ -343,7 +414,14 @@ impl Settings {
         home: PathBuf,
     ) -> Result<Settings> {
         let mut merged = FileConfig::default();
+        let mut rules = Vec::new();
         for file in files {
+            for entry in file.config.permissions.iter().flat_map(|p| &p.rules) {
+                let rule = Rule::parse(entry.action, &entry.rule).map_err(|e| {
+                    Error::Usage(format!("config file `{}`: {e}", file.path.display()))
+                })?;
+                rules.push(rule);
+            }
             let c = &file.config;
             check_file_values(file)?;
             macro_rules! take {
@@ -403,6 +481,15 @@ impl Settings {
                 .unwrap_or(defaults.presence_penalty),
         };
         check_sampling(&sampling)?;
+        for (action, texts) in [(Action::Allow, &flags.allow), (Action::Deny, &flags.deny)] {
+            for text in texts {
+                let flag = action.as_str();
+                rules.push(
+                    Rule::parse(action, text)
+                        .map_err(|e| Error::Usage(format!("--{flag}: {e}")))?,
+                );
+            }
+        }
         Ok(Settings {
             mode,
             model: model.trim().to_string(),
@@ -418,6 +505,7 @@ impl Settings {
             think_explicit: flags.think.or(merged.think).is_some(),
             sampling,
             permission_mode,
+            rules,
         })
     }
 }
@@ -726,6 +814,92 @@ mod tests {
             assert_eq!(drop_remote_host(&mut f), None, "{local}");
             assert!(f.config.host.is_some());
         }
+    }
+
+    #[test]
+    fn rules_come_from_files_then_flags() {
+        let f = file(
+            r#"{"permissions": {"rules": [{"action": "deny", "rule": "write(src/**)"}, {"action": "ask", "rule": "bash(git push*)"}]}}"#,
+        );
+        let flags = CommonArgs {
+            allow: vec!["bash(cargo test*)".into()],
+            deny: vec!["read(secrets/)".into()],
+            ..CommonArgs::default()
+        };
+        let s = resolve(&flags, &EnvValues::default(), &[f]);
+        let rules: Vec<(Action, &str)> = s
+            .rules
+            .iter()
+            .map(|r| (r.action, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                (Action::Deny, "write(src/**)"),
+                (Action::Ask, "bash(git push*)"),
+                (Action::Allow, "bash(cargo test*)"),
+                (Action::Deny, "read(secrets/)"),
+            ]
+        );
+        let bad = CommonArgs {
+            allow: vec!["shell(ls)".into()],
+            ..CommonArgs::default()
+        };
+        let err = Settings::resolve(
+            &bad,
+            Mode::Code,
+            &EnvValues::default(),
+            &[],
+            PathBuf::new(),
+            PathBuf::new(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("--allow: invalid rule `shell(ls)`"),
+            "{err}"
+        );
+        let f = file(r#"{"permissions": {"rules": [{"action": "allow", "rule": "bash("}]}}"#);
+        let err = Settings::resolve(
+            &CommonArgs::default(),
+            Mode::Code,
+            &EnvValues::default(),
+            &[f],
+            PathBuf::new(),
+            PathBuf::new(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("config file `c.json`: invalid rule `bash(`"),
+            "{err}"
+        );
+        assert!(
+            parse_file(
+                Path::new("x"),
+                r#"{"permissions": {"rules": [{"action": "maybe", "rule": "bash"}]}}"#
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn allow_rules_are_added_keeping_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
+        add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
+        let loaded = load_file(&path).unwrap().unwrap();
+        assert_eq!(loaded.config.permissions.unwrap().rules.len(), 1);
+        std::fs::write(&path, r#"{"model": "m", "permissions": {"rules": [{"action": "deny", "rule": "bash"}]}, "extra": 1}"#).unwrap();
+        add_allow_rule(dir.path(), "edit(src/a.rs)").unwrap();
+        let value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(value["model"], "m");
+        assert_eq!(value["extra"], 1);
+        assert_eq!(value["permissions"]["rules"][1]["rule"], "edit(src/a.rs)");
+        std::fs::write(&path, "{broken").unwrap();
+        assert!(add_allow_rule(dir.path(), "bash").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
     }
 
     #[test]

@@ -12,8 +12,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::config;
 use crate::config::{Mode, Settings};
 use crate::error::{Error, ExitStatus, Result};
+use crate::permissions::rules::{Action, Rule};
 use crate::permissions::secrets::Secrets;
 use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
@@ -28,6 +30,8 @@ use crate::ui::TextRenderer;
 pub struct Denial {
     pub tool: String,
     pub detail: String,
+    /// The `--allow '…'` flags that would have allowed it.
+    pub allow: String,
 }
 
 /// One streamed reply.
@@ -135,6 +139,7 @@ pub async fn run(
         seen: tools::Seen::default(),
         partial: PartialReply::default(),
         secrets: Secrets::gather(workspace.root()),
+        rules: settings.rules.clone(),
     };
     let ending = tokio::select! {
         result = run.turns(&mut session) => match result {
@@ -200,9 +205,9 @@ pub async fn run(
             plural(denials.len())
         );
         for d in &denials {
-            text.push_str(&format!("\n  - {} {}", d.tool, d.detail));
+            text.push_str(&format!("\n  - {} {}    ({})", d.tool, d.detail, d.allow));
         }
-        text.push_str("\nRe-run with `--yes` to allow them.");
+        text.push_str("\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.");
         ui.warn(&text);
     }
     match ending {
@@ -265,6 +270,8 @@ struct Run<'a> {
     partial: PartialReply,
     /// Values scrubbed from every tool result.
     secrets: Secrets,
+    /// The permission rules, with those added by "always" answers.
+    rules: Vec<Rule>,
 }
 
 impl Run<'_> {
@@ -394,6 +401,7 @@ impl Run<'_> {
                     detail: String::new(),
                     allowed: false,
                     source: Source::Mode,
+                    rule: None,
                     reason: Some(message.clone()),
                 });
             }
@@ -415,6 +423,7 @@ impl Run<'_> {
             detail: detail.clone(),
             allowed: false,
             source: Source::HardRule,
+            rule: None,
             reason: None,
         };
         let mut resolved: Vec<ResolvedPath> = Vec::new();
@@ -430,12 +439,13 @@ impl Run<'_> {
                 }
             }
         }
-        let verdict = permissions::check(
-            self.settings.permission_mode,
-            &input,
-            &resolved,
-            self.workspace.root(),
-        );
+        let request = permissions::Request {
+            input: &input,
+            paths: &resolved,
+            root: self.workspace.root(),
+        };
+        let verdict = permissions::check(self.settings.permission_mode, &self.rules, &request);
+        let exact = permissions::exact_rules(&request);
         // A write or edit that cannot apply fails before anyone is asked.
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None
@@ -445,15 +455,20 @@ impl Run<'_> {
                 Err(message) => return self.report(ToolOutcome::error(message)),
             }
         };
-        let asked = verdict == Verdict::Ask;
-        let (source, denied) = match verdict {
-            Verdict::Allow(source) => (source, None),
-            Verdict::Deny { source, reason } => (source, Some(reason)),
-            Verdict::Ask => self.ask(name, &detail, change.as_ref()),
+        let asked = matches!(verdict, Verdict::Ask { .. });
+        let (source, rule, denied) = match verdict {
+            Verdict::Allow { source, rule } => (source, rule, None),
+            Verdict::Deny { source, reason } => (source, None, Some(reason)),
+            Verdict::Ask { rule } => {
+                let (source, added, denied) =
+                    self.ask(name, &detail, change.as_ref(), &exact, rule.as_deref());
+                (source, added.or(rule), denied)
+            }
         };
         if let Some(reason) = denied {
             session.permissions.push(PermissionRecord {
                 source,
+                rule,
                 reason: Some(reason.clone()),
                 ..decision
             });
@@ -462,6 +477,7 @@ impl Run<'_> {
         session.permissions.push(PermissionRecord {
             allowed: true,
             source,
+            rule,
             ..decision
         });
         let outcome = match change {
@@ -523,39 +539,71 @@ impl Run<'_> {
         outcome
     }
 
-    /// Asks the approver; returns who decided and, for a denial, why.
+    /// Asks the approver. Returns who decided, the rule added by an
+    /// "always" answer, and for a denial, why.
     fn ask(
         &mut self,
         name: &str,
         detail: &str,
         change: Option<&tools::FileChange>,
-    ) -> (Source, Option<String>) {
+        exact: &[String],
+        ask_rule: Option<&str>,
+    ) -> (Source, Option<String>, Option<String>) {
         let request = ApprovalRequest {
             tool: name.to_string(),
             detail: detail.to_string(),
             diff: change.map(|c| c.unified_diff()),
+            always_rules: if ask_rule.is_some() {
+                Vec::new()
+            } else {
+                exact.to_vec()
+            },
         };
         match self.approver.approve(&request) {
-            Approval::Yes => (Source::User, None),
+            Approval::Yes => (Source::User, None, None),
+            Approval::Always => {
+                let added = exact.join(", ");
+                for text in exact {
+                    match Rule::parse(Action::Allow, text) {
+                        Ok(rule) => self.rules.push(rule),
+                        Err(e) => self.ui.warn(&e),
+                    }
+                    match config::add_allow_rule(self.workspace.root(), text) {
+                        Ok(path) => self
+                            .ui
+                            .note(&format!("added `allow {text}` to `{}`", path.display())),
+                        Err(e) => self.ui.warn(&format!("{e:#}")),
+                    }
+                }
+                (Source::User, Some(added), None)
+            }
             Approval::No { reason: Some(r) } => (
                 Source::User,
+                None,
                 Some(format!("the user declined this call: {r}")),
             ),
             Approval::No { reason: None } => (
                 Source::User,
+                None,
                 Some("the user declined this call".to_string()),
             ),
             Approval::Unavailable => {
+                let flags = permissions::allow_flags(exact);
                 self.denials.push(Denial {
                     tool: name.to_string(),
                     detail: detail.to_string(),
+                    allow: flags.clone(),
                 });
+                let why = match ask_rule {
+                    Some(rule) => format!("the rule `ask {rule}` requires approval"),
+                    None => format!("`{name}` needs approval"),
+                };
                 let reason = format!(
-                    "`{name}` needs approval and no one is at a terminal to give it. \
-                     The user can allow it by re-running with `--yes`. \
+                    "{why} and no one is at a terminal to give it. \
+                     The user can allow it by re-running with `--yes` or `{flags}`. \
                      Do not retry it; go on without it, or finish and say what is needed"
                 );
-                (Source::NoApprover, Some(reason))
+                (Source::NoApprover, None, Some(reason))
             }
         }
     }

@@ -12,12 +12,18 @@ pub struct ApprovalRequest {
     pub detail: String,
     /// A unified diff for writes and edits.
     pub diff: Option<String>,
+    /// The allow rules an "always" answer would save; empty when "always"
+    /// is not offered (an `ask` rule demands asking every time).
+    pub always_rules: Vec<String>,
 }
 
 /// The answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Approval {
     Yes,
+    /// Yes, and allow the same from now on (the request's `always_rules`
+    /// are saved to the project config).
+    Always,
     /// Refused, optionally with a reason passed on to the model.
     No {
         reason: Option<String>,
@@ -59,13 +65,26 @@ impl Approver for TerminalApprover {
     fn approve(&mut self, request: &ApprovalRequest) -> Approval {
         let term = console::Term::stderr();
         crate::ui::show_approval_request(request);
+        let mut items = vec![
+            "yes".to_string(),
+            "no".to_string(),
+            "no, and tell the model why".to_string(),
+        ];
+        if !request.always_rules.is_empty() {
+            items.push(format!(
+                "always: add `allow {}` to {}",
+                request.always_rules.join(", "),
+                crate::config::PROJECT_CONFIG
+            ));
+        }
         let choice = dialoguer::Select::new()
             .with_prompt(format!("Allow {}?", request.tool))
-            .items(["yes", "no", "no, and tell the model why"])
+            .items(&items)
             .default(0)
             .interact_on_opt(&term);
         match choice {
             Ok(Some(0)) => Approval::Yes,
+            Ok(Some(3)) => Approval::Always,
             Ok(Some(2)) => {
                 let reason: Result<String, _> = dialoguer::Input::new()
                     .with_prompt("Reason")

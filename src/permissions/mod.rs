@@ -1,5 +1,6 @@
-//! Permission decisions (SPEC §7): hard rules → plan mode → `--yes` →
-//! defaults (reads allowed; writes, edits, moves and bash ask).
+//! Permission decisions (SPEC §7), in this order: hard rules → plan mode →
+//! deny rules → ask rules → allow rules → `--yes` → defaults (reads allowed;
+//! writes, edits, moves and bash ask).
 
 pub mod approver;
 pub mod hard_rules;
@@ -7,10 +8,13 @@ pub mod rules;
 pub mod secrets;
 pub mod shell;
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::PermissionMode;
-use crate::tools::{ResolvedPath, ToolInput};
+use crate::tools::{ResolvedPath, ToolInput, ToolName};
+use rules::{Action, Rule};
 
 pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover, TerminalApprover};
 
@@ -18,10 +22,13 @@ pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover, Termin
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
-    /// A rule nothing overrides (`.env` files, destructive commands).
+    /// A rule nothing overrides (`.env` files, destructive commands, paths
+    /// outside the workspace).
     HardRule,
     /// The permission mode (plan refuses writes, `--yes` allows).
     Mode,
+    /// A rule from a config file or `--allow` / `--deny`.
+    Rule,
     /// The default policy (reads are allowed).
     Default,
     /// The person at the terminal.
@@ -33,42 +40,189 @@ pub enum Source {
 /// The first-stage verdict, before anyone is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    Allow(Source),
-    Deny { source: Source, reason: String },
-    Ask,
+    /// Runs; `rule` names the allow rule(s) that decided, if any.
+    Allow {
+        source: Source,
+        rule: Option<String>,
+    },
+    Deny {
+        source: Source,
+        reason: String,
+    },
+    /// Needs approval; `rule` names the ask rule that demands it, if any.
+    Ask {
+        rule: Option<String>,
+    },
 }
 
-/// Decides a call from the hard rules, the mode and the defaults. `paths` are
-/// the call's paths as resolved by the workspace (their real names are
-/// checked too, so a symlink to `.env` is caught).
-pub fn check(
-    mode: PermissionMode,
-    input: &ToolInput,
-    paths: &[ResolvedPath],
-    root: &std::path::Path,
-) -> Verdict {
-    if let Some(reason) = hard_rule(input, paths, root) {
+/// One call, as the rules see it.
+pub struct Request<'a> {
+    pub input: &'a ToolInput,
+    /// The call's paths as resolved by the workspace (their real names are
+    /// checked too, so a symlink to `.env` is caught).
+    pub paths: &'a [ResolvedPath],
+    /// The workspace root.
+    pub root: &'a Path,
+}
+
+/// What rules match against: the paths, or the simple commands of a bash
+/// call (`Err` when the command does not parse).
+enum Subjects {
+    Paths(Vec<(String, bool)>),
+    Commands(Result<Vec<String>, String>),
+}
+
+impl Request<'_> {
+    fn subjects(&self) -> Subjects {
+        match self.input {
+            ToolInput::Bash(args) => {
+                Subjects::Commands(shell::simple_commands(&args.command).map(|commands| {
+                    let texts: Vec<String> =
+                        commands.iter().map(|w| shell::command_text(w)).collect();
+                    if texts.is_empty() {
+                        vec![args.command.trim().to_string()]
+                    } else {
+                        texts
+                    }
+                }))
+            }
+            _ => Subjects::Paths(
+                self.paths
+                    .iter()
+                    .map(|p| (p.display.clone(), p.real.is_dir()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Whether `rule` matches any (`all == false`) or every (`all == true`)
+/// subject of the call.
+fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects, all: bool) -> bool {
+    if !rule.covers(tool) {
+        return false;
+    }
+    match subjects {
+        Subjects::Paths(paths) if all => paths.iter().all(|(p, d)| rule.matches_path(p, *d)),
+        Subjects::Paths(paths) => paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
+        Subjects::Commands(Ok(commands)) if all => commands.iter().all(|c| rule.matches_command(c)),
+        Subjects::Commands(Ok(commands)) => commands.iter().any(|c| rule.matches_command(c)),
+        // A command that does not parse is matched only by a bare rule.
+        Subjects::Commands(Err(_)) => rule.is_bare(),
+    }
+}
+
+/// The allow rules that together cover every subject of the call, or `None`.
+fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec<String>> {
+    let allows: Vec<&Rule> = rules
+        .iter()
+        .filter(|r| r.action == Action::Allow && r.covers(tool))
+        .collect();
+    let mut used: Vec<String> = Vec::new();
+    let mut note = |rule: &Rule| {
+        if !used.contains(&rule.text) {
+            used.push(rule.text.clone());
+        }
+    };
+    match subjects {
+        Subjects::Paths(paths) => {
+            for (path, is_dir) in paths {
+                note(allows.iter().find(|r| r.matches_path(path, *is_dir))?);
+            }
+        }
+        Subjects::Commands(Ok(commands)) => {
+            for command in commands {
+                note(allows.iter().find(|r| r.matches_command(command))?);
+            }
+        }
+        Subjects::Commands(Err(_)) => note(allows.iter().find(|r| r.is_bare())?),
+    }
+    Some(used)
+}
+
+/// Decides a call; see the module docs for the order.
+pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
+    let input = request.input;
+    if let Some(reason) = hard_rule(input, request.paths, request.root) {
         return Verdict::Deny {
             source: Source::HardRule,
             reason,
         };
     }
-    let read_only = input.tool().is_read_only();
-    match mode {
-        PermissionMode::Plan if !read_only => Verdict::Deny {
+    let tool = input.tool();
+    let read_only = tool.is_read_only();
+    if mode == PermissionMode::Plan && !read_only {
+        return Verdict::Deny {
             source: Source::Mode,
             reason: format!(
                 "{} is not available in plan mode (read-only)",
-                input.tool().as_str()
+                tool.as_str()
             ),
-        },
-        PermissionMode::Yolo => Verdict::Allow(Source::Mode),
-        PermissionMode::Plan | PermissionMode::Normal if read_only => {
-            Verdict::Allow(Source::Default)
-        }
-        PermissionMode::Normal => Verdict::Ask,
-        PermissionMode::Plan => Verdict::Allow(Source::Default),
+        };
     }
+    let subjects = request.subjects();
+    let first = |action: Action| {
+        rules
+            .iter()
+            .find(|r| r.action == action && rule_matches(r, tool, &subjects, false))
+    };
+    if let Some(rule) = first(Action::Deny) {
+        return Verdict::Deny {
+            source: Source::Rule,
+            reason: format!("the rule `deny {}` forbids it", rule.text),
+        };
+    }
+    if let Some(rule) = first(Action::Ask) {
+        return Verdict::Ask {
+            rule: Some(rule.text.clone()),
+        };
+    }
+    if let Some(used) = allowed_by(rules, tool, &subjects) {
+        return Verdict::Allow {
+            source: Source::Rule,
+            rule: Some(used.join(", ")),
+        };
+    }
+    match mode {
+        PermissionMode::Yolo => Verdict::Allow {
+            source: Source::Mode,
+            rule: None,
+        },
+        PermissionMode::Plan | PermissionMode::Normal if read_only => Verdict::Allow {
+            source: Source::Default,
+            rule: None,
+        },
+        PermissionMode::Plan | PermissionMode::Normal => Verdict::Ask { rule: None },
+    }
+}
+
+/// The rules that would allow exactly this call: one per path, or one per
+/// simple command (`bash(cargo test --lib)`), for messages and the
+/// terminal's "always" answer.
+pub fn exact_rules(request: &Request<'_>) -> Vec<String> {
+    let tool = request.input.tool();
+    let mut out: Vec<String> = match request.subjects() {
+        Subjects::Paths(paths) => paths
+            .iter()
+            .map(|(p, _)| rules::exact_rule(tool, p))
+            .collect(),
+        Subjects::Commands(Ok(commands)) => commands
+            .iter()
+            .map(|c| rules::exact_rule(tool, c))
+            .collect(),
+        Subjects::Commands(Err(_)) => vec![rules::rule_name(tool).to_string()],
+    };
+    out.dedup();
+    out
+}
+
+/// `--allow '…'` for each rule, quoted for a POSIX shell.
+pub fn allow_flags(rules: &[String]) -> String {
+    rules
+        .iter()
+        .map(|r| format!("--allow '{}'", r.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) -> Option<String> {
@@ -132,6 +286,9 @@ pub struct PermissionRecord {
     /// `true` when the call ran.
     pub allowed: bool,
     pub source: Source,
+    /// The rule(s) that decided, when a rule did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -139,11 +296,24 @@ pub struct PermissionRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{ToolName, Workspace};
-    use serde_json::json;
+    use crate::tools::Workspace;
+    use serde_json::{Value, json};
 
-    fn verdict(mode: PermissionMode, tool: ToolName, args: serde_json::Value) -> Verdict {
+    fn parse_rules(rules: &[(Action, &str)]) -> Vec<Rule> {
+        rules
+            .iter()
+            .map(|(action, text)| Rule::parse(*action, text).unwrap())
+            .collect()
+    }
+
+    fn verdict(
+        mode: PermissionMode,
+        rules: &[(Action, &str)],
+        tool: ToolName,
+        args: Value,
+    ) -> Verdict {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
         let input = ToolInput::parse(tool, &args).unwrap();
         let paths: Vec<ResolvedPath> = input
@@ -151,64 +321,185 @@ mod tests {
             .iter()
             .filter_map(|p| ws.resolve(p).ok())
             .collect();
-        check(mode, &input, &paths, ws.root())
+        let request = Request {
+            input: &input,
+            paths: &paths,
+            root: ws.root(),
+        };
+        check(mode, &parse_rules(rules), &request)
+    }
+
+    fn short(v: &Verdict) -> String {
+        match v {
+            Verdict::Allow { source, .. } => format!("allow:{source:?}"),
+            Verdict::Deny { source, .. } => format!("deny:{source:?}"),
+            Verdict::Ask { .. } => "ask".to_string(),
+        }
+    }
+
+    /// One row: mode, rules, call, expected verdict.
+    type Case<'a> = (
+        PermissionMode,
+        &'a [(Action, &'a str)],
+        &'a (ToolName, Value),
+        &'a str,
+    );
+
+    /// The whole decision table: hard rules → plan mode → deny → ask →
+    /// allow → yolo → defaults.
+    #[test]
+    fn decision_table() {
+        use Action::{Allow, Ask, Deny};
+        use PermissionMode::{Normal, Plan, Yolo};
+        let read = (ToolName::ReadFile, json!({"path": "a.txt"}));
+        let write_src = (
+            ToolName::WriteFile,
+            json!({"path": "src/a.rs", "content": ""}),
+        );
+        let write_doc = (
+            ToolName::WriteFile,
+            json!({"path": "doc.md", "content": ""}),
+        );
+        let test = (ToolName::Bash, json!({"command": "cargo test --lib"}));
+        let publish = (ToolName::Bash, json!({"command": "cargo publish"}));
+        let both = (
+            ToolName::Bash,
+            json!({"command": "cargo test && cargo publish"}),
+        );
+        let env_read = (ToolName::ReadFile, json!({"path": ".env.local"}));
+        let rm = (
+            ToolName::Bash,
+            json!({"command": "echo ok && rm -rf build"}),
+        );
+        let config = (
+            ToolName::WriteFile,
+            json!({"path": ".ollama-code.json", "content": "{}"}),
+        );
+        let config_read = (ToolName::ReadFile, json!({"path": ".ollama-code.json"}));
+        let allow_test: &[(Action, &str)] = &[(Allow, "bash(cargo test*)")];
+        let deny_src: &[(Action, &str)] = &[(Deny, "write(src/**)")];
+        let everything: &[(Action, &str)] = &[(Allow, "*"), (Allow, "bash")];
+        let none: &[(Action, &str)] = &[];
+        let cases: Vec<Case<'_>> = vec![
+            // defaults
+            (Normal, none, &read, "allow:Default"),
+            (Normal, none, &write_src, "ask"),
+            (Normal, none, &test, "ask"),
+            (Plan, none, &read, "allow:Default"),
+            (Plan, none, &write_src, "deny:Mode"),
+            (Plan, none, &test, "deny:Mode"),
+            (Yolo, none, &write_src, "allow:Mode"),
+            (Yolo, none, &test, "allow:Mode"),
+            // hard rules beat everything
+            (Yolo, everything, &env_read, "deny:HardRule"),
+            (Normal, everything, &rm, "deny:HardRule"),
+            (Yolo, everything, &config, "deny:HardRule"),
+            (Normal, none, &config_read, "allow:Default"),
+            // plan mode beats allow rules
+            (Plan, everything, &write_src, "deny:Mode"),
+            // allow rules
+            (Normal, allow_test, &test, "allow:Rule"),
+            (Normal, allow_test, &publish, "ask"),
+            (Normal, allow_test, &both, "ask"),
+            (
+                Normal,
+                &[(Allow, "bash(cargo test*)"), (Allow, "bash(cargo publish)")],
+                &both,
+                "allow:Rule",
+            ),
+            (
+                Normal,
+                &[(Allow, "write(src/**)")],
+                &write_src,
+                "allow:Rule",
+            ),
+            (Normal, &[(Allow, "write(src/**)")], &write_doc, "ask"),
+            (Normal, &[(Allow, "write")], &write_doc, "allow:Rule"),
+            (Normal, &[(Allow, "edit")], &write_doc, "ask"),
+            // deny rules beat --yes and allow rules
+            (Yolo, deny_src, &write_src, "deny:Rule"),
+            (Yolo, deny_src, &write_doc, "allow:Mode"),
+            (
+                Normal,
+                &[(Allow, "write"), (Deny, "write(src/**)")],
+                &write_src,
+                "deny:Rule",
+            ),
+            (Yolo, &[(Deny, "bash(cargo publish*)")], &both, "deny:Rule"),
+            (Normal, &[(Deny, "read(secrets/)")], &read, "allow:Default"),
+            // ask rules beat allow rules and --yes
+            (Yolo, &[(Ask, "bash(cargo publish*)")], &publish, "ask"),
+            (
+                Normal,
+                &[(Allow, "bash"), (Ask, "bash(cargo publish*)")],
+                &publish,
+                "ask",
+            ),
+            (Normal, &[(Ask, "read")], &read, "ask"),
+        ];
+        for (mode, rules, (tool, args), want) in cases {
+            let got = short(&verdict(mode, rules, *tool, args.clone()));
+            assert_eq!(got, want, "{mode:?} {rules:?} {tool:?} {args}");
+        }
     }
 
     #[test]
-    fn decision_table() {
-        use PermissionMode::*;
-        let read = || (ToolName::ReadFile, json!({"path": "a.txt"}));
-        let write = || (ToolName::WriteFile, json!({"path": "a.txt", "content": ""}));
-        let bash = || (ToolName::Bash, json!({"command": "cargo test"}));
-        let env_read = || (ToolName::ReadFile, json!({"path": ".env.local"}));
-        let rm = || {
-            (
-                ToolName::Bash,
-                json!({"command": "echo ok && rm -rf build"}),
-            )
+    fn deny_reasons_name_the_rule_and_allow_names_the_rules_used() {
+        let v = verdict(
+            PermissionMode::Yolo,
+            &[(Action::Deny, "write(src/**)")],
+            ToolName::WriteFile,
+            json!({"path": "src/a.rs", "content": ""}),
+        );
+        assert_eq!(
+            v,
+            Verdict::Deny {
+                source: Source::Rule,
+                reason: "the rule `deny write(src/**)` forbids it".into()
+            }
+        );
+        let v = verdict(
+            PermissionMode::Normal,
+            &[
+                (Action::Allow, "bash(cargo *)"),
+                (Action::Allow, "bash(git status)"),
+            ],
+            ToolName::Bash,
+            json!({"command": "git status; cargo fmt"}),
+        );
+        assert_eq!(
+            v,
+            Verdict::Allow {
+                source: Source::Rule,
+                rule: Some("bash(git status), bash(cargo *)".into())
+            }
+        );
+    }
+
+    #[test]
+    fn exact_rules_for_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let input = ToolInput::parse(
+            ToolName::Bash,
+            &json!({"command": "cargo fmt && cargo test"}),
+        )
+        .unwrap();
+        let request = Request {
+            input: &input,
+            paths: &[],
+            root: ws.root(),
         };
-        let config = || {
-            (
-                ToolName::WriteFile,
-                json!({"path": ".ollama-code.json", "content": "{}"}),
-            )
-        };
-        let config_read = || (ToolName::ReadFile, json!({"path": ".ollama-code.json"}));
-        let cases = [
-            (Normal, read(), "allow:default"),
-            (Normal, write(), "ask"),
-            (Normal, bash(), "ask"),
-            (Plan, read(), "allow:default"),
-            (Plan, write(), "deny:mode"),
-            (Plan, bash(), "deny:mode"),
-            (Yolo, read(), "allow:mode"),
-            (Yolo, write(), "allow:mode"),
-            (Yolo, bash(), "allow:mode"),
-            (Yolo, env_read(), "deny:hard"),
-            (Normal, env_read(), "deny:hard"),
-            (Plan, env_read(), "deny:hard"),
-            (Yolo, rm(), "deny:hard"),
-            (Normal, rm(), "deny:hard"),
-            (Yolo, config(), "deny:hard"),
-            (Normal, config_read(), "allow:default"),
-        ];
-        for (mode, (tool, args), want) in cases {
-            let got = match verdict(mode, tool, args.clone()) {
-                Verdict::Allow(Source::Default) => "allow:default",
-                Verdict::Allow(Source::Mode) => "allow:mode",
-                Verdict::Deny {
-                    source: Source::Mode,
-                    ..
-                } => "deny:mode",
-                Verdict::Deny {
-                    source: Source::HardRule,
-                    ..
-                } => "deny:hard",
-                Verdict::Ask => "ask",
-                other => panic!("unexpected {other:?}"),
-            };
-            assert_eq!(got, want, "{mode:?} {tool:?} {args}");
-        }
+        let rules = exact_rules(&request);
+        assert_eq!(rules, ["bash(cargo fmt)", "bash(cargo test)"]);
+        assert_eq!(
+            allow_flags(&rules),
+            "--allow 'bash(cargo fmt)' --allow 'bash(cargo test)'"
+        );
+        assert_eq!(
+            allow_flags(&["bash(echo 'x')".into()]),
+            "--allow 'bash(echo '\\''x'\\'')'"
+        );
     }
 
     #[test]
@@ -219,8 +510,13 @@ mod tests {
         let ws = Workspace::new(dir.path()).unwrap();
         let input = ToolInput::parse(ToolName::ReadFile, &json!({"path": "notes.txt"})).unwrap();
         let paths = vec![ws.resolve("notes.txt").unwrap()];
+        let request = Request {
+            input: &input,
+            paths: &paths,
+            root: ws.root(),
+        };
         assert!(matches!(
-            check(PermissionMode::Yolo, &input, &paths, ws.root()),
+            check(PermissionMode::Yolo, &[], &request),
             Verdict::Deny {
                 source: Source::HardRule,
                 ..

@@ -2,6 +2,7 @@ mod config;
 mod errors;
 mod permissions;
 mod replay_script;
+mod rules;
 mod run;
 mod scenarios;
 mod signals;
