@@ -8,4 +8,5 @@ mod scenarios;
 mod signals;
 mod stdin;
 mod stream;
+mod terminal;
 pub mod tools;

@@ -1,0 +1,165 @@
+//! The approval prompt on a real terminal: `oc` runs under `script`, which
+//! gives it a pseudo-terminal, and the test types the answers.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
+
+const ENTER: &str = "\r";
+const DOWN: &str = "\x1b[B";
+
+/// `oc run ARGS` on a pseudo-terminal, with its screen output collected.
+struct Terminal {
+    child: Child,
+    screen: Arc<Mutex<String>>,
+}
+
+impl Terminal {
+    fn start(env: &TestEnv, server: &FakeOllama, args: &[&str]) -> Terminal {
+        let oc = assert_cmd::cargo::cargo_bin("oc");
+        let mut line = shlex::try_quote(&oc.to_string_lossy()).unwrap().to_string();
+        for arg in args {
+            line.push(' ');
+            line.push_str(&shlex::try_quote(arg).unwrap());
+        }
+        let mut child = Command::new("script")
+            .args(["-q", "-e", "-c", &line, "/dev/null"])
+            .current_dir(env.work())
+            .env("OC_HOME", env.home.path())
+            .env("HOME", env.home.path())
+            .env("OLLAMA_HOST", &server.url)
+            .env("OC_MODEL", MODEL)
+            .env("TERM", "xterm")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("`script` (util-linux) runs the terminal tests");
+        let screen = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&screen);
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Terminal { child, screen }
+    }
+
+    fn wait_for(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.screen.lock().unwrap().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "{text:?} never appeared on the terminal:\n{}",
+                self.screen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(keys.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn finish(mut self) -> (i32, String) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "oc did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        let screen = self.screen.lock().unwrap().clone();
+        (status.code().unwrap_or(-1), screen)
+    }
+}
+
+fn write_call(path: &str) -> Reply {
+    Reply::tool_calls(&[("write_file", json!({"path": path, "content": "hello\n"}))])
+}
+
+#[test]
+fn yes_on_the_terminal_applies_the_change_after_showing_the_diff() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![write_call("a.txt"), Reply::answer("written")]);
+    let mut term = Terminal::start(&env, &server, &["run", "write a"]);
+    term.wait_for("Allow write_file?");
+    term.type_keys(ENTER);
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("+hello"), "the diff is shown: {screen}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("a.txt")).unwrap(),
+        "hello\n"
+    );
+    assert_eq!(env.session()["permissions"][0]["source"], "user");
+    assert_eq!(env.session()["permissions"][0]["allowed"], true);
+}
+
+#[test]
+fn no_with_a_reason_reaches_the_model() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![write_call("a.txt"), Reply::answer("ok")]);
+    let mut term = Terminal::start(&env, &server, &["run", "write a"]);
+    term.wait_for("Allow write_file?");
+    term.type_keys(&format!("{DOWN}{DOWN}{ENTER}"));
+    term.wait_for("Reason");
+    term.type_keys(&format!("use b.txt instead{ENTER}"));
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(!env.work().join("a.txt").exists());
+    let result = &tool_messages(&server.chat_requests()[1])[0]["content"];
+    assert_eq!(
+        result,
+        "error: not approved: the user declined this call: use b.txt instead"
+    );
+}
+
+#[test]
+fn always_saves_the_rule_and_stops_asking() {
+    let env = TestEnv::new();
+    env.write(".ollama-code.json", "{\"model\": \"kept\"}\n");
+    let server = FakeOllama::start(vec![
+        write_call("a.txt"),
+        Reply::tool_calls(&[("read_file", json!({"path": "a.txt"}))]),
+        write_call("a.txt"),
+        Reply::answer("done"),
+    ]);
+    let mut term = Terminal::start(&env, &server, &["run", "--model", MODEL, "write a twice"]);
+    term.wait_for("Allow write_file?");
+    term.type_keys(&format!("{DOWN}{DOWN}{DOWN}{ENTER}"));
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen}");
+    let config: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.work().join(".ollama-code.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(config["model"], "kept");
+    assert_eq!(
+        config["permissions"]["rules"],
+        json!([{"action": "allow", "rule": "write(a.txt)"}])
+    );
+    let decisions = &env.session()["permissions"];
+    assert_eq!(decisions[0]["source"], "user");
+    assert_eq!(decisions[0]["rule"], "write(a.txt)");
+    // The second write was allowed by the saved rule, without asking.
+    assert_eq!(decisions[2]["source"], "rule");
+    assert_eq!(decisions[2]["rule"], "write(a.txt)");
+}
