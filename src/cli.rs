@@ -25,15 +25,121 @@ pub enum Command {
     Run(PromptArgs),
     /// Plan mode: read-only tools; writes and bash are refused; ends with a plan.
     Plan(PromptArgs),
+    /// Chat mode: no tools, one answer.
+    Chat(PromptArgs),
+    /// Saved sessions: list, show, rm.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+    /// Models on the server: list (default) or show NAME.
+    Models(ModelsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
 }
 
-/// The prompt of `run` and `plan`.
+/// `oc sessions …`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Saved sessions, newest first.
+    List {
+        /// One JSON array on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One session as a readable transcript.
+    Show {
+        /// Session id (a unique prefix is enough).
+        id: String,
+        /// The raw session file.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete sessions (asks on a terminal; needs --yes without one).
+    Rm {
+        /// Session ids (unique prefixes are enough).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+}
+
+/// `oc models …`
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    pub command: Option<ModelsCommand>,
+    /// JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// `oc models list` / `oc models show NAME`
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Name, size, parameters, quantization, context length, capabilities; recent first.
+    List,
+    /// Details of one model from `/api/show`.
+    Show {
+        /// Model name, e.g. `qwen2.5-coder:7b`.
+        name: String,
+    },
+}
+
+/// How the run's output is written to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The answer, streamed; everything else on stderr.
+    #[default]
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// One JSON event per line.
+    StreamJson,
+}
+
+/// The prompt and the options of `run`, `plan` and `chat`.
 #[derive(Debug, Args)]
 pub struct PromptArgs {
     /// The prompt; words are joined with spaces. `-` reads it from stdin. When
     /// stdin is piped and a prompt is given, stdin is appended as a delimited block.
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
+    /// Output on stdout: the text, one JSON object at the end, or JSON events.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+    /// Also write the final answer to FILE.
+    #[arg(
+        short = 'o',
+        long = "output-last-message",
+        visible_alias = "out",
+        value_name = "FILE"
+    )]
+    pub output_last_message: Option<PathBuf>,
+    /// Only the answer: no progress, tool lines or thinking on stderr.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Go on from the newest session started in this directory.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_last: bool,
+    /// Go on from the session ID (a unique prefix is enough).
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// Write no session file and no fine-tuning record.
+    #[arg(long)]
+    pub no_save: bool,
+    /// Stop the whole run after DURATION (e.g. `90s`, `10m`) with exit 124.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let duration = humantime::parse_duration(text)
+        .map_err(|e| format!("`{text}` is not a duration ({e}); use e.g. 90s, 10m or 1h30m"))?;
+    if duration.is_zero() {
+        return Err("the timeout must be longer than zero".into());
+    }
+    Ok(duration)
 }
 
 /// Options that every command accepts (`global = true`), so `oc --model M run`

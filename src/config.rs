@@ -38,6 +38,8 @@ pub enum Mode {
     Code,
     /// Read-only tools (`oc plan`, `oc run --plan`).
     Plan,
+    /// No tools, one answer (`oc chat`).
+    Chat,
 }
 
 impl Mode {
@@ -46,6 +48,7 @@ impl Mode {
         match self {
             Mode::Code => "code",
             Mode::Plan => "plan",
+            Mode::Chat => "chat",
         }
     }
 }
@@ -380,6 +383,9 @@ pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
 pub struct Settings {
     pub mode: Mode,
     pub model: String,
+    /// Whether the model was chosen (flag, environment or file) rather than
+    /// defaulted; a resumed session keeps its own model otherwise.
+    pub model_explicit: bool,
     /// Base URL of the server, e.g. `http://127.0.0.1:11434`, no trailing slash.
     pub host: String,
     /// The workspace: absolute, canonical.
@@ -440,6 +446,7 @@ impl Settings {
             );
         }
         let defaults = Sampling::default();
+        let model_explicit = flags.model.is_some() || env.model.is_some() || merged.model.is_some();
         let model = flags
             .model
             .clone()
@@ -458,15 +465,18 @@ impl Settings {
             .or(merged.host)
             .unwrap_or_else(|| DEFAULT_HOST.to_string());
         let host = normalize_host(&host_text)?;
-        let mode = if flags.plan { Mode::Plan } else { mode };
+        let mode = match mode {
+            Mode::Code if flags.plan => Mode::Plan,
+            other => other,
+        };
         let permission_mode = match mode {
-            Mode::Plan => PermissionMode::Plan,
+            Mode::Plan | Mode::Chat => PermissionMode::Plan,
             Mode::Code if flags.yes => PermissionMode::Yolo,
             Mode::Code => PermissionMode::Normal,
         };
         let default_think = match mode {
             Mode::Code => Think::On,
-            Mode::Plan => Think::Off,
+            Mode::Plan | Mode::Chat => Think::Off,
         };
         let sampling = Sampling {
             temperature: flags
@@ -493,6 +503,7 @@ impl Settings {
         Ok(Settings {
             mode,
             model: model.trim().to_string(),
+            model_explicit,
             host,
             cwd,
             home,

@@ -19,6 +19,8 @@ pub enum ExitStatus {
     /// 5: finished, but actions that needed approval were denied because no
     /// one could approve them (no terminal, no `--yes`).
     Denied,
+    /// 124: `--timeout` reached.
+    TimedOut,
     /// 130: interrupted by SIGINT (Ctrl-C).
     Interrupted,
     /// 143: terminated by SIGTERM.
@@ -35,6 +37,7 @@ impl ExitStatus {
             ExitStatus::Unavailable => 3,
             ExitStatus::MaxTurns => 4,
             ExitStatus::Denied => 5,
+            ExitStatus::TimedOut => 124,
             ExitStatus::Interrupted => 130,
             ExitStatus::Terminated => 143,
         }

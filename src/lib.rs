@@ -6,11 +6,13 @@
 pub mod agent;
 pub mod cli;
 pub mod client;
+pub mod commands;
 pub mod config;
 pub mod env_vars;
 pub mod error;
 pub mod input;
 pub mod permissions;
+pub mod protocol;
 pub mod session;
 pub mod signals;
 pub mod tools;
@@ -18,7 +20,7 @@ pub mod ui;
 
 use std::path::{Path, PathBuf};
 
-use cli::{Cli, Command, CommonArgs, PromptArgs};
+use cli::{Cli, Command, CommonArgs, OutputFormat, PromptArgs};
 use config::{EnvValues, LoadedFile, Mode, Settings};
 use error::{Error, ExitStatus, Result};
 
@@ -30,9 +32,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
+    let common = &cli.common;
     let status = match cli.command {
-        Command::Run(args) => runtime.block_on(run_agent(&cli.common, Mode::Code, &args))?,
-        Command::Plan(args) => runtime.block_on(run_agent(&cli.common, Mode::Plan, &args))?,
+        Command::Run(args) => runtime.block_on(run_agent(common, Mode::Code, &args))?,
+        Command::Plan(args) => runtime.block_on(run_agent(common, Mode::Plan, &args))?,
+        Command::Chat(args) => runtime.block_on(run_agent(common, Mode::Chat, &args))?,
+        Command::Sessions(command) => commands::sessions(&load_home(common)?, common, command)?,
+        Command::Models(args) => {
+            runtime.block_on(commands::models(&load_settings(common, Mode::Code)?, args))?
+        }
+        Command::Completions { shell } => commands::completions(shell),
     };
     Ok(status)
 }
@@ -46,11 +55,72 @@ pub fn exit_status_of(err: &anyhow::Error) -> ExitStatus {
 }
 
 async fn run_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Result<ExitStatus> {
-    let settings = load_settings(common, mode)?;
+    let result = start_agent(common, mode, args).await;
+    // Scripts reading JSON get the error there too, not only on stderr.
+    if let (Err(error), OutputFormat::Json | OutputFormat::StreamJson) =
+        (&result, args.output_format)
+    {
+        ui::json::write_line(&protocol::Event::Error {
+            schema_version: protocol::SCHEMA_VERSION,
+            message: &format!("{error:#}"),
+            exit_code: Some(error.exit_status().code()),
+        });
+    }
+    result
+}
+
+async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Result<ExitStatus> {
+    let mut settings = load_settings(common, mode)?;
+    let store = session::Store::new(&settings.home);
+    let resume = if args.continue_last {
+        let session = store.newest_in(&settings.cwd).ok_or_else(|| {
+            Error::Usage(format!(
+                "no saved session was started in `{}`; start one with `oc run`, or pick one with `--resume ID` (see `oc sessions list`)",
+                settings.cwd.display()
+            ))
+        })?;
+        Some(session)
+    } else {
+        args.resume
+            .as_deref()
+            .map(|id| store.load(id))
+            .transpose()?
+    };
+    let resume = resume.map(|mut session| {
+        // A run killed mid-call left calls without results; the next
+        // request must answer each of them.
+        session.answer_unanswered_calls("interrupted: result unknown");
+        if !settings.model_explicit {
+            settings.model = session.model.clone();
+        }
+        if common.cwd.is_none() {
+            let saved = std::path::PathBuf::from(&session.cwd);
+            if saved.is_dir() {
+                settings.cwd = saved;
+            }
+        }
+        session
+    });
     let prompt = input::read_prompt(&args.prompt)?;
     let mut approver = permissions::approver::for_this_process();
-    let mut ui = ui::TextRenderer::new();
-    agent::run(&settings, prompt, approver.as_mut(), &mut ui).await
+    let mut out: Box<dyn ui::Output> = match args.output_format {
+        OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet)),
+        OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
+        OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
+    };
+    let job = agent::Job {
+        prompt,
+        resume,
+        save: !args.no_save,
+        timeout: args.timeout,
+        last_message_file: args.output_last_message.clone(),
+    };
+    agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
+}
+
+/// `OC_HOME`, from `--home`, the environment or the default.
+fn load_home(common: &CommonArgs) -> Result<PathBuf> {
+    config::resolve_home(common.home.as_deref(), &EnvValues::from_process())
 }
 
 /// Reads the environment and config files and resolves the settings.

@@ -7,7 +7,8 @@ pub mod context;
 pub mod prompt;
 
 use std::borrow::Cow;
-use std::time::Instant;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -20,19 +21,11 @@ use crate::permissions::secrets::Secrets;
 use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
-use crate::session::{AbortedReply, FinetuneRecord, Session, Status, Store};
+use crate::protocol::{Denial, RunSummary, SCHEMA_VERSION};
+use crate::session::{AbortedReply, FinetuneRecord, Session, Status, Store, Usage};
 use crate::signals::{Signals, Stop};
 use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
-use crate::ui::TextRenderer;
-
-/// A call that needed approval and was denied because no one could give it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Denial {
-    pub tool: String,
-    pub detail: String,
-    /// The `--allow '…'` flags that would have allowed it.
-    pub allow: String,
-}
+use crate::ui::Output;
 
 /// One streamed reply.
 struct Reply {
@@ -42,17 +35,36 @@ struct Reply {
     eval_count: u64,
 }
 
+/// What one invocation asks of the agent, beside the settings.
+#[derive(Debug, Default)]
+pub struct Job {
+    /// The new user message.
+    pub prompt: String,
+    /// A saved session to go on from (`--continue`, `--resume`).
+    pub resume: Option<Session>,
+    /// Write the session file and the fine-tuning record (false with
+    /// `--no-save`).
+    pub save: bool,
+    /// Limit on the whole run (`--timeout`); reaching it exits 124.
+    pub timeout: Option<Duration>,
+    /// Where to write the final answer (`-o`).
+    pub last_message_file: Option<PathBuf>,
+}
+
 /// Runs one agent session to its end and returns the exit status.
 ///
-/// Errors: server unreachable or model missing (exit 3, before anything is
-/// saved), a failure mid-run (exit 1, after the session is saved as failed).
+/// Errors: only those before the session exists: an unusable workspace
+/// (exit 2), server unreachable or model missing (exit 3). A failure later
+/// is reported through `out`, saved with the session, and returned as
+/// [`ExitStatus::Failure`].
 pub async fn run(
     settings: &Settings,
-    prompt: String,
+    job: Job,
     approver: &mut dyn Approver,
-    ui: &mut TextRenderer,
+    out: &mut dyn Output,
 ) -> Result<ExitStatus> {
     let started = Instant::now();
+    let deadline = job.timeout.map(|t| tokio::time::Instant::now() + t);
     let mut signals = Signals::install()?;
     let client = OllamaClient::new(&settings.host)?;
     let workspace = Workspace::new(&settings.cwd).map_err(|e| {
@@ -64,8 +76,12 @@ pub async fn run(
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,
         stop = signals.recv() => {
-            ui.warn(&format!("stopped by {} before the run started", stop.name()));
+            out.warn(&format!("stopped by {} before the run started", stop.name()));
             return Ok(stop.exit_status());
+        }
+        () = until(deadline) => {
+            out.warn(&format!("timed out after {} before the run started", humantime::format_duration(job.timeout.unwrap_or_default())));
+            return Ok(ExitStatus::TimedOut);
         }
     };
 
@@ -73,7 +89,7 @@ pub async fn run(
         Some(settings.think)
     } else {
         if settings.think_explicit && settings.think.is_on() {
-            ui.warn(&format!(
+            out.warn(&format!(
                 "model `{}` cannot think (no `thinking` capability); `--think` is ignored",
                 settings.model
             ));
@@ -83,7 +99,7 @@ pub async fn run(
     let num_ctx = match info.context_length {
         Some(max) if u64::from(settings.num_ctx) > max => {
             let clamped = u32::try_from(max).unwrap_or(u32::MAX);
-            ui.note(&format!(
+            out.note(&format!(
                 "num_ctx {} is more than `{}` supports; using {clamped}",
                 settings.num_ctx, settings.model
             ));
@@ -94,27 +110,52 @@ pub async fn run(
     let offered: Vec<ToolName> = if info.has("tools") {
         ToolName::for_mode(settings.mode)
     } else {
-        ui.warn(&format!(
-            "model `{}` has no `tools` capability; it runs without tools and can only answer",
-            settings.model
-        ));
+        if settings.mode != Mode::Chat {
+            out.warn(&format!(
+                "model `{}` has no `tools` capability; it runs without tools and can only answer",
+                settings.model
+            ));
+        }
         Vec::new()
     };
     let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
-    let system = prompt::system_prompt(settings.mode, workspace.root(), !offered.is_empty());
 
     let store = Store::new(&settings.home);
-    let mut session = Session::new(
-        settings.mode,
-        &settings.model,
-        &crate::config::display_host(&settings.host),
-        workspace.root(),
-        &prompt,
-        num_ctx,
-    );
-    session.messages.push(Message::text(Role::System, system));
-    session.messages.push(Message::text(Role::User, prompt));
-    store.save(&mut session)?;
+    let resumed = job.resume.is_some();
+    let mut session = match job.resume {
+        Some(mut session) => {
+            // The saved system prompt is kept byte for byte, so the server
+            // can reuse its cache of the conversation.
+            session.mode = settings.mode;
+            session.model = settings.model.clone();
+            session.num_ctx = num_ctx;
+            session.status = Status::Running;
+            session.exit_reason = None;
+            session.aborted_reply = None;
+            session.messages.push(Message::text(Role::User, job.prompt));
+            session
+        }
+        None => {
+            let system =
+                prompt::system_prompt(settings.mode, workspace.root(), !offered.is_empty());
+            let mut session = Session::new(
+                settings.mode,
+                &settings.model,
+                &crate::config::display_host(&settings.host),
+                workspace.root(),
+                &job.prompt,
+                num_ctx,
+            );
+            session.messages.push(Message::text(Role::System, system));
+            session.messages.push(Message::text(Role::User, job.prompt));
+            session
+        }
+    };
+    if job.save {
+        store.save(&mut session)?;
+    }
+    out.session_started(&session, resumed);
+    let first_turn = session.turns;
 
     let mut run = Run {
         settings,
@@ -130,9 +171,10 @@ pub async fn run(
             presence_penalty: settings.sampling.presence_penalty,
         },
         think,
+        first_turn,
         approver,
-        ui,
-        store: &store,
+        out,
+        store: job.save.then_some(&store),
         denials: Vec::new(),
         tool_calls: 0,
         files_changed: Vec::new(),
@@ -147,12 +189,22 @@ pub async fn run(
             Err(error) => Ending::Failed(error),
         },
         stop = signals.recv() => Ending::Stopped(stop),
+        () = until(deadline) => Ending::TimedOut,
     };
-    if let Ending::Stopped(stop) = &ending {
-        signals.exit_on_next(stop.exit_status());
-        run.ui.close_line();
-        run.ui
-            .warn(&format!("stopped by {}; saving the session", stop.name()));
+    if matches!(ending, Ending::Stopped(_) | Ending::TimedOut) {
+        let status = match &ending {
+            Ending::Stopped(stop) => stop.exit_status(),
+            _ => ExitStatus::TimedOut,
+        };
+        signals.exit_on_next(status);
+        let what = match &ending {
+            Ending::Stopped(stop) => format!("stopped by {}", stop.name()),
+            _ => format!(
+                "timed out after {}",
+                humantime::format_duration(job.timeout.unwrap_or_default())
+            ),
+        };
+        run.out.warn(&format!("{what}; saving the session"));
         let partial = std::mem::take(&mut run.partial);
         if !partial.content.is_empty() || !partial.thinking.is_empty() {
             session.aborted_reply = Some(AbortedReply {
@@ -163,66 +215,104 @@ pub async fn run(
         }
         session.answer_unanswered_calls("interrupted: result unknown");
     }
-    let (status, reason) = match &ending {
-        Ending::Answered => (Status::Finished, "answered".to_string()),
+    let (status, reason, exit) = match &ending {
+        Ending::Answered if run.denials.is_empty() => (
+            Status::Finished,
+            "answered".to_string(),
+            ExitStatus::Success,
+        ),
+        Ending::Answered => (
+            Status::Finished,
+            "answered; some actions were denied for want of approval".to_string(),
+            ExitStatus::Denied,
+        ),
         Ending::MaxTurns => (
             Status::MaxTurns,
             format!("max turns ({}) reached", settings.max_turns),
+            ExitStatus::MaxTurns,
         ),
-        Ending::Failed(e) => (Status::Failed, e.to_string()),
-        Ending::Stopped(stop) => (Status::Interrupted, format!("stopped by {}", stop.name())),
+        Ending::Failed(e) => (Status::Failed, e.to_string(), ExitStatus::Failure),
+        Ending::Stopped(stop) => (
+            Status::Interrupted,
+            format!("stopped by {}", stop.name()),
+            stop.exit_status(),
+        ),
+        Ending::TimedOut => (
+            Status::TimedOut,
+            format!(
+                "timed out after {}",
+                humantime::format_duration(job.timeout.unwrap_or_default())
+            ),
+            ExitStatus::TimedOut,
+        ),
     };
     session.status = status;
-    session.exit_reason = Some(reason);
-    store.save(&mut session)?;
-    store.append_finetune(&FinetuneRecord::from_session(&session, &schemas))?;
-
+    session.exit_reason = Some(reason.clone());
     let Run {
-        ui,
+        out,
         denials,
         tool_calls,
         files_changed,
         ..
     } = run;
-    ui.close_line();
-    ui.note(&format!(
-        "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · session {}",
-        session.turns,
-        plural(session.turns as usize),
-        session.usage.prompt_tokens,
-        session.usage.completion_tokens,
-        tool_calls,
-        plural(tool_calls),
-        files_changed.len(),
-        plural(files_changed.len()),
-        started.elapsed().as_secs_f64(),
-        session.id
-    ));
-    if !denials.is_empty() {
-        let mut text = format!(
-            "{} action{} needed approval and no one could give it (no terminal):",
-            denials.len(),
-            plural(denials.len())
-        );
-        for d in &denials {
-            text.push_str(&format!("\n  - {} {}    ({})", d.tool, d.detail, d.allow));
+    if job.save {
+        let saved = store.save(&mut session).and_then(|()| {
+            store.append_finetune(&FinetuneRecord::from_session(&session, &schemas))
+        });
+        if let Err(e) = saved {
+            out.warn(&format!("{e:#}"));
         }
-        text.push_str("\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.");
-        ui.warn(&text);
     }
-    match ending {
-        Ending::Answered if denials.is_empty() => Ok(ExitStatus::Success),
-        Ending::Answered => Ok(ExitStatus::Denied),
-        Ending::MaxTurns => {
-            ui.warn(&format!(
-                "stopped after {} turn{} (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
-                settings.max_turns,
-                plural(settings.max_turns as usize)
-            ));
-            Ok(ExitStatus::MaxTurns)
+    let final_text = session
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .map(|m| m.content.clone())
+        .unwrap_or_default();
+    if let Some(path) = &job.last_message_file {
+        let mut text = final_text.clone();
+        if !text.ends_with('\n') {
+            text.push('\n');
         }
-        Ending::Failed(error) => Err(error),
-        Ending::Stopped(stop) => Ok(stop.exit_status()),
+        if let Err(e) = tools::write_atomic(path, text.as_bytes(), 0o666) {
+            out.warn(&format!(
+                "cannot write the last message to `{}`: {e}",
+                path.display()
+            ));
+        }
+    }
+    match &ending {
+        Ending::MaxTurns => out.warn(&format!(
+            "stopped after {} turn{} (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
+            session.turns - first_turn,
+            plural((session.turns - first_turn) as usize)
+        )),
+        Ending::Failed(e) => out.error(&format!("{e:#}")),
+        Ending::Answered | Ending::Stopped(_) | Ending::TimedOut => {}
+    }
+    out.session_completed(&RunSummary {
+        schema_version: SCHEMA_VERSION,
+        session_id: session.id.clone(),
+        status: session.status,
+        exit_reason: reason,
+        exit_code: exit.code(),
+        final_text,
+        turns: session.turns,
+        usage: session.usage,
+        tool_calls,
+        files_changed,
+        permission_denials: denials,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    Ok(exit)
+}
+
+/// Resolves at `deadline`, or never when there is none.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -236,6 +326,8 @@ enum Ending {
     Failed(Error),
     /// SIGINT or SIGTERM.
     Stopped(Stop),
+    /// `--timeout` was reached.
+    TimedOut,
 }
 
 /// The reply being streamed, kept outside the stream's future so that an
@@ -259,9 +351,12 @@ struct Run<'a> {
     schemas: &'a [Value],
     options: ChatOptions,
     think: Option<crate::config::Think>,
+    /// The session's turn count when this run began.
+    first_turn: u32,
     approver: &'a mut dyn Approver,
-    ui: &'a mut TextRenderer,
-    store: &'a Store,
+    out: &'a mut dyn Output,
+    /// `None` with `--no-save`.
+    store: Option<&'a Store>,
     denials: Vec<Denial>,
     tool_calls: usize,
     files_changed: Vec<String>,
@@ -278,20 +373,32 @@ impl Run<'_> {
     /// Turns until an answer or the cap.
     async fn turns(&mut self, session: &mut Session) -> Result<Ending> {
         loop {
-            if session.turns >= self.settings.max_turns {
+            // `--max-turns` caps the requests of this run; the session's
+            // turn counter goes on across resumed runs.
+            if session.turns - self.first_turn >= self.settings.max_turns {
                 return Ok(Ending::MaxTurns);
             }
             session.turns += 1;
+            let turn = session.turns;
+            self.out.turn_started(turn);
             let reply = self.stream_reply(session).await?;
             session.usage.prompt_tokens += reply.prompt_eval_count;
             session.usage.completion_tokens += reply.eval_count;
+            self.out.turn_completed(
+                turn,
+                Usage {
+                    prompt_tokens: reply.prompt_eval_count,
+                    completion_tokens: reply.eval_count,
+                },
+                reply.done_reason.as_deref(),
+            );
             if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
                 let advice = if self.options.num_ctx < self.settings.num_ctx {
                     "this is the model's whole context; split the task or use a model with a longer context"
                 } else {
                     "raise `--num-ctx`"
                 };
-                self.ui.warn(&format!(
+                self.out.warn(&format!(
                     "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it: {advice}",
                     reply.prompt_eval_count, self.options.num_ctx
                 ));
@@ -301,16 +408,17 @@ impl Run<'_> {
             let cut_off = reply.done_reason.as_deref() == Some("length");
             session.messages.push(message.clone());
             if message.tool_calls.is_empty() {
-                self.store.save(session)?;
+                self.save(session)?;
                 return Ok(Ending::Answered);
             }
             for (call, arguments) in message.tool_calls.iter().zip(parsed) {
                 let id = call.id.clone().unwrap_or_default();
                 let name = call.function.name.clone();
                 let content = if cut_off {
-                    self.ui.tool_call(&name, "");
+                    self.out
+                        .tool_call(turn, &id, &name, "", &call.function.arguments);
                     let text = "not run: the reply was cut off at the length limit, so this call may be incomplete. Make smaller changes, one call at a time.";
-                    self.ui.tool_result(false, text);
+                    self.out.tool_result(turn, &id, &name, false, text);
                     format!("error: {text}")
                 } else {
                     self.tool_calls += 1;
@@ -321,7 +429,15 @@ impl Run<'_> {
                     .messages
                     .push(Message::tool_result(&name, &id, content));
             }
-            self.store.save(session)?;
+            self.save(session)?;
+        }
+    }
+
+    /// Saves the session, unless `--no-save`.
+    fn save(&self, session: &mut Session) -> Result<()> {
+        match self.store {
+            Some(store) => store.save(session),
+            None => Ok(()),
         }
     }
 
@@ -340,7 +456,6 @@ impl Run<'_> {
         let mut tool_calls: Vec<ToolCall> = Vec::new();
         loop {
             let Some(chunk) = stream.next().await? else {
-                self.ui.close_line();
                 return Err(Error::Server(format!(
                     "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
                     self.client.host()
@@ -348,17 +463,16 @@ impl Run<'_> {
             };
             if let Some(message) = chunk.message {
                 if let Some(delta) = message.thinking {
-                    self.ui.thinking(&delta);
+                    self.out.thinking(session.turns, &delta);
                     self.partial.thinking.push_str(&delta);
                 }
                 if let Some(delta) = message.content {
-                    self.ui.content(&delta);
+                    self.out.content(session.turns, &delta);
                     self.partial.content.push_str(&delta);
                 }
                 tool_calls.extend(message.tool_calls.unwrap_or_default());
             }
             if chunk.done {
-                self.ui.close_line();
                 let PartialReply { content, thinking } = std::mem::take(&mut self.partial);
                 return Ok(Reply {
                     message: Message {
@@ -382,42 +496,46 @@ impl Run<'_> {
         name: &str,
         arguments: Result<Value, String>,
     ) -> ToolOutcome {
+        let turn = session.turns;
         let arguments = match arguments {
             Ok(a) => a,
             Err(message) => {
-                self.ui.tool_call(name, "");
-                return self.report(ToolOutcome::error(message));
+                self.out.tool_call(turn, id, name, "", &Value::Null);
+                return self.report(turn, id, name, ToolOutcome::error(message));
             }
         };
         let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
-            self.ui.tool_call(name, "");
+            self.out.tool_call(turn, id, name, "", &arguments);
             let message = self.unknown_tool(name);
             if ToolName::from_name(name).is_some() {
                 // A real tool this mode does not offer: a refusal by mode.
-                session.permissions.push(PermissionRecord {
-                    turn: session.turns,
-                    tool_call_id: id.to_string(),
-                    tool: name.to_string(),
-                    detail: String::new(),
-                    allowed: false,
-                    source: Source::Mode,
-                    rule: None,
-                    reason: Some(message.clone()),
-                });
+                self.decide(
+                    session,
+                    PermissionRecord {
+                        turn,
+                        tool_call_id: id.to_string(),
+                        tool: name.to_string(),
+                        detail: String::new(),
+                        allowed: false,
+                        source: Source::Mode,
+                        rule: None,
+                        reason: Some(message.clone()),
+                    },
+                );
             }
-            return self.report(ToolOutcome::error(message));
+            return self.report(turn, id, name, ToolOutcome::error(message));
         };
         let input = match ToolInput::parse(tool, &arguments) {
             Ok(input) => input,
             Err(message) => {
-                self.ui.tool_call(name, "");
-                return self.report(ToolOutcome::error(message));
+                self.out.tool_call(turn, id, name, "", &arguments);
+                return self.report(turn, id, name, ToolOutcome::error(message));
             }
         };
         let detail = input.detail();
-        self.ui.tool_call(name, &detail);
+        self.out.tool_call(turn, id, name, &detail, &arguments);
         let decision = PermissionRecord {
-            turn: session.turns,
+            turn,
             tool_call_id: id.to_string(),
             tool: name.to_string(),
             detail: detail.clone(),
@@ -431,11 +549,15 @@ impl Run<'_> {
             match self.workspace.resolve(path) {
                 Ok(p) => resolved.push(p),
                 Err(why) => {
-                    session.permissions.push(PermissionRecord {
-                        reason: Some(why.clone()),
-                        ..decision
-                    });
-                    return self.report(ToolOutcome::error(format!("refused: {why}")));
+                    self.decide(
+                        session,
+                        PermissionRecord {
+                            reason: Some(why.clone()),
+                            ..decision
+                        },
+                    );
+                    let outcome = ToolOutcome::error(format!("refused: {why}"));
+                    return self.report(turn, id, name, outcome);
                 }
             }
         }
@@ -452,7 +574,7 @@ impl Run<'_> {
         } else {
             match tools::prepare_change(&input, self.workspace, &self.seen) {
                 Ok(change) => change,
-                Err(message) => return self.report(ToolOutcome::error(message)),
+                Err(message) => return self.report(turn, id, name, ToolOutcome::error(message)),
             }
         };
         let asked = matches!(verdict, Verdict::Ask { .. });
@@ -466,20 +588,27 @@ impl Run<'_> {
             }
         };
         if let Some(reason) = denied {
-            session.permissions.push(PermissionRecord {
+            self.decide(
+                session,
+                PermissionRecord {
+                    source,
+                    rule,
+                    reason: Some(reason.clone()),
+                    ..decision
+                },
+            );
+            let outcome = ToolOutcome::error(format!("not approved: {reason}"));
+            return self.report(turn, id, name, outcome);
+        }
+        self.decide(
+            session,
+            PermissionRecord {
+                allowed: true,
                 source,
                 rule,
-                reason: Some(reason.clone()),
                 ..decision
-            });
-            return self.report(ToolOutcome::error(format!("not approved: {reason}")));
-        }
-        session.permissions.push(PermissionRecord {
-            allowed: true,
-            source,
-            rule,
-            ..decision
-        });
+            },
+        );
         let outcome = match change {
             Some(change) => {
                 let outcome = change.apply();
@@ -487,7 +616,7 @@ impl Run<'_> {
                     self.seen.insert(&change.path.real);
                     // A diff the user just approved is not shown twice.
                     if !outcome.changed.is_empty() && !asked {
-                        self.ui.diff(&change.unified_diff());
+                        self.out.diff(&change.unified_diff());
                     }
                 }
                 outcome
@@ -508,7 +637,13 @@ impl Run<'_> {
                 self.files_changed.push(file.clone());
             }
         }
-        self.report(outcome)
+        self.report(turn, id, name, outcome)
+    }
+
+    /// Records a permission decision in the session and the output.
+    fn decide(&mut self, session: &mut Session, record: PermissionRecord) {
+        self.out.permission(&record);
+        session.permissions.push(record);
     }
 
     fn unknown_tool(&self, name: &str) -> String {
@@ -528,14 +663,15 @@ impl Run<'_> {
 
     /// Shows a result and returns it with secret values scrubbed: nothing
     /// the model sees, or the session keeps, holds them.
-    fn report(&mut self, mut outcome: ToolOutcome) -> ToolOutcome {
+    fn report(&mut self, turn: u32, id: &str, name: &str, mut outcome: ToolOutcome) -> ToolOutcome {
         if let Cow::Owned(clean) = self.secrets.scrub(&outcome.content) {
             outcome.content = clean;
         }
         if let Cow::Owned(clean) = self.secrets.scrub(&outcome.summary) {
             outcome.summary = clean;
         }
-        self.ui.tool_result(outcome.ok, &outcome.summary);
+        self.out
+            .tool_result(turn, id, name, outcome.ok, &outcome.summary);
         outcome
     }
 
@@ -566,13 +702,13 @@ impl Run<'_> {
                 for text in exact {
                     match Rule::parse(Action::Allow, text) {
                         Ok(rule) => self.rules.push(rule),
-                        Err(e) => self.ui.warn(&e),
+                        Err(e) => self.out.warn(&e),
                     }
                     match config::add_allow_rule(self.workspace.root(), text) {
                         Ok(path) => self
-                            .ui
+                            .out
                             .note(&format!("added `allow {text}` to `{}`", path.display())),
-                        Err(e) => self.ui.warn(&format!("{e:#}")),
+                        Err(e) => self.out.warn(&format!("{e:#}")),
                     }
                 }
                 (Source::User, Some(added), None)

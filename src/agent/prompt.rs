@@ -22,6 +22,9 @@ pub fn system_prompt(mode: Mode, root: &Path, has_tools: bool) -> String {
         return format!("You are oc, a coding assistant. {place} Answer directly and concisely.");
     }
     match mode {
+        Mode::Chat => {
+            format!("You are oc, a coding assistant. {place} Answer directly and concisely.")
+        }
         Mode::Code => format!(
             "You are oc, a coding agent. {place}\n\
              Act with the tools; never just describe a plan. Read a file before changing it. \

@@ -160,6 +160,11 @@ impl OllamaClient {
     /// Errors: [`Error::Unreachable`], [`Error::ModelNotFound`] (404, with the
     /// models the server has), [`Error::Server`] for other statuses.
     pub async fn show(&self, model: &str) -> Result<ModelInfo> {
+        Ok(ModelInfo::from_show(&self.show_raw(model).await?))
+    }
+
+    /// `POST /api/show {"model"}`: the whole answer (capture `04-show-*`).
+    pub async fn show_raw(&self, model: &str) -> Result<Value> {
         let response = self
             .send(
                 self.http
@@ -175,26 +180,29 @@ impl OllamaClient {
         if !status.is_success() {
             return Err(self.status_error("/api/show", status, &body));
         }
-        Ok(ModelInfo::from_show(&body))
+        Ok(body)
     }
 
     /// `GET /api/tags`: the names of the models on the server.
     pub async fn tags(&self) -> Result<Vec<String>> {
+        Ok(self
+            .tags_raw()
+            .await?
+            .iter()
+            .filter_map(|m| m["name"].as_str().map(str::to_string))
+            .collect())
+    }
+
+    /// `GET /api/tags`: the `models` entries as sent (capture `03-tags`):
+    /// `name`, `size` (bytes), `modified_at`, `details`, `capabilities`.
+    pub async fn tags_raw(&self) -> Result<Vec<Value>> {
         let response = self.send(self.http.get(self.url("/api/tags"))).await?;
         let status = response.status();
         let body = self.body_json(response, "/api/tags").await?;
         if !status.is_success() {
             return Err(self.status_error("/api/tags", status, &body));
         }
-        Ok(body["models"]
-            .as_array()
-            .map(|models| {
-                models
-                    .iter()
-                    .filter_map(|m| m["name"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(body["models"].as_array().cloned().unwrap_or_default())
     }
 
     /// `POST /api/chat` with `stream: true`. Returns once the status line and

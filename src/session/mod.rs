@@ -33,6 +33,8 @@ pub enum Status {
     Failed,
     /// SIGINT or SIGTERM ended the run.
     Interrupted,
+    /// `--timeout` ended the run.
+    TimedOut,
 }
 
 /// Text of a reply cut short by an interrupt.
@@ -161,6 +163,22 @@ fn title_of(prompt: &str) -> String {
     title
 }
 
+/// Reads and parses one session file.
+///
+/// Errors (exit 2): unreadable, or not a session (with line and column).
+pub fn read_session(path: &Path) -> Result<Session> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::io(format!("cannot read the session `{}`", path.display()), e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "`{}` is not a valid session file (line {}, column {}): {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
 /// The current time as RFC 3339 in UTC.
 pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
@@ -205,6 +223,77 @@ impl Store {
                 e,
             )
         })
+    }
+
+    /// Every saved session, newest first. Files that cannot be read are
+    /// returned as errors beside the sessions, so one bad file hides nothing.
+    pub fn list(&self) -> (Vec<Session>, Vec<String>) {
+        let dir = self.home.join("sessions");
+        let mut sessions = Vec::new();
+        let mut problems = Vec::new();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return (sessions, problems);
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            match read_session(&path) {
+                Ok(session) => sessions.push(session),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        sessions.sort_by(|a, b| b.id.cmp(&a.id));
+        (sessions, problems)
+    }
+
+    /// The session whose id is `id` or starts with it.
+    ///
+    /// Errors (exit 2): no such session, or a prefix that fits several.
+    pub fn find(&self, id: &str) -> Result<PathBuf> {
+        let id = id.trim();
+        let dir = self.home.join("sessions");
+        let exact = dir.join(format!("{id}.json"));
+        if !id.is_empty() && !id.contains('/') && exact.is_file() {
+            return Ok(exact);
+        }
+        let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.extension().is_some_and(|e| e == "json")
+                            && p.file_stem().is_some_and(|s| {
+                                !id.is_empty() && s.to_string_lossy().starts_with(id)
+                            })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        matches.sort();
+        match matches.len() {
+            1 => Ok(matches.remove(0)),
+            0 => Err(Error::Usage(format!(
+                "no saved session `{id}` in `{}`; see `oc sessions list`",
+                dir.display()
+            ))),
+            n => Err(Error::Usage(format!(
+                "`{id}` fits {n} sessions; give more of the id (see `oc sessions list`)"
+            ))),
+        }
+    }
+
+    /// Loads the session `id` (or a unique prefix of it).
+    pub fn load(&self, id: &str) -> Result<Session> {
+        read_session(&self.find(id)?)
+    }
+
+    /// The newest session started in `cwd`, if any.
+    pub fn newest_in(&self, cwd: &Path) -> Option<Session> {
+        let cwd = cwd.display().to_string();
+        self.list().0.into_iter().find(|s| s.cwd == cwd)
     }
 
     /// Appends one record as one line under an exclusive lock, so concurrent

@@ -76,6 +76,7 @@ impl ToolName {
     /// The tools offered in `mode`.
     pub fn for_mode(mode: Mode) -> Vec<ToolName> {
         match mode {
+            Mode::Chat => Vec::new(),
             Mode::Code => ToolName::ALL.to_vec(),
             Mode::Plan => ToolName::ALL
                 .into_iter()

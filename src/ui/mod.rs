@@ -8,6 +8,10 @@ use std::io::{IsTerminal, Write};
 
 use console::Style;
 
+pub mod json;
+
+pub use json::JsonOutput;
+
 use crate::env_vars;
 use crate::permissions::ApprovalRequest;
 
@@ -17,6 +21,13 @@ fn err(text: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
     let _ = stderr.flush();
+}
+
+/// Writes to stdout, ignoring errors (a closed pipe ends nothing).
+pub fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
 }
 
 fn err_line(text: &str) {
@@ -104,6 +115,51 @@ fn print_diff(diff: &str, color: bool) {
     }
 }
 
+/// Where a run's activity goes: the text renderer, or JSON on stdout
+/// (`--output-format json` / `stream-json`). The agent calls these in
+/// order; each output shows what its format needs.
+pub trait Output {
+    /// The run has a session.
+    fn session_started(&mut self, session: &crate::session::Session, resumed: bool);
+    /// A model request is about to be sent.
+    fn turn_started(&mut self, turn: u32);
+    /// A piece of thinking.
+    fn thinking(&mut self, turn: u32, delta: &str);
+    /// A piece of the answer.
+    fn content(&mut self, turn: u32, delta: &str);
+    /// The reply is complete.
+    fn turn_completed(
+        &mut self,
+        turn: u32,
+        usage: crate::session::Usage,
+        done_reason: Option<&str>,
+    );
+    /// A tool call is about to be settled; `detail` is the path(s) or
+    /// command, empty when the arguments could not be read.
+    fn tool_call(
+        &mut self,
+        turn: u32,
+        id: &str,
+        name: &str,
+        detail: &str,
+        arguments: &serde_json::Value,
+    );
+    /// A permission decision.
+    fn permission(&mut self, record: &crate::permissions::PermissionRecord);
+    /// A tool call's result.
+    fn tool_result(&mut self, turn: u32, id: &str, name: &str, ok: bool, summary: &str);
+    /// The diff of an applied change.
+    fn diff(&mut self, diff: &str);
+    /// A warning; always on stderr.
+    fn warn(&mut self, message: &str);
+    /// Progress information.
+    fn note(&mut self, message: &str);
+    /// An error that ended the run.
+    fn error(&mut self, message: &str);
+    /// The run is over.
+    fn session_completed(&mut self, summary: &crate::protocol::RunSummary);
+}
+
 /// Where the last bytes of text went, so lines can be closed cleanly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -112,61 +168,38 @@ enum Open {
     Content,
 }
 
-/// Streams one run's activity in the text format.
-#[derive(Debug)]
+/// The text format: the answer streams to stdout; thinking, tool activity,
+/// diffs, a spinner while waiting and the closing line go to stderr.
+/// `quiet` leaves only the answer, warnings and errors.
 pub struct TextRenderer {
     color: bool,
+    quiet: bool,
     open: Open,
     content_ends_with_newline: bool,
-}
-
-impl Default for TextRenderer {
-    fn default() -> Self {
-        TextRenderer::new()
-    }
+    spinner: Option<indicatif::ProgressBar>,
 }
 
 impl TextRenderer {
     /// A renderer for this process's stdout and stderr.
-    pub fn new() -> Self {
+    pub fn new(quiet: bool) -> Self {
         TextRenderer {
             color: stderr_colors(),
+            quiet,
             open: Open::Nothing,
             content_ends_with_newline: true,
+            spinner: None,
         }
     }
 
-    /// A thinking delta: dim, on stderr.
-    pub fn thinking(&mut self, delta: &str) {
-        if delta.is_empty() {
-            return;
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
         }
-        if self.open == Open::Content {
-            self.close_line();
-        }
-        self.open = Open::Thinking;
-        let dim = style(self.color, Style::new().dim().italic());
-        err(&dim.apply_to(sanitize(delta)).to_string());
-    }
-
-    /// A content delta of the answer: stdout, flushed at once. A closed pipe
-    /// (e.g. `| head`) is not an error.
-    pub fn content(&mut self, delta: &str) {
-        if delta.is_empty() {
-            return;
-        }
-        if self.open == Open::Thinking {
-            err("\n");
-        }
-        self.open = Open::Content;
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(delta.as_bytes());
-        let _ = out.flush();
-        self.content_ends_with_newline = delta.ends_with('\n');
     }
 
     /// Ends any open line of thinking or content.
-    pub fn close_line(&mut self) {
+    fn close_line(&mut self) {
+        self.stop_spinner();
         match self.open {
             Open::Thinking => err("\n"),
             Open::Content if !self.content_ends_with_newline => {
@@ -179,10 +212,72 @@ impl TextRenderer {
         }
         self.open = Open::Nothing;
     }
+}
 
-    /// A tool call about to run.
-    pub fn tool_call(&mut self, name: &str, detail: &str) {
+impl Output for TextRenderer {
+    fn session_started(&mut self, _session: &crate::session::Session, _resumed: bool) {}
+
+    fn turn_started(&mut self, _turn: u32) {
         self.close_line();
+        // A spinner only for a person watching stderr.
+        if !self.quiet && std::io::stderr().is_terminal() {
+            let spinner = indicatif::ProgressBar::new_spinner();
+            spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            spinner.set_message("waiting for the model");
+            spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+            self.spinner = Some(spinner);
+        }
+    }
+
+    fn thinking(&mut self, _turn: u32, delta: &str) {
+        if delta.is_empty() || self.quiet {
+            return;
+        }
+        self.stop_spinner();
+        if self.open == Open::Content {
+            self.close_line();
+        }
+        self.open = Open::Thinking;
+        let dim = style(self.color, Style::new().dim().italic());
+        err(&dim.apply_to(sanitize(delta)).to_string());
+    }
+
+    fn content(&mut self, _turn: u32, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.stop_spinner();
+        if self.open == Open::Thinking {
+            err("\n");
+        }
+        self.open = Open::Content;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(delta.as_bytes());
+        let _ = out.flush();
+        self.content_ends_with_newline = delta.ends_with('\n');
+    }
+
+    fn turn_completed(
+        &mut self,
+        _turn: u32,
+        _usage: crate::session::Usage,
+        _done_reason: Option<&str>,
+    ) {
+        self.close_line();
+    }
+
+    fn tool_call(
+        &mut self,
+        _turn: u32,
+        _id: &str,
+        name: &str,
+        detail: &str,
+        _arguments: &serde_json::Value,
+    ) {
+        self.close_line();
+        if self.quiet {
+            return;
+        }
         let cyan = style(self.color, Style::new().cyan().bold());
         let detail: String = detail
             .lines()
@@ -198,8 +293,12 @@ impl TextRenderer {
         ));
     }
 
-    /// A tool call's result.
-    pub fn tool_result(&mut self, ok: bool, summary: &str) {
+    fn permission(&mut self, _record: &crate::permissions::PermissionRecord) {}
+
+    fn tool_result(&mut self, _turn: u32, _id: &str, _name: &str, ok: bool, summary: &str) {
+        if self.quiet {
+            return;
+        }
         let (mark, s) = if ok {
             ("✓", Style::new().green())
         } else {
@@ -209,21 +308,66 @@ impl TextRenderer {
         err_line(&format!("  {} {}", s.apply_to(mark), sanitize(summary)));
     }
 
-    /// The diff of a file change that was applied.
-    pub fn diff(&mut self, diff: &str) {
-        print_diff(diff, self.color);
+    fn diff(&mut self, diff: &str) {
+        if !self.quiet {
+            print_diff(diff, self.color);
+        }
     }
 
-    /// A warning during the run.
-    pub fn warn(&mut self, message: &str) {
+    fn warn(&mut self, message: &str) {
         self.close_line();
         print_warning(message);
     }
 
-    /// A line of information on stderr.
-    pub fn note(&mut self, message: &str) {
+    fn note(&mut self, message: &str) {
         self.close_line();
-        let dim = style(self.color, Style::new().dim());
-        err_line(&dim.apply_to(message).to_string());
+        if !self.quiet {
+            let dim = style(self.color, Style::new().dim());
+            err_line(&dim.apply_to(message).to_string());
+        }
+    }
+
+    fn error(&mut self, message: &str) {
+        self.close_line();
+        let red = style(self.color, Style::new().red().bold());
+        err_line(&format!("{} {message}", red.apply_to("oc: error:")));
+    }
+
+    fn session_completed(&mut self, summary: &crate::protocol::RunSummary) {
+        self.close_line();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        self.note(&format!(
+            "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · session {}",
+            summary.turns,
+            plural(summary.turns as usize),
+            summary.usage.prompt_tokens,
+            summary.usage.completion_tokens,
+            summary.tool_calls,
+            plural(summary.tool_calls),
+            summary.files_changed.len(),
+            plural(summary.files_changed.len()),
+            summary.duration_ms as f64 / 1000.0,
+            summary.session_id
+        ));
+        let denials = &summary.permission_denials;
+        if !denials.is_empty() {
+            let mut text = format!(
+                "{} action{} needed approval and no one could give it (no terminal):",
+                denials.len(),
+                plural(denials.len())
+            );
+            for d in denials {
+                text.push_str(&format!(
+                    "\n  - {} {}    ({})",
+                    d.tool,
+                    sanitize(&d.detail),
+                    d.allow
+                ));
+            }
+            text.push_str(
+                "\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.",
+            );
+            print_warning(&text);
+        }
     }
 }

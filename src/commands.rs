@@ -1,0 +1,390 @@
+//! The commands that are not an agent run: `oc sessions`, `oc models`,
+//! `oc completions`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use clap::CommandFactory;
+use serde_json::{Value, json};
+
+use crate::cli::{Cli, CommonArgs, ModelsArgs, ModelsCommand, SessionsCommand};
+use crate::client::{Message, ModelInfo, OllamaClient, Role};
+use crate::config::Settings;
+use crate::error::{Error, ExitStatus, Result};
+use crate::session::{Session, Store, read_session};
+use crate::ui::{out, print_warning, sanitize};
+
+/// `oc sessions list|show|rm`.
+pub fn sessions(home: &Path, common: &CommonArgs, command: SessionsCommand) -> Result<ExitStatus> {
+    let store = Store::new(home);
+    match command {
+        SessionsCommand::List { json } => {
+            let (sessions, problems) = store.list();
+            for problem in &problems {
+                print_warning(problem);
+            }
+            if json {
+                let rows: Vec<Value> = sessions.iter().map(session_row).collect();
+                out(&format!("{}\n", Value::Array(rows)));
+            } else if sessions.is_empty() {
+                print_warning(&format!(
+                    "no saved sessions in `{}`",
+                    home.join("sessions").display()
+                ));
+            } else {
+                out(&sessions_table(&sessions));
+            }
+            Ok(ExitStatus::Success)
+        }
+        SessionsCommand::Show { id, json } => {
+            let path = store.find(&id)?;
+            if json {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::io(format!("cannot read `{}`", path.display()), e))?;
+                out(&text);
+                if !text.ends_with('\n') {
+                    out("\n");
+                }
+            } else {
+                out(&transcript(&read_session(&path)?));
+            }
+            Ok(ExitStatus::Success)
+        }
+        SessionsCommand::Rm { ids } => {
+            // Every id must resolve before anything is removed.
+            let paths = ids
+                .iter()
+                .map(|id| store.find(id))
+                .collect::<Result<Vec<_>>>()?;
+            if !common.yes {
+                let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+                if !terminal {
+                    return Err(Error::Usage(
+                        "`oc sessions rm` deletes files and there is no terminal to confirm it; pass `--yes`"
+                            .into(),
+                    ));
+                }
+                let confirmed = dialoguer::Confirm::new()
+                    .with_prompt(format!("Delete {} session(s)?", paths.len()))
+                    .default(false)
+                    .interact_on(&console::Term::stderr())
+                    .unwrap_or(false);
+                if !confirmed {
+                    print_warning("nothing was removed");
+                    return Ok(ExitStatus::Success);
+                }
+            }
+            for path in &paths {
+                std::fs::remove_file(path)
+                    .map_err(|e| Error::io(format!("cannot remove `{}`", path.display()), e))?;
+                let id = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                out(&format!("removed {id}\n"));
+            }
+            Ok(ExitStatus::Success)
+        }
+    }
+}
+
+fn session_row(s: &Session) -> Value {
+    json!({
+        "id": s.id,
+        "created_at": s.created_at,
+        "updated_at": s.updated_at,
+        "mode": s.mode,
+        "model": s.model,
+        "status": s.status,
+        "turns": s.turns,
+        "cwd": s.cwd,
+        "title": s.title,
+    })
+}
+
+/// `2026-11-30T01:41:02.123Z` → `2026-11-30 01:41`.
+fn short_time(rfc3339: &str) -> String {
+    rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
+}
+
+/// Rows padded into columns.
+fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut text = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c + 1 == columns {
+                    cell.clone()
+                } else {
+                    format!("{cell:<width$}", width = widths[c])
+                }
+            })
+            .collect();
+        text.push_str(line.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+fn sessions_table(sessions: &[Session]) -> String {
+    let mut rows = vec![vec![
+        "ID".to_string(),
+        "CREATED (UTC)".to_string(),
+        "MODE".to_string(),
+        "MODEL".to_string(),
+        "STATUS".to_string(),
+        "TITLE".to_string(),
+    ]];
+    for s in sessions {
+        rows.push(vec![
+            s.id.clone(),
+            short_time(&s.created_at),
+            s.mode.as_str().to_string(),
+            s.model.clone(),
+            serde_json::to_value(s.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            sanitize(&s.title).to_string(),
+        ]);
+    }
+    table(&rows)
+}
+
+/// Lines of a tool result shown in a transcript.
+const TRANSCRIPT_LINES: usize = 12;
+
+/// A session as a readable transcript.
+pub fn transcript(s: &Session) -> String {
+    let status = serde_json::to_value(s.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut text = format!(
+        "session {} · {} · {} · {status}{} · {} turn{}\ncwd {}\ncreated {} · updated {}\n",
+        s.id,
+        s.mode.as_str(),
+        s.model,
+        s.exit_reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default(),
+        s.turns,
+        if s.turns == 1 { "" } else { "s" },
+        s.cwd,
+        short_time(&s.created_at),
+        short_time(&s.updated_at),
+    );
+    for message in &s.messages {
+        text.push('\n');
+        text.push_str(&message_text(message));
+    }
+    if let Some(aborted) = &s.aborted_reply {
+        text.push_str(&format!(
+            "\nassistant (cut short): {}\n",
+            sanitize(&aborted.content)
+        ));
+    }
+    text
+}
+
+fn message_text(m: &Message) -> String {
+    let mut text = String::new();
+    match m.role {
+        Role::System => {
+            let first = m.content.lines().next().unwrap_or_default();
+            text.push_str(&format!("system: {} …\n", sanitize(first)));
+        }
+        Role::User => text.push_str(&format!("user: {}\n", sanitize(&m.content))),
+        Role::Assistant => {
+            if let Some(thinking) = m.thinking.as_deref().filter(|t| !t.is_empty()) {
+                text.push_str(&format!("thinking: {}\n", sanitize(thinking)));
+            }
+            if !m.content.is_empty() {
+                text.push_str(&format!("assistant: {}\n", sanitize(&m.content)));
+            }
+            for call in &m.tool_calls {
+                text.push_str(&format!(
+                    "  → {} {}\n",
+                    call.function.name,
+                    sanitize(&call.function.arguments.to_string())
+                ));
+            }
+        }
+        Role::Tool => {
+            let lines: Vec<&str> = m.content.lines().collect();
+            text.push_str(&format!(
+                "tool {}:\n",
+                m.tool_name.as_deref().unwrap_or("?")
+            ));
+            for line in lines.iter().take(TRANSCRIPT_LINES) {
+                text.push_str(&format!("  {}\n", sanitize(line)));
+            }
+            if lines.len() > TRANSCRIPT_LINES {
+                text.push_str(&format!(
+                    "  … {} more lines\n",
+                    lines.len() - TRANSCRIPT_LINES
+                ));
+            }
+        }
+    }
+    text
+}
+
+/// `oc models [list]` and `oc models show NAME`.
+pub async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus> {
+    let client = OllamaClient::new(&settings.host)?;
+    match args.command.unwrap_or(ModelsCommand::List) {
+        ModelsCommand::List => {
+            let mut models = client.tags_raw().await?;
+            models.sort_by(|a, b| {
+                b["modified_at"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .cmp(a["modified_at"].as_str().unwrap_or_default())
+            });
+            let rows: Vec<Value> = models.iter().map(model_row).collect();
+            if args.json {
+                out(&format!("{}\n", Value::Array(rows)));
+            } else if rows.is_empty() {
+                print_warning(&format!(
+                    "the server at {} has no models; pull one with `ollama pull qwen2.5-coder:7b`",
+                    client.host()
+                ));
+            } else {
+                out(&models_table(&rows));
+            }
+        }
+        ModelsCommand::Show { name } => {
+            let body = client.show_raw(&name).await?;
+            if args.json {
+                out(&format!("{body}\n"));
+            } else {
+                out(&model_details(&name, &body));
+            }
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// One `/api/tags` entry as `oc models --json` prints it.
+fn model_row(m: &Value) -> Value {
+    let details = &m["details"];
+    json!({
+        "name": m["name"],
+        "size": m["size"],
+        "parameter_size": details["parameter_size"],
+        "quantization_level": details["quantization_level"],
+        "context_length": details["context_length"],
+        "capabilities": m["capabilities"],
+        "modified_at": m["modified_at"],
+    })
+}
+
+/// Bytes as `986 MB`, `4.7 GB`.
+fn human_size(bytes: u64) -> String {
+    const GB: f64 = 1e9;
+    const MB: f64 = 1e6;
+    let b = bytes as f64;
+    if b >= GB {
+        format!("{:.1} GB", b / GB)
+    } else {
+        format!("{:.0} MB", b / MB)
+    }
+}
+
+fn models_table(rows: &[Value]) -> String {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".to_string(),
+        other => other.to_string(),
+    };
+    let mut table_rows = vec![
+        [
+            "NAME",
+            "SIZE",
+            "PARAMS",
+            "QUANT",
+            "CONTEXT",
+            "MODIFIED (UTC)",
+            "CAPABILITIES",
+        ]
+        .map(str::to_string)
+        .to_vec(),
+    ];
+    for r in rows {
+        let capabilities = r["capabilities"]
+            .as_array()
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        table_rows.push(vec![
+            text(&r["name"]),
+            r["size"].as_u64().map_or_else(|| "-".into(), human_size),
+            text(&r["parameter_size"]),
+            text(&r["quantization_level"]),
+            text(&r["context_length"]),
+            short_time(r["modified_at"].as_str().unwrap_or_default()),
+            capabilities,
+        ]);
+    }
+    table(&table_rows)
+}
+
+fn model_details(name: &str, body: &Value) -> String {
+    let info = ModelInfo::from_show(body);
+    let details = &body["details"];
+    let field = |v: &Value| v.as_str().unwrap_or("-").to_string();
+    let mut text = format!("{name}\n");
+    let rows = [
+        ("family", field(&details["family"])),
+        ("parameters", field(&details["parameter_size"])),
+        ("quantization", field(&details["quantization_level"])),
+        (
+            "context length",
+            info.context_length
+                .map_or_else(|| "-".into(), |n| n.to_string()),
+        ),
+        ("capabilities", info.capabilities.join(", ")),
+        ("modified", field(&body["modified_at"])),
+    ];
+    for (label, value) in rows {
+        text.push_str(&format!("  {label:<15}{value}\n"));
+    }
+    text
+}
+
+/// `oc completions SHELL`: the script on stdout.
+pub fn completions(shell: clap_complete::Shell) -> ExitStatus {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "oc", &mut script);
+    out(&String::from_utf8_lossy(&script));
+    ExitStatus::Success
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_line_up() {
+        let rows = vec![
+            vec!["A".to_string(), "B".to_string()],
+            vec!["long cell".to_string(), "x".to_string()],
+        ];
+        assert_eq!(table(&rows), "A          B\nlong cell  x\n");
+        assert_eq!(human_size(986_000_000), "986 MB");
+        assert_eq!(human_size(4_700_000_000), "4.7 GB");
+        assert_eq!(short_time("2026-11-30T01:41:02.123Z"), "2026-11-30 01:41");
+    }
+}

@@ -1,0 +1,154 @@
+//! The machine-readable output of `--output-format json` and `stream-json`:
+//! every event is one JSON object with a `type` and a `schema_version`.
+//! README "Output formats" documents each field; the snapshot tests pin them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::permissions::PermissionRecord;
+use crate::session::{Status, Usage};
+
+/// Version of the event schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One line of `--output-format stream-json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type")]
+pub enum Event<'a> {
+    /// The run has a session: `{session_id, model, mode, cwd, resumed}`.
+    #[serde(rename = "session.started")]
+    SessionStarted {
+        schema_version: u32,
+        session_id: &'a str,
+        model: &'a str,
+        mode: &'a str,
+        cwd: &'a str,
+        /// True for `--continue` / `--resume`.
+        resumed: bool,
+    },
+    /// A model request is about to be sent (1-based, counted over the session).
+    #[serde(rename = "turn.started")]
+    TurnStarted { schema_version: u32, turn: u32 },
+    /// A piece of the model's thinking.
+    #[serde(rename = "thinking.delta")]
+    ThinkingDelta {
+        schema_version: u32,
+        turn: u32,
+        text: &'a str,
+    },
+    /// A piece of the model's answer.
+    #[serde(rename = "content.delta")]
+    ContentDelta {
+        schema_version: u32,
+        turn: u32,
+        text: &'a str,
+    },
+    /// The model asked for a tool; `arguments` as the model sent them (an
+    /// object once parsed).
+    #[serde(rename = "tool.call")]
+    ToolCall {
+        schema_version: u32,
+        turn: u32,
+        id: &'a str,
+        name: &'a str,
+        arguments: &'a Value,
+    },
+    /// How the call's permission was settled.
+    #[serde(rename = "permission")]
+    Permission {
+        schema_version: u32,
+        turn: u32,
+        id: &'a str,
+        tool: &'a str,
+        /// `allow` or `deny`.
+        decision: &'a str,
+        /// `hard_rule`, `mode`, `rule`, `default`, `user` or `no_approver`.
+        source: crate::permissions::Source,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+    },
+    /// What the call produced: `ok` and a one-line `summary`.
+    #[serde(rename = "tool.result")]
+    ToolResult {
+        schema_version: u32,
+        turn: u32,
+        id: &'a str,
+        name: &'a str,
+        ok: bool,
+        summary: &'a str,
+    },
+    /// The model's reply is complete: its token counts and `done_reason`.
+    #[serde(rename = "turn.completed")]
+    TurnCompleted {
+        schema_version: u32,
+        turn: u32,
+        usage: Usage,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        done_reason: Option<&'a str>,
+    },
+    /// Something went wrong; `message` says what.
+    #[serde(rename = "error")]
+    Error {
+        schema_version: u32,
+        message: &'a str,
+        /// Set when the error ends the process before a session exists.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+    },
+    /// The last event: the same object `--output-format json` prints.
+    #[serde(rename = "session.completed")]
+    SessionCompleted(&'a RunSummary),
+}
+
+impl<'a> Event<'a> {
+    /// The event for a permission decision.
+    pub fn permission(record: &'a PermissionRecord) -> Self {
+        Event::Permission {
+            schema_version: SCHEMA_VERSION,
+            turn: record.turn,
+            id: &record.tool_call_id,
+            tool: &record.tool,
+            decision: if record.allowed { "allow" } else { "deny" },
+            source: record.source,
+            rule: record.rule.as_deref(),
+            reason: record.reason.as_deref(),
+        }
+    }
+}
+
+/// A call denied because it needed approval and no one could give it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Denial {
+    pub tool: String,
+    /// The path(s) or command.
+    pub detail: String,
+    /// The `--allow '…'` flags that would have allowed it.
+    pub allow: String,
+}
+
+/// How a run ended: the object of `--output-format json` and of the
+/// `session.completed` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub schema_version: u32,
+    /// The session's id (also with `--no-save`, when no file is written).
+    pub session_id: String,
+    pub status: Status,
+    /// In words: `answered`, `max turns (25) reached`, the error, …
+    pub exit_reason: String,
+    /// The process exit code (README "Exit codes").
+    pub exit_code: i32,
+    /// The last answer of the model (its last message's text).
+    pub final_text: String,
+    /// Model requests made in the session.
+    pub turns: u32,
+    pub usage: Usage,
+    /// Tool calls made in this run.
+    pub tool_calls: usize,
+    /// Files created, changed or moved, relative to the workspace.
+    pub files_changed: Vec<String>,
+    pub permission_denials: Vec<Denial>,
+    pub duration_ms: u64,
+}

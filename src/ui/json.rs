@@ -1,0 +1,139 @@
+//! `--output-format json` (one object at the end) and `stream-json` (one
+//! event per line) on stdout; warnings and errors also go to stderr as text.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::{Output, print_warning, sanitize};
+use crate::permissions::PermissionRecord;
+use crate::protocol::{Event, RunSummary, SCHEMA_VERSION};
+use crate::session::{Session, Usage};
+
+/// JSON on stdout.
+pub struct JsonOutput {
+    /// Every event (`stream-json`), or only the final summary (`json`).
+    stream: bool,
+}
+
+impl JsonOutput {
+    /// `stream`: one line per event; else one object at the end.
+    pub fn new(stream: bool) -> Self {
+        JsonOutput { stream }
+    }
+
+    fn emit(&self, event: &Event<'_>) {
+        if self.stream {
+            write_line(event);
+        }
+    }
+}
+
+/// Writes one value as one line on stdout; a closed stdout is not an error.
+pub fn write_line(value: &impl serde::Serialize) {
+    if let Ok(mut line) = serde_json::to_string(value) {
+        line.push('\n');
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+impl Output for JsonOutput {
+    fn session_started(&mut self, session: &Session, resumed: bool) {
+        self.emit(&Event::SessionStarted {
+            schema_version: SCHEMA_VERSION,
+            session_id: &session.id,
+            model: &session.model,
+            mode: session.mode.as_str(),
+            cwd: &session.cwd,
+            resumed,
+        });
+    }
+
+    fn turn_started(&mut self, turn: u32) {
+        self.emit(&Event::TurnStarted {
+            schema_version: SCHEMA_VERSION,
+            turn,
+        });
+    }
+
+    fn thinking(&mut self, turn: u32, delta: &str) {
+        if !delta.is_empty() {
+            self.emit(&Event::ThinkingDelta {
+                schema_version: SCHEMA_VERSION,
+                turn,
+                text: delta,
+            });
+        }
+    }
+
+    fn content(&mut self, turn: u32, delta: &str) {
+        if !delta.is_empty() {
+            self.emit(&Event::ContentDelta {
+                schema_version: SCHEMA_VERSION,
+                turn,
+                text: delta,
+            });
+        }
+    }
+
+    fn turn_completed(&mut self, turn: u32, usage: Usage, done_reason: Option<&str>) {
+        self.emit(&Event::TurnCompleted {
+            schema_version: SCHEMA_VERSION,
+            turn,
+            usage,
+            done_reason,
+        });
+    }
+
+    fn tool_call(&mut self, turn: u32, id: &str, name: &str, _detail: &str, arguments: &Value) {
+        self.emit(&Event::ToolCall {
+            schema_version: SCHEMA_VERSION,
+            turn,
+            id,
+            name,
+            arguments,
+        });
+    }
+
+    fn permission(&mut self, record: &PermissionRecord) {
+        self.emit(&Event::permission(record));
+    }
+
+    fn tool_result(&mut self, turn: u32, id: &str, name: &str, ok: bool, summary: &str) {
+        self.emit(&Event::ToolResult {
+            schema_version: SCHEMA_VERSION,
+            turn,
+            id,
+            name,
+            ok,
+            summary,
+        });
+    }
+
+    fn diff(&mut self, _diff: &str) {}
+
+    fn warn(&mut self, message: &str) {
+        print_warning(&sanitize(message));
+    }
+
+    fn note(&mut self, _message: &str) {}
+
+    fn error(&mut self, message: &str) {
+        super::err_line(&format!("oc: error: {message}"));
+        self.emit(&Event::Error {
+            schema_version: SCHEMA_VERSION,
+            message,
+            exit_code: None,
+        });
+    }
+
+    fn session_completed(&mut self, summary: &RunSummary) {
+        if self.stream {
+            write_line(&Event::SessionCompleted(summary));
+        } else {
+            write_line(summary);
+        }
+    }
+}
