@@ -239,7 +239,7 @@ fn message_text(m: &Message) -> String {
 
 /// `oc models [list]` and `oc models show NAME`.
 pub async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus> {
-    let client = OllamaClient::new(&settings.host)?;
+    let client = OllamaClient::new(&settings.host, settings.timeouts)?;
     match args.command.unwrap_or(ModelsCommand::List) {
         ModelsCommand::List => {
             let mut models = client.tags_raw().await?;

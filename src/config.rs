@@ -173,6 +173,9 @@ pub struct FileConfig {
     pub top_k: Option<u32>,
     pub presence_penalty: Option<f64>,
     pub permissions: Option<FilePermissions>,
+    pub connect_timeout_secs: Option<u64>,
+    pub first_byte_timeout_secs: Option<u64>,
+    pub idle_timeout_secs: Option<u64>,
 }
 
 /// The `permissions` section of a config file.
@@ -403,6 +406,31 @@ pub struct Settings {
     /// Permission rules: config files first (in merge order), then
     /// `--allow` and `--deny`.
     pub rules: Vec<Rule>,
+    pub timeouts: Timeouts,
+}
+
+/// Network timeouts towards the model server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Opening the TCP connection (`connect_timeout_secs`, default 10 s).
+    pub connect: std::time::Duration,
+    /// From sending a chat request to its first streamed chunk
+    /// (`first_byte_timeout_secs`, default 300 s: a cold model load on a
+    /// small CPU takes minutes).
+    pub first_byte: std::time::Duration,
+    /// Between two chunks of a stream, and for `/api/show` and `/api/tags`
+    /// (`idle_timeout_secs`, default 120 s).
+    pub idle: std::time::Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: std::time::Duration::from_secs(10),
+            first_byte: std::time::Duration::from_secs(300),
+            idle: std::time::Duration::from_secs(120),
+        }
+    }
 }
 
 impl Settings {
@@ -442,7 +470,10 @@ impl Settings {
                 temperature,
                 top_p,
                 top_k,
-                presence_penalty
+                presence_penalty,
+                connect_timeout_secs,
+                first_byte_timeout_secs,
+                idle_timeout_secs
             );
         }
         let defaults = Sampling::default();
@@ -517,6 +548,17 @@ impl Settings {
             sampling,
             permission_mode,
             rules,
+            timeouts: {
+                let d = Timeouts::default();
+                let secs = |v: Option<u64>, default: std::time::Duration| {
+                    v.map_or(default, std::time::Duration::from_secs)
+                };
+                Timeouts {
+                    connect: secs(merged.connect_timeout_secs, d.connect),
+                    first_byte: secs(merged.first_byte_timeout_secs, d.first_byte),
+                    idle: secs(merged.idle_timeout_secs, d.idle),
+                }
+            },
         })
     }
 }
@@ -553,6 +595,15 @@ fn check_file_values(file: &LoadedFile) -> Result<()> {
     }
     if c.max_turns == Some(0) {
         return bad("max_turns", "must be at least 1");
+    }
+    for (key, value) in [
+        ("connect_timeout_secs", c.connect_timeout_secs),
+        ("first_byte_timeout_secs", c.first_byte_timeout_secs),
+        ("idle_timeout_secs", c.idle_timeout_secs),
+    ] {
+        if value == Some(0) {
+            return bad(key, "must be at least 1");
+        }
     }
     Ok(())
 }

@@ -64,9 +64,17 @@ pub fn with_context(prompt: &str, context: &str) -> String {
     format!("{prompt}\n\n<stdin>\n{context}\n</stdin>")
 }
 
-/// Text from bytes: a UTF-8 BOM is dropped; invalid UTF-8 is an error that
-/// names the byte offset.
+/// Text from bytes: UTF-8 (a BOM dropped), or UTF-16 when it starts with a
+/// UTF-16 BOM (`FF FE` little-endian, `FE FF` big-endian). Invalid text is an
+/// error that names the byte offset.
 pub fn decode(bytes: Vec<u8>) -> Result<String> {
+    if let Some((rest, little)) = bytes
+        .strip_prefix(b"\xFF\xFE")
+        .map(|r| (r, true))
+        .or_else(|| bytes.strip_prefix(b"\xFE\xFF").map(|r| (r, false)))
+    {
+        return decode_utf16(rest, little);
+    }
     let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => rest.to_vec(),
         None => bytes,
@@ -77,6 +85,33 @@ pub fn decode(bytes: Vec<u8>) -> Result<String> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+fn decode_utf16(bytes: &[u8], little: bool) -> Result<String> {
+    let invalid = |offset: usize| {
+        Error::Usage(format!(
+            "stdin starts with a UTF-16 byte-order mark but is not valid UTF-16 (bad data at byte offset {offset}); convert it first, e.g. with `iconv -f UTF-16 -t UTF-8`"
+        ))
+    };
+    if bytes.len() % 2 == 1 {
+        return Err(invalid(bytes.len() + 1));
+    }
+    let units = bytes.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let mut text = String::with_capacity(bytes.len() / 2);
+    let mut offset = 2;
+    for c in char::decode_utf16(units) {
+        let c = c.map_err(|_| invalid(offset))?;
+        offset += c.len_utf16() * 2;
+        text.push(c);
+    }
+    Ok(text)
 }
 
 fn too_big() -> Error {
@@ -174,5 +209,18 @@ mod tests {
         assert_eq!(decode(b"\xEF\xBB\xBFhi".to_vec()).unwrap(), "hi");
         let err = decode(b"abc\xffdef".to_vec()).unwrap_err();
         assert!(err.to_string().contains("offset 3"), "{err}");
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("hé ✓".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(decode(le).unwrap(), "hé ✓");
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain("hi".encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(decode(be).unwrap(), "hi");
+        let err = decode(vec![0xFF, 0xFE, b'a', 0, 0x00, 0xD8, b'b', 0]).unwrap_err();
+        assert!(err.to_string().contains("offset 4"), "{err}");
+        assert!(decode(vec![0xFF, 0xFE, b'a']).is_err());
     }
 }

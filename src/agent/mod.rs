@@ -66,7 +66,7 @@ pub async fn run(
     let started = Instant::now();
     let deadline = job.timeout.map(|t| tokio::time::Instant::now() + t);
     let mut signals = Signals::install()?;
-    let client = OllamaClient::new(&settings.host)?;
+    let client = OllamaClient::new(&settings.host, settings.timeouts)?;
     let workspace = Workspace::new(&settings.cwd).map_err(|e| {
         Error::Usage(format!(
             "cannot use `{}` as the workspace: {e}",

@@ -2,21 +2,14 @@
 //! `GET /api/tags`. Shapes follow the real captures in `fixtures/ollama/`.
 
 use std::collections::VecDeque;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ndjson::LineBuffer;
 use super::{Message, ToolCall};
-use crate::config::Think;
+use crate::config::{Think, Timeouts};
 use crate::error::{Error, Result};
-
-/// How long to wait for a TCP connection.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Longest silence between two reads. Generous: a cold model load on a small
-/// CPU takes tens of seconds before the first byte.
-const READ_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Body of `POST /api/chat` (always `stream: true`).
 #[derive(Debug, Serialize)]
@@ -124,6 +117,7 @@ impl ModelInfo {
 #[derive(Debug, Clone)]
 pub struct OllamaClient {
     http: reqwest::Client,
+    timeouts: Timeouts,
     base: String,
     /// `base` without any `user:password@`, for messages.
     shown: String,
@@ -132,19 +126,19 @@ pub struct OllamaClient {
 impl OllamaClient {
     /// A client for the server at `base` (as from
     /// [`crate::config::normalize_host`], e.g. `http://127.0.0.1:11434`).
-    pub fn new(base: &str) -> Result<Self> {
+    pub fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
         // reqwest is built without a bundled crypto provider; install ring's
         // once. A second install fails harmlessly.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .user_agent(concat!("oc/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(READ_TIMEOUT)
+            .connect_timeout(timeouts.connect)
             .build()
             .map_err(|e| Error::Server(format!("cannot set up the HTTP client: {e}")))?;
         let base = base.trim_end_matches('/').to_string();
         Ok(OllamaClient {
             http,
+            timeouts,
             shown: crate::config::display_host(&base),
             base,
         })
@@ -169,6 +163,7 @@ impl OllamaClient {
             .send(
                 self.http
                     .post(self.url("/api/show"))
+                    .timeout(self.timeouts.idle)
                     .json(&serde_json::json!({ "model": model })),
             )
             .await?;
@@ -196,7 +191,13 @@ impl OllamaClient {
     /// `GET /api/tags`: the `models` entries as sent (capture `03-tags`):
     /// `name`, `size` (bytes), `modified_at`, `details`, `capabilities`.
     pub async fn tags_raw(&self) -> Result<Vec<Value>> {
-        let response = self.send(self.http.get(self.url("/api/tags"))).await?;
+        let response = self
+            .send(
+                self.http
+                    .get(self.url("/api/tags"))
+                    .timeout(self.timeouts.idle),
+            )
+            .await?;
         let status = response.status();
         let body = self.body_json(response, "/api/tags").await?;
         if !status.is_success() {
@@ -211,9 +212,15 @@ impl OllamaClient {
     /// Errors: unreachable server, 404 (model not found), any other non-200
     /// status with the server's `error` text.
     pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<ChatStream> {
-        let response = self
-            .send(self.http.post(self.url("/api/chat")).json(request))
-            .await?;
+        let wait = self.timeouts.first_byte;
+        let send = self.send(self.http.post(self.url("/api/chat")).json(request));
+        let response = tokio::time::timeout(wait, send).await.map_err(|_| {
+            Error::Server(format!(
+                "the Ollama server at {} sent no answer within {}s; a model that is still loading can take minutes on a small machine: raise `first_byte_timeout_secs` in the config",
+                self.shown,
+                wait.as_secs()
+            ))
+        })??;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Err(self.model_not_found(request.model).await);
@@ -224,6 +231,8 @@ impl OllamaClient {
         }
         Ok(ChatStream {
             response,
+            timeouts: self.timeouts,
+            got_chunk: false,
             host: self.shown.clone(),
             lines: LineBuffer::default(),
             queued: VecDeque::new(),
@@ -238,7 +247,15 @@ impl OllamaClient {
 
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
         request.send().await.map_err(|e| {
-            if e.is_connect() || e.is_timeout() {
+            if e.is_timeout() {
+                Error::Unreachable {
+                    host: self.shown.clone(),
+                    reason: format!(
+                        "no answer within {}s (`idle_timeout_secs`)",
+                        self.timeouts.idle.as_secs()
+                    ),
+                }
+            } else if e.is_connect() {
                 Error::Unreachable {
                     host: self.shown.clone(),
                     reason: root_cause(&e.without_url()),
@@ -304,6 +321,9 @@ impl OllamaClient {
 #[derive(Debug)]
 pub struct ChatStream {
     response: reqwest::Response,
+    timeouts: Timeouts,
+    /// Whether any body bytes arrived yet (the first wait is longer).
+    got_chunk: bool,
     host: String,
     lines: LineBuffer,
     queued: VecDeque<Vec<u8>>,
@@ -324,8 +344,25 @@ impl ChatStream {
             if self.ended {
                 return Ok(None);
             }
-            match self.response.chunk().await {
-                Ok(Some(bytes)) => self.queued.extend(self.lines.push(&bytes)),
+            let (wait, setting) = if self.got_chunk {
+                (self.timeouts.idle, "idle_timeout_secs")
+            } else {
+                (self.timeouts.first_byte, "first_byte_timeout_secs")
+            };
+            let chunk = tokio::time::timeout(wait, self.response.chunk())
+                .await
+                .map_err(|_| {
+                    Error::Server(format!(
+                        "the /api/chat stream from {} sent nothing for {}s; giving up (raise `{setting}` in the config to wait longer)",
+                        self.host,
+                        wait.as_secs()
+                    ))
+                })?;
+            match chunk {
+                Ok(Some(bytes)) => {
+                    self.got_chunk = true;
+                    self.queued.extend(self.lines.push(&bytes));
+                }
                 Ok(None) => {
                     self.ended = true;
                     self.queued.extend(self.lines.finish());
