@@ -407,8 +407,10 @@ impl Run<'_> {
             let parsed = normalize_calls(&mut message.tool_calls, session.turns);
             let cut_off = reply.done_reason.as_deref() == Some("length");
             session.messages.push(message.clone());
+            // Saved before any tool runs: a run killed mid-call leaves the
+            // calls on record, and a resumed run answers them as unknown.
+            self.save(session)?;
             if message.tool_calls.is_empty() {
-                self.save(session)?;
                 return Ok(Ending::Answered);
             }
             for (call, arguments) in message.tool_calls.iter().zip(parsed) {

@@ -5,6 +5,7 @@ mod replay_script;
 mod rules;
 mod run;
 mod scenarios;
+mod scripting;
 mod signals;
 mod stdin;
 mod stream;

@@ -103,3 +103,22 @@ fn bash_reports_exit_codes_and_runs_in_the_workspace() {
     assert_eq!(tools[0]["content"], "here\noops\n[exit code 7]");
     assert_eq!(tools[1]["content"], "stdin:[]\ncat\n[exit code 0]");
 }
+
+/// Kills the processes whose command line contains `marker`.
+pub fn kill_named(marker: &str) {
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(marker) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! The scriptable surface: JSON output, `-o`, `--quiet`, `--timeout`,
+//! `--no-save`, resuming, and the other subcommands.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::fake_ollama::{End, content_chunk, done_chunk};
+use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
+use crate::suite::tools::{kill_named, processes_named};
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).to_string()
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).to_string()
+}
+
+fn write_then_answer() -> Vec<Reply> {
+    vec![
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "hello.txt", "content": "hello\n"}),
+        )]),
+        Reply::answer("Done."),
+    ]
+}
+
+/// Every stream-json line is one JSON object with `type` and
+/// `schema_version`; the last is `session.completed`. The whole sequence is
+/// pinned by a snapshot (ids, paths and times redacted).
+#[test]
+fn stream_json_events() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(write_then_answer());
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--output-format",
+            "stream-json",
+            "create hello.txt",
+        ])
+        .assert()
+        .success();
+    let stdout = stdout_of(out.get_output());
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    for event in &events {
+        assert!(event["type"].is_string(), "{event}");
+        assert_eq!(event["schema_version"], 1, "{event}");
+    }
+    assert_eq!(events.last().unwrap()["type"], "session.completed");
+    assert!(
+        !stderr_of(out.get_output()).contains('{'),
+        "no JSON on stderr"
+    );
+    insta::assert_json_snapshot!("stream_json_events", events, {
+        "[].session_id" => "[session]",
+        "[].cwd" => "[cwd]",
+        "[].duration_ms" => "[ms]",
+    });
+}
+
+#[test]
+fn json_output_is_one_object() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(write_then_answer());
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--output-format",
+            "json",
+            "create hello.txt",
+        ])
+        .assert()
+        .success();
+    let stdout = stdout_of(out.get_output());
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["session_id"], env.session()["id"]);
+    insta::assert_json_snapshot!("json_output", summary, {
+        ".session_id" => "[session]",
+        ".duration_ms" => "[ms]",
+    });
+}
+
+/// A run that cannot start still answers in JSON, with its exit code.
+#[test]
+fn json_output_reports_errors_before_the_run() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--model", "nope:1b", "--output-format", "json", "x"])
+        .assert()
+        .code(3);
+    let error: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["exit_code"], 3);
+    assert!(error["message"].as_str().unwrap().contains("nope:1b"));
+}
+
+#[test]
+fn last_message_file_and_quiet() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(write_then_answer());
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--quiet",
+            "-o",
+            "answer.md",
+            "create hello.txt",
+        ])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(out.get_output()), "Done.\n");
+    assert_eq!(
+        stderr_of(out.get_output()),
+        "",
+        "--quiet leaves only the answer"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("answer.md")).unwrap(),
+        "Done.\n"
+    );
+    // `oc plan --out FILE` writes the plan.
+    let server = FakeOllama::start(vec![Reply::answer("1. Do it.")]);
+    env.oc(&server)
+        .args(["plan", "--out", "plan.md", "plan"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("plan.md")).unwrap(),
+        "1. Do it.\n"
+    );
+}
+
+#[test]
+fn timeout_ends_the_run_with_124() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::Stream {
+        lines: vec![content_chunk("Thinking about it")],
+        split: None,
+        end: End::Stall,
+    }]);
+    let started = Instant::now();
+    let out = env
+        .oc(&server)
+        .args(["run", "--timeout", "1s", "x"])
+        .assert()
+        .code(124);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(stderr_of(out.get_output()).contains("timed out after 1s"));
+    let session = env.session();
+    assert_eq!(session["status"], "timed_out");
+    assert_eq!(session["aborted_reply"]["content"], "Thinking about it");
+    env.oc(&server)
+        .args(["run", "--timeout", "soon", "x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn idle_stream_is_given_up_after_the_configured_time() {
+    let env = TestEnv::new();
+    env.write(".ollama-code.json", r#"{"idle_timeout_secs": 1}"#);
+    let server = FakeOllama::start(vec![Reply::Stream {
+        lines: vec![content_chunk("Hel")],
+        split: None,
+        end: End::Stall,
+    }]);
+    let out = env.oc(&server).args(["run", "x"]).assert().code(1);
+    let stderr = stderr_of(out.get_output());
+    assert!(stderr.contains("sent nothing for 1s"), "{stderr}");
+    assert!(stderr.contains("idle_timeout_secs"), "{stderr}");
+}
+
+#[test]
+fn no_save_writes_nothing() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("hi")]);
+    env.oc(&server)
+        .args(["run", "--no-save", "hi"])
+        .assert()
+        .success();
+    assert!(env.sessions().is_empty());
+    assert!(env.finetune().is_empty());
+}
+
+/// `oc run --yes` killed with SIGKILL while `bash "sleep 60"` runs; then
+/// `--resume ID "continue"` sends a valid request: the unanswered call gets
+/// a synthetic result.
+#[test]
+fn resume_after_sigkill_repairs_the_history() {
+    let env = TestEnv::new();
+    let marker = format!("oc-resume-{}", std::process::id());
+    let command = format!("exec -a {marker} sleep 60");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("bash", json!({"command": command}))]),
+        Reply::answer("Continuing."),
+    ]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "--yes", "wait"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_named(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // SIGKILL cannot be caught: the command outlives oc. Clean it up.
+    kill_named(&marker);
+    let id = env.session()["id"].as_str().unwrap().to_string();
+    assert_eq!(env.session()["status"], "running");
+
+    let out = env
+        .oc(&server)
+        .args(["run", "--resume", &id[..10], "continue"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(out.get_output()), "Continuing.\n");
+    let request = &server.chat_requests()[1];
+    let roles: Vec<&str> = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
+    let repaired = &tool_messages(request)[0];
+    assert_eq!(repaired["content"], "interrupted: result unknown");
+    assert_eq!(
+        repaired["tool_call_id"],
+        request["messages"][2]["tool_calls"][0]["id"]
+    );
+    assert_eq!(request["messages"][4]["content"], "continue");
+    let first = &server.chat_requests()[0];
+    assert_eq!(
+        first["messages"][0], request["messages"][0],
+        "the system prompt is byte-stable"
+    );
+    let session = env.session();
+    assert_eq!(session["id"], id.as_str());
+    assert_eq!(session["status"], "finished");
+    assert_eq!(session["turns"], 2);
+}
+
+#[test]
+fn continue_picks_the_newest_session_of_this_directory() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("first"), Reply::answer("second")]);
+    env.oc(&server).args(["run", "one"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--continue", "two"])
+        .assert()
+        .success();
+    assert_eq!(env.sessions().len(), 1);
+    let messages = server.chat_requests()[1]["messages"].clone();
+    assert_eq!(messages[1]["content"], "one");
+    assert_eq!(messages[2]["content"], "first");
+    assert_eq!(messages[3]["content"], "two");
+    let other = TestEnv::new();
+    let out = other
+        .oc(&server)
+        .args(["run", "--continue", "x"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(out.get_output()).contains("no saved session was started in"));
+}
+
+#[test]
+fn sessions_list_show_and_rm() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(write_then_answer());
+    env.oc(&server)
+        .args(["run", "--yes", "create hello.txt"])
+        .assert()
+        .success();
+    let id = env.session()["id"].as_str().unwrap().to_string();
+
+    let out = env
+        .oc(&server)
+        .args(["sessions", "list"])
+        .assert()
+        .success();
+    let listing = stdout_of(out.get_output());
+    assert!(listing.starts_with("ID"), "{listing}");
+    assert!(
+        listing.contains(&id)
+            && listing.contains("finished")
+            && listing.contains("create hello.txt")
+    );
+    let out = env
+        .oc(&server)
+        .args(["sessions", "list", "--json"])
+        .assert()
+        .success();
+    let rows: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+    assert_eq!(rows[0]["id"], id.as_str());
+    assert_eq!(rows[0]["status"], "finished");
+
+    let out = env
+        .oc(&server)
+        .args(["sessions", "show", &id])
+        .assert()
+        .success();
+    let transcript = stdout_of(out.get_output());
+    assert!(
+        transcript.contains("user: create hello.txt"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("→ write_file"), "{transcript}");
+    assert!(transcript.contains("tool write_file:"), "{transcript}");
+    assert!(transcript.contains("assistant: Done."), "{transcript}");
+    let out = env
+        .oc(&server)
+        .args(["sessions", "show", "--json", &id])
+        .assert()
+        .success();
+    let raw: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+    assert_eq!(raw["id"], id.as_str());
+    env.oc(&server)
+        .args(["sessions", "show", "nope"])
+        .assert()
+        .code(2);
+
+    // Without a terminal, rm needs --yes and removes nothing otherwise.
+    let out = env
+        .oc(&server)
+        .args(["sessions", "rm", &id])
+        .write_stdin("")
+        .assert()
+        .code(2);
+    assert!(stderr_of(out.get_output()).contains("--yes"));
+    assert_eq!(env.sessions().len(), 1);
+    env.oc(&server)
+        .args(["sessions", "rm", "--yes", &id])
+        .assert()
+        .success();
+    assert!(env.sessions().is_empty());
+}
+
+#[test]
+fn chat_sends_no_tools() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("Paris.")]);
+    let out = env
+        .oc(&server)
+        .args(["chat", "capital of France?"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(out.get_output()), "Paris.\n");
+    let request = &server.chat_requests()[0];
+    assert!(request.get("tools").is_none(), "{request}");
+    assert_eq!(env.session()["mode"], "chat");
+}
+
+#[test]
+fn models_list_and_show() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env.oc(&server).args(["models"]).assert().success();
+    let table = stdout_of(out.get_output());
+    assert!(table.starts_with("NAME"), "{table}");
+    assert!(
+        table.contains("qwen2.5-coder:1.5b") && table.contains("Q4_K_M") && table.contains("32768")
+    );
+    let out = env
+        .oc(&server)
+        .args(["models", "list", "--json"])
+        .assert()
+        .success();
+    let rows: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 4);
+    let modified: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["modified_at"].as_str().unwrap())
+        .collect();
+    let mut sorted = modified.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(modified, sorted, "recent first");
+    assert_eq!(
+        rows[0]["capabilities"],
+        json!(["completion", "tools", "insert"])
+    );
+    let out = env
+        .oc(&server)
+        .args(["models", "show", MODEL])
+        .assert()
+        .success();
+    let details = stdout_of(out.get_output());
+    assert!(details.contains("context length 32768"), "{details}");
+    assert!(details.contains("completion, tools, insert"), "{details}");
+    env.oc(&server)
+        .args(["models", "show", "nope:1b"])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn completions_for_known_shells() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["completions", "bash"])
+        .assert()
+        .success();
+    assert!(stdout_of(out.get_output()).contains("_oc()"));
+    env.oc(&server)
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn utf16_stdin_with_a_bom_is_read() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("ok")]);
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend("fix the tests".encode_utf16().flat_map(u16::to_le_bytes));
+    env.oc(&server)
+        .args(["run", "-"])
+        .write_stdin(bytes)
+        .assert()
+        .success();
+    assert_eq!(
+        server.chat_requests()[0]["messages"][1]["content"],
+        "fix the tests"
+    );
+}
+
+#[test]
+fn done_chunk_usage_reaches_turn_events() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::lines(vec![
+        content_chunk("hi"),
+        done_chunk("stop"),
+    ])]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--output-format", "stream-json", "x"])
+        .assert()
+        .success();
+    let completed: Value = stdout_of(out.get_output())
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "turn.completed")
+        .unwrap();
+    assert_eq!(
+        completed["usage"],
+        json!({"prompt_tokens": 253, "completion_tokens": 27})
+    );
+}
