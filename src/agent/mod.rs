@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod prompt;
+pub mod text_calls;
 
 use std::borrow::Cow;
 use std::path::PathBuf;

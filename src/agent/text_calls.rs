@@ -1,0 +1,519 @@
+//! Tool calls written as text. Small models served with tools often put the
+//! call in `message.content` instead of `tool_calls` (captures in
+//! `fixtures/ollama/real-model/`): a ```json fence holding
+//! `{"name", "arguments"}`, `<tool_call>…</tool_call>` tags, `<function=NAME>`
+//! blocks with `<parameter=K>V</parameter>`, a bare JSON object, or a JSON
+//! array of calls. Models without native tool calling are asked for a
+//! ```tool fence (the fenced-tool protocol) and parsed the same way.
+//!
+//! [`TextCallFilter`] sits on the content stream: text that could still be a
+//! call is held back until its block is complete, then either swallowed (a
+//! call to an offered tool) or released unchanged. It also moves
+//! `<think>…</think>` out of the content.
+
+use serde_json::{Map, Value};
+
+use crate::tools::ToolName;
+
+/// A call recovered from text: the tool (its name repaired) and arguments
+/// as sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextCall {
+    pub tool: ToolName,
+    pub arguments: Value,
+}
+
+/// Finds the offered tool a model-written name means: exact, or after
+/// trimming, lower-casing and dropping a `functions.` / `tools.` prefix.
+/// `None` unless exactly one offered tool matches.
+pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
+    if let Some(tool) = offered.iter().find(|t| t.as_str() == name) {
+        return Some(*tool);
+    }
+    let cleaned = name.trim().to_ascii_lowercase();
+    let cleaned = cleaned
+        .strip_prefix("functions.")
+        .or_else(|| cleaned.strip_prefix("tools."))
+        .unwrap_or(&cleaned)
+        .replace('-', "_");
+    let matches: Vec<ToolName> = offered
+        .iter()
+        .copied()
+        .filter(|t| t.as_str() == cleaned)
+        .collect();
+    match matches.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// The calls in one block of text (a fence body, a tag body, a bare JSON
+/// value), or `None` when it is not a call to offered tools. Every call in
+/// the block must name an offered tool.
+pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
+    let trimmed = text.trim();
+    if let Some(calls) = parse_function_tags(trimmed, offered) {
+        return Some(calls);
+    }
+    let value: Value = serde_json::from_str(trimmed).ok()?;
+    let items = match value {
+        Value::Array(items) if !items.is_empty() => items,
+        Value::Object(_) => vec![value],
+        _ => return None,
+    };
+    items
+        .into_iter()
+        .map(|item| call_from_json(item, offered))
+        .collect()
+}
+
+/// `{"name", "arguments" | "parameters"}`, or the OpenAI shape
+/// `{"type": "function", "function": {"name", "arguments"}}`.
+fn call_from_json(item: Value, offered: &[ToolName]) -> Option<TextCall> {
+    let Value::Object(mut object) = item else {
+        return None;
+    };
+    if let Some(Value::Object(inner)) = object.remove("function") {
+        object = inner;
+    }
+    let name = object.get("name")?.as_str()?;
+    let tool = repair_name(name, offered)?;
+    let arguments = object
+        .remove("arguments")
+        .or_else(|| object.remove("parameters"))
+        .unwrap_or(Value::Object(Map::new()));
+    // Only keys a call has: an object with other keys is data, not a call.
+    if object.keys().any(|k| k != "name" && k != "type" && k != "id") {
+        return None;
+    }
+    Some(TextCall { tool, arguments })
+}
+
+/// `<function=NAME><parameter=K>V</parameter>…</function>` blocks.
+fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
+    if !text.starts_with("<function=") {
+        return None;
+    }
+    let mut calls = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<function=") {
+        let after = &rest[start + "<function=".len()..];
+        let name_end = after.find('>')?;
+        let tool = repair_name(&after[..name_end], offered)?;
+        let body_end = after.find("</function>")?;
+        let body = &after[name_end + 1..body_end];
+        let mut arguments = Map::new();
+        let mut params = body;
+        while let Some(p) = params.find("<parameter=") {
+            let after_p = &params[p + "<parameter=".len()..];
+            let key_end = after_p.find('>')?;
+            let value_end = after_p.find("</parameter>")?;
+            let key = after_p[..key_end].trim().to_string();
+            let value = after_p[key_end + 1..value_end]
+                .strip_prefix('\n')
+                .unwrap_or(&after_p[key_end + 1..value_end]);
+            let value = value.strip_suffix('\n').unwrap_or(value);
+            arguments.insert(key, Value::String(value.to_string()));
+            params = &after_p[value_end + "</parameter>".len()..];
+        }
+        calls.push(TextCall {
+            tool,
+            arguments: Value::Object(arguments),
+        });
+        rest = &after[body_end + "</function>".len()..];
+    }
+    rest.trim().is_empty().then_some(calls)
+}
+
+/// Where a held-back block ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// A ``` fence: ends at the next ``` on its own.
+    Fence,
+    /// `<tool_call>` … `</tool_call>`.
+    ToolCallTag,
+    /// `[tool_call]` … `[/tool_call]`.
+    BracketTag,
+    /// `<function=` … the last `</function>`.
+    Function,
+    /// A bare JSON value at the start of the message: ends when balanced.
+    Json,
+    /// `<think>` … `</think>`.
+    Think,
+}
+
+const OPENERS: [(&str, Block); 5] = [
+    ("```", Block::Fence),
+    ("<tool_call>", Block::ToolCallTag),
+    ("[tool_call]", Block::BracketTag),
+    ("<function=", Block::Function),
+    ("<think>", Block::Think),
+];
+
+/// What a delta of content turned into.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Filtered {
+    /// Text to show as the answer.
+    pub content: String,
+    /// Text to show as thinking (from `<think>` tags).
+    pub thinking: String,
+}
+
+/// Separates a streamed content into visible text, thinking and text-form
+/// calls. Feed it every delta with [`TextCallFilter::push`], then
+/// [`TextCallFilter::finish`].
+#[derive(Debug)]
+pub struct TextCallFilter {
+    offered: Vec<ToolName>,
+    recover: bool,
+    /// Text not yet decided.
+    pending: String,
+    /// The open block `pending` starts with, if any.
+    open: Option<Block>,
+    /// Whether anything but whitespace has been shown (a bare JSON value
+    /// counts only at the start).
+    started: bool,
+    calls: Vec<TextCall>,
+    content: String,
+    thinking: String,
+}
+
+impl TextCallFilter {
+    /// A filter recovering calls to `offered` tools (none when `recover` is
+    /// false: `--text-tools off`). `<think>` tags are handled either way.
+    pub fn new(offered: &[ToolName], recover: bool) -> Self {
+        TextCallFilter {
+            offered: offered.to_vec(),
+            recover: recover && !offered.is_empty(),
+            pending: String::new(),
+            open: None,
+            started: false,
+            calls: Vec::new(),
+            content: String::new(),
+            thinking: String::new(),
+        }
+    }
+
+    /// Adds a delta; returns what can be shown now.
+    pub fn push(&mut self, delta: &str) -> Filtered {
+        self.pending.push_str(delta);
+        let mut out = Filtered::default();
+        self.drain(&mut out, false);
+        out
+    }
+
+    /// The stream ended: decides what is still held back.
+    pub fn finish(&mut self) -> Filtered {
+        let mut out = Filtered::default();
+        self.drain(&mut out, true);
+        out
+    }
+
+    /// The visible content, the thinking found in tags, and the calls.
+    pub fn into_parts(self) -> (String, String, Vec<TextCall>) {
+        (self.content, self.thinking, self.calls)
+    }
+
+    fn show(&mut self, out: &mut Filtered, text: &str) {
+        if !text.trim().is_empty() {
+            self.started = true;
+        }
+        out.content.push_str(text);
+        self.content.push_str(text);
+    }
+
+    fn think(&mut self, out: &mut Filtered, text: &str) {
+        out.thinking.push_str(text);
+        self.thinking.push_str(text);
+    }
+
+    fn drain(&mut self, out: &mut Filtered, at_end: bool) {
+        loop {
+            match self.open {
+                None => {
+                    if !self.find_opener(out, at_end) {
+                        return;
+                    }
+                }
+                Some(block) => {
+                    if !self.close_block(block, out, at_end) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shows text up to the next opener and opens it. Returns whether a
+    /// block was opened (and draining should go on).
+    fn find_opener(&mut self, out: &mut Filtered, at_end: bool) -> bool {
+        let lone_close = self.pending.find("</think>");
+        if !self.started && self.recover {
+            let lead = self.pending.len() - self.pending.trim_start().len();
+            let rest = &self.pending[lead..];
+            // `[` may still become `[tool_call]`: wait for more.
+            if !at_end && !rest.is_empty() && "[tool_call]".starts_with(rest) {
+                return false;
+            }
+            if matches!(rest.chars().next(), Some('{' | '[')) && !rest.starts_with("[tool_call]") {
+                let head = self.pending[..lead].to_string();
+                self.pending.drain(..lead);
+                self.show(out, &head);
+                self.open = Some(Block::Json);
+                return true;
+            }
+        }
+        let first = OPENERS
+            .iter()
+            .filter(|(marker, block)| self.recover || *block == Block::Think || marker.is_empty())
+            .filter_map(|(marker, block)| self.pending.find(marker).map(|i| (i, *block)))
+            .min_by_key(|(i, _)| *i);
+        if let Some(close) = lone_close.filter(|c| first.is_none_or(|(i, _)| *c < i)) {
+            // `</think>` without `<think>`: what came before was thinking.
+            let before = self.pending[..close].to_string();
+            self.think(out, &before);
+            let moved = std::mem::take(&mut self.content);
+            self.thinking.insert_str(0, &moved);
+            self.pending.drain(..close + "</think>".len());
+            return true;
+        }
+        match first {
+            Some((i, block)) => {
+                let head = self.pending[..i].to_string();
+                self.pending.drain(..i);
+                self.show(out, &head);
+                self.open = Some(block);
+                true
+            }
+            None => {
+                // Keep a tail that may be the start of a marker.
+                let keep = if at_end { 0 } else { partial_marker_len(&self.pending) };
+                let cut = self.pending.len() - keep;
+                let text = self.pending[..cut].to_string();
+                self.pending.drain(..cut);
+                self.show(out, &text);
+                false
+            }
+        }
+    }
+
+    /// Decides an open block once it is complete (or the stream ended).
+    /// Returns whether draining should go on.
+    fn close_block(&mut self, block: Block, out: &mut Filtered, at_end: bool) -> bool {
+        let end = match block {
+            Block::Fence => self.pending[3..].find("```").map(|i| i + 6),
+            Block::ToolCallTag => self.pending.find("</tool_call>").map(|i| i + "</tool_call>".len()),
+            Block::BracketTag => self.pending.find("[/tool_call]").map(|i| i + "[/tool_call]".len()),
+            Block::Function => {
+                // The last `</function>` of a run of blocks.
+                let mut end = self.pending.find("</function>").map(|i| i + "</function>".len());
+                while let Some(e) = end {
+                    let rest = &self.pending[e..];
+                    let next = rest.trim_start();
+                    if next.starts_with("<function=") {
+                        end = rest.find("</function>").map(|i| e + i + "</function>".len());
+                    } else {
+                        break;
+                    }
+                }
+                end
+            }
+            Block::Json => balanced_json_end(&self.pending),
+            Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
+        };
+        let end = match (end, at_end) {
+            (Some(end), _) => end,
+            (None, true) => self.pending.len(),
+            (None, false) => return false,
+        };
+        let block_text: String = self.pending.drain(..end).collect();
+        self.open = None;
+        if block == Block::Think {
+            let inner = block_text
+                .trim_start_matches("<think>")
+                .trim_end_matches("</think>");
+            self.think(out, inner);
+            return true;
+        }
+        let body = match block {
+            Block::Fence => fence_body(&block_text),
+            Block::ToolCallTag => Some(strip_tags(&block_text, "<tool_call>", "</tool_call>")),
+            Block::BracketTag => Some(strip_tags(&block_text, "[tool_call]", "[/tool_call]")),
+            Block::Function | Block::Json | Block::Think => Some(block_text.as_str()),
+        };
+        match body.and_then(|b| parse_block(b, &self.offered)) {
+            Some(calls) => {
+                self.calls.extend(calls);
+                // A call counts as the start: a later `{` is prose.
+                self.started = true;
+            }
+            None => self.show(out, &block_text),
+        }
+        true
+    }
+}
+
+/// The body of a ``` fence whose label is empty or names JSON or a tool
+/// call; `None` for other languages (code, not calls).
+fn fence_body(fence: &str) -> Option<&str> {
+    let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
+    let (label, body) = match inner.split_once('\n') {
+        Some((label, body)) => (label.trim(), body),
+        None => ("", inner),
+    };
+    matches!(label, "" | "json" | "JSON" | "tool" | "tool_call" | "tool_code" | "json5")
+        .then_some(body)
+}
+
+fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+    text.strip_prefix(open)
+        .unwrap_or(text)
+        .strip_suffix(close)
+        .unwrap_or(text)
+}
+
+/// The end of the JSON value `text` starts with (after whitespace), when it
+/// is complete: brackets balanced outside strings.
+fn balanced_json_end(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut seen = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => {
+                depth += 1;
+                seen = true;
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if seen && depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How many bytes at the end of `text` could be the start of a marker.
+fn partial_marker_len(text: &str) -> usize {
+    let markers = ["```", "<tool_call>", "[tool_call]", "<function=", "<think>", "</think>"];
+    let mut keep = 0;
+    for marker in markers {
+        for len in (1..marker.len()).rev() {
+            if text.ends_with(&marker[..len]) {
+                keep = keep.max(len);
+                break;
+            }
+        }
+    }
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    const ALL: [ToolName; 7] = ToolName::ALL;
+
+    /// Feeds `text` in pieces of `size` characters.
+    fn run(text: &str, size: usize) -> (String, String, Vec<TextCall>, String) {
+        let mut filter = TextCallFilter::new(&ALL, true);
+        let mut shown = String::new();
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(size) {
+            shown.push_str(&filter.push(&piece.iter().collect::<String>()).content);
+        }
+        shown.push_str(&filter.finish().content);
+        let (content, thinking, calls) = filter.into_parts();
+        (content, thinking, calls, shown)
+    }
+
+    fn call(tool: ToolName, arguments: Value) -> TextCall {
+        TextCall { tool, arguments }
+    }
+
+    #[test]
+    fn shapes_small_models_write() {
+        let list = call(ToolName::ListFiles, json!({"pattern": "*.py"}));
+        let cases: Vec<(&str, &str, Vec<TextCall>)> = vec![
+            ("```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```", "", vec![list.clone()]),
+            ("```\n{\"name\": \"list_files\", \"parameters\": {\"pattern\": \"*.py\"}}\n```", "", vec![list.clone()]),
+            ("Let me look.\n```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```", "Let me look.\n", vec![list.clone()]),
+            ("<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}</tool_call>", "", vec![call(ToolName::ReadFile, json!({"path": "a.py"}))]),
+            ("[tool_call]{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}[/tool_call]", "", vec![call(ToolName::ReadFile, json!({"path": "a.py"}))]),
+            ("{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}", "", vec![list.clone()]),
+            ("[{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}, {\"name\": \"Read_File\", \"arguments\": {\"path\": \"a\"}}]", "", vec![list.clone(), call(ToolName::ReadFile, json!({"path": "a"}))]),
+            ("<function=write_file><parameter=path>t.txt</parameter><parameter=content>hi</parameter></function>", "", vec![call(ToolName::WriteFile, json!({"path": "t.txt", "content": "hi"}))]),
+            ("{\"type\": \"function\", \"function\": {\"name\": \"functions.bash\", \"arguments\": \"{\\\"command\\\": \\\"ls\\\"}\"}}", "", vec![call(ToolName::Bash, json!("{\"command\": \"ls\"}"))]),
+        ];
+        for (text, visible, calls) in cases {
+            for size in [1, 3, 1000] {
+                let (content, _, got, shown) = run(text, size);
+                assert_eq!(got, calls, "{text:?} in pieces of {size}");
+                assert_eq!(content, visible, "{text:?} in pieces of {size}");
+                assert_eq!(shown, visible, "nothing raw is shown: {text:?} / {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn prose_and_code_stay_as_they_are() {
+        for text in [
+            "Use {\"name\": \"x\"} as the body.",
+            "{\"name\": \"x\", \"arguments\": {}}",
+            "```rust\nfn main() {}\n```\nDone.",
+            "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
+            "Plain answer with a < and a ` and [brackets].",
+            "unclosed ``` fence",
+        ] {
+            for size in [1, 4, 1000] {
+                let (content, _, calls, shown) = run(text, size);
+                assert!(calls.is_empty(), "{text:?}");
+                assert_eq!(content, text, "{text:?} / {size}");
+                assert_eq!(shown, text, "{text:?} / {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn think_tags_become_thinking() {
+        let (content, thinking, _, shown) = run("<think>plan it</think>The answer.", 2);
+        assert_eq!((content.as_str(), thinking.as_str(), shown.as_str()), ("The answer.", "plan it", "The answer."));
+        let (content, thinking, _, _) = run("plan it</think>The answer.", 3);
+        assert_eq!((content.as_str(), thinking.as_str()), ("The answer.", "plan it"));
+    }
+
+    #[test]
+    fn off_recovers_nothing() {
+        let text = "```json\n{\"name\": \"list_files\", \"arguments\": {}}\n```";
+        let mut filter = TextCallFilter::new(&ALL, false);
+        let mut shown = filter.push(text).content;
+        shown.push_str(&filter.finish().content);
+        assert_eq!(shown, text);
+        assert!(filter.into_parts().2.is_empty());
+    }
+
+    #[test]
+    fn names_are_repaired_only_when_unambiguous() {
+        assert_eq!(repair_name(" Read_File ", &ALL), Some(ToolName::ReadFile));
+        assert_eq!(repair_name("functions.search", &ALL), Some(ToolName::Search));
+        assert_eq!(repair_name("list-files", &ALL), Some(ToolName::ListFiles));
+        assert_eq!(repair_name("run_shell", &ALL), None);
+        assert_eq!(repair_name("write_file", &[ToolName::ReadFile]), None);
+    }
+}
