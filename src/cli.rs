@@ -193,6 +193,12 @@ pub struct CommonArgs {
     /// Plan mode for `run`: read-only tools only.
     #[arg(long, global = true)]
     pub plan: bool,
+    /// Turn tool calls that a model writes as text into real calls (auto) or not (off).
+    #[arg(long, global = true, value_enum, value_name = "MODE")]
+    pub text_tools: Option<crate::config::TextTools>,
+    /// Print the first request body and its size, and send nothing.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
     /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).
     #[arg(long, global = true, value_name = "RULE")]
     pub allow: Vec<String>,

@@ -176,6 +176,18 @@ pub struct FileConfig {
     pub connect_timeout_secs: Option<u64>,
     pub first_byte_timeout_secs: Option<u64>,
     pub idle_timeout_secs: Option<u64>,
+    pub text_tools: Option<TextTools>,
+}
+
+/// Whether tool calls written as text are turned into real calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TextTools {
+    /// Recover calls to offered tools from the text.
+    #[default]
+    Auto,
+    /// Leave the text as it is.
+    Off,
 }
 
 /// The `permissions` section of a config file.
@@ -407,6 +419,7 @@ pub struct Settings {
     /// `--allow` and `--deny`.
     pub rules: Vec<Rule>,
     pub timeouts: Timeouts,
+    pub text_tools: TextTools,
 }
 
 /// Network timeouts towards the model server.
@@ -473,7 +486,8 @@ impl Settings {
                 presence_penalty,
                 connect_timeout_secs,
                 first_byte_timeout_secs,
-                idle_timeout_secs
+                idle_timeout_secs,
+                text_tools
             );
         }
         let defaults = Sampling::default();
@@ -548,6 +562,7 @@ impl Settings {
             sampling,
             permission_mode,
             rules,
+            text_tools: flags.text_tools.or(merged.text_tools).unwrap_or_default(),
             timeouts: {
                 let d = Timeouts::default();
                 let secs = |v: Option<u64>, default: std::time::Duration| {

@@ -102,6 +102,18 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
         session
     });
     let prompt = input::read_prompt(&args.prompt)?;
+    if common.dry_run {
+        let (body, system, tools) = agent::dry_run_request(&settings, &prompt)?;
+        ui::out(&format!("{body}\n"));
+        let tokens = |bytes: usize| bytes.div_ceil(4);
+        ui::print_note(&format!(
+            "request body: {} bytes (~{} tokens); system prompt {system} bytes + tool schemas {tools} bytes = ~{} tokens; nothing was sent (assumes a model with native tool calling)",
+            body.len(),
+            tokens(body.len()),
+            tokens(system + tools)
+        ));
+        return Ok(ExitStatus::Success);
+    }
     let mut approver = permissions::approver::for_this_process();
     let mut out: Box<dyn ui::Output> = match args.output_format {
         OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet)),

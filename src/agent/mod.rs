@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::client::{
+    ChatOptions, ChatRequest, FunctionCall, Message, OllamaClient, Role, ToolCall,
+};
 use crate::config;
-use crate::config::{Mode, Settings};
+use crate::config::{Mode, Settings, TextTools};
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::rules::{Action, Rule};
 use crate::permissions::secrets::Secrets;
@@ -23,10 +25,11 @@ use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
 use crate::protocol::{Denial, RunSummary, SCHEMA_VERSION};
-use crate::session::{AbortedReply, FinetuneRecord, Session, Status, Store, Usage};
+use crate::session::{AbortedReply, FinetuneRecord, Repair, Session, Status, Store, Usage};
 use crate::signals::{Signals, Stop};
 use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;
+use text_calls::{Filtered, TextCallFilter};
 
 /// One streamed reply.
 struct Reply {
@@ -108,17 +111,21 @@ pub async fn run(
         }
         _ => settings.num_ctx,
     };
-    let offered: Vec<ToolName> = if info.has("tools") {
+    let native_tools = info.has("tools");
+    let offered: Vec<ToolName> = if native_tools || settings.text_tools == TextTools::Auto {
         ToolName::for_mode(settings.mode)
     } else {
         if settings.mode != Mode::Chat {
             out.warn(&format!(
-                "model `{}` has no `tools` capability; it runs without tools and can only answer",
+                "model `{}` has no `tools` capability and `--text-tools off` is set; it can only answer",
                 settings.model
             ));
         }
         Vec::new()
     };
+    // A model without native tool calling gets the tools in its system
+    // prompt and writes calls as ```tool fences (the fenced-tool protocol).
+    let fenced = !native_tools && !offered.is_empty();
     let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
 
     let store = Store::new(&settings.home);
@@ -137,8 +144,7 @@ pub async fn run(
             session
         }
         None => {
-            let system =
-                prompt::system_prompt(settings.mode, workspace.root(), !offered.is_empty());
+            let system = prompt::system_prompt(settings.mode, workspace.root(), &offered, fenced);
             let mut session = Session::new(
                 settings.mode,
                 &settings.model,
@@ -163,7 +169,8 @@ pub async fn run(
         client: &client,
         workspace: &workspace,
         offered: &offered,
-        schemas: &schemas,
+        schemas: if fenced { &[] } else { &schemas },
+        fenced,
         options: ChatOptions {
             num_ctx,
             temperature: settings.sampling.temperature,
@@ -183,6 +190,8 @@ pub async fn run(
         partial: PartialReply::default(),
         secrets: Secrets::gather(workspace.root()),
         rules: settings.rules.clone(),
+        repeats: (String::new(), 0),
+        nudged: false,
     };
     let ending = tokio::select! {
         result = run.turns(&mut session) => match result {
@@ -238,6 +247,11 @@ pub async fn run(
             format!("stopped by {}", stop.name()),
             stop.exit_status(),
         ),
+        Ending::Stuck => (
+            Status::Stuck,
+            format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
+            ExitStatus::MaxTurns,
+        ),
         Ending::TimedOut => (
             Status::TimedOut,
             format!(
@@ -290,6 +304,9 @@ pub async fn run(
             plural((session.turns - first_turn) as usize)
         )),
         Ending::Failed(e) => out.error(&format!("{e:#}")),
+        Ending::Stuck => out.warn(&format!(
+            "stopped: the model made the same call {REPEAT_STOP} times in a row"
+        )),
         Ending::Answered | Ending::Stopped(_) | Ending::TimedOut => {}
     }
     out.session_completed(&RunSummary {
@@ -307,6 +324,48 @@ pub async fn run(
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
     Ok(exit)
+}
+
+/// The first request of a run, built without contacting the server
+/// (`--dry-run`): the body as it would be sent to `/api/chat`, for a model
+/// with native tool calling, plus the bytes of the system prompt and of the
+/// tool schemas.
+pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usize, usize)> {
+    let workspace = Workspace::new(&settings.cwd).map_err(|e| {
+        Error::Usage(format!(
+            "cannot use `{}` as the workspace: {e}",
+            settings.cwd.display()
+        ))
+    })?;
+    let offered = ToolName::for_mode(settings.mode);
+    let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
+    let system = prompt::system_prompt(settings.mode, workspace.root(), &offered, false);
+    let messages = [
+        Message::text(Role::System, system.clone()),
+        Message::text(Role::User, prompt),
+    ];
+    let request = ChatRequest {
+        model: &settings.model,
+        messages: &messages,
+        tools: &schemas,
+        stream: true,
+        think: settings.think_explicit.then_some(settings.think),
+        options: ChatOptions {
+            num_ctx: settings.num_ctx,
+            temperature: settings.sampling.temperature,
+            top_p: settings.sampling.top_p,
+            top_k: settings.sampling.top_k,
+            presence_penalty: settings.sampling.presence_penalty,
+        },
+    };
+    let body = serde_json::to_string(&request)
+        .map_err(|e| Error::Server(format!("cannot encode the request: {e}")))?;
+    let tools_bytes = serde_json::to_string(&schemas).map_or(0, |t| t.len());
+    Ok((
+        body,
+        system.len(),
+        if schemas.is_empty() { 0 } else { tools_bytes },
+    ))
 }
 
 /// Resolves at `deadline`, or never when there is none.
@@ -329,6 +388,8 @@ enum Ending {
     Stopped(Stop),
     /// `--timeout` was reached.
     TimedOut,
+    /// The model made the same call [`REPEAT_STOP`] times in a row.
+    Stuck,
 }
 
 /// The reply being streamed, kept outside the stream's future so that an
@@ -349,7 +410,10 @@ struct Run<'a> {
     client: &'a OllamaClient,
     workspace: &'a Workspace,
     offered: &'a [ToolName],
+    /// The schemas sent as `tools` (none for the fenced-tool protocol).
     schemas: &'a [Value],
+    /// Tools are described in the system prompt and called as text.
+    fenced: bool,
     options: ChatOptions,
     think: Option<crate::config::Think>,
     /// The session's turn count when this run began.
@@ -368,7 +432,19 @@ struct Run<'a> {
     secrets: Secrets,
     /// The permission rules, with those added by "always" answers.
     rules: Vec<Rule>,
+    /// The last call (name and canonical arguments) and how many times in a
+    /// row it was made.
+    repeats: (String, u32),
+    /// Whether the last reply was empty and got a nudge.
+    nudged: bool,
 }
+
+/// The same call this many times in a row is not run again.
+const REPEAT_BLOCK: u32 = 3;
+/// The same call this many times in a row ends the run (exit 4).
+const REPEAT_STOP: u32 = 5;
+/// What an empty reply gets once.
+const NUDGE: &str = "Your reply was empty. Continue the task: call a tool, or give your answer.";
 
 impl Run<'_> {
     /// Turns until an answer or the cap.
@@ -405,19 +481,73 @@ impl Run<'_> {
                 ));
             }
             let mut message = reply.message;
-            let parsed = normalize_calls(&mut message.tool_calls, session.turns);
+            let parsed = normalize_calls(&mut message.tool_calls, session.turns, self.offered);
             let cut_off = reply.done_reason.as_deref() == Some("length");
+            let empty = message.content.trim().is_empty() && message.tool_calls.is_empty();
             session.messages.push(message.clone());
+            for (call, (_, notes)) in message.tool_calls.iter().zip(&parsed) {
+                if !notes.is_empty() {
+                    self.out.note(&format!(
+                        "repaired {}: {}",
+                        call.function.name,
+                        notes.join("; ")
+                    ));
+                    session.repairs.push(Repair {
+                        turn,
+                        tool_call_id: call.id.clone().unwrap_or_default(),
+                        notes: notes.clone(),
+                    });
+                }
+            }
+            if empty && !self.nudged {
+                self.nudged = true;
+                self.out
+                    .warn("the model sent an empty reply; asking it once to go on");
+                session.messages.push(Message::text(Role::User, NUDGE));
+                self.save(session)?;
+                continue;
+            }
+            if empty {
+                self.save(session)?;
+                return Err(Error::Server(
+                    "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
+                ));
+            }
+            self.nudged = false;
             // Saved before any tool runs: a run killed mid-call leaves the
             // calls on record, and a resumed run answers them as unknown.
             self.save(session)?;
             if message.tool_calls.is_empty() {
                 return Ok(Ending::Answered);
             }
-            for (call, arguments) in message.tool_calls.iter().zip(parsed) {
+            for (call, (arguments, _)) in message.tool_calls.iter().zip(parsed) {
                 let id = call.id.clone().unwrap_or_default();
                 let name = call.function.name.clone();
-                let content = if cut_off {
+                let signature = format!("{name} {}", canonical(&call.function.arguments));
+                if self.repeats.0 == signature {
+                    self.repeats.1 += 1;
+                } else {
+                    self.repeats = (signature, 1);
+                }
+                let repeated = self.repeats.1;
+                let content = if repeated >= REPEAT_STOP {
+                    session.messages.push(Message::tool_result(
+                        &name,
+                        &id,
+                        "error: not run: the same call again",
+                    ));
+                    session.answer_unanswered_calls("error: not run: the run was stopped");
+                    self.save(session)?;
+                    return Ok(Ending::Stuck);
+                } else if repeated >= REPEAT_BLOCK {
+                    self.out
+                        .tool_call(turn, &id, &name, "", &call.function.arguments);
+                    let text = format!(
+                        "not run: this is the same call with the same arguments {repeated} times in a row, and its result would not change. Use the results you already have, or take another approach."
+                    );
+                    self.out.tool_result(turn, &id, &name, false, &text);
+                    format!("error: {text}")
+                } else if cut_off {
                     self.out
                         .tool_call(turn, &id, &name, "", &call.function.arguments);
                     let text = "not run: the reply was cut off at the length limit, so this call may be incomplete. Make smaller changes, one call at a time.";
@@ -446,9 +576,16 @@ impl Run<'_> {
 
     /// Sends the conversation and streams the reply, printing as it comes.
     async fn stream_reply(&mut self, session: &Session) -> Result<Reply> {
+        let fenced_messages;
+        let messages = if self.fenced {
+            fenced_messages = fenced_wire(&session.messages);
+            &fenced_messages
+        } else {
+            &session.messages
+        };
         let request = ChatRequest {
             model: &self.settings.model,
-            messages: &session.messages,
+            messages,
             tools: self.schemas,
             stream: true,
             think: self.think,
@@ -457,6 +594,9 @@ impl Run<'_> {
         self.partial = PartialReply::default();
         let mut stream = self.client.chat(&request).await?;
         let mut tool_calls: Vec<ToolCall> = Vec::new();
+        let mut native_thinking = String::new();
+        let mut filter =
+            TextCallFilter::new(self.offered, self.settings.text_tools == TextTools::Auto);
         loop {
             let Some(chunk) = stream.next().await? else {
                 return Err(Error::Server(format!(
@@ -468,15 +608,30 @@ impl Run<'_> {
                 if let Some(delta) = message.thinking {
                     self.out.thinking(session.turns, &delta);
                     self.partial.thinking.push_str(&delta);
+                    native_thinking.push_str(&delta);
                 }
                 if let Some(delta) = message.content {
-                    self.out.content(session.turns, &delta);
-                    self.partial.content.push_str(&delta);
+                    let shown = filter.push(&delta);
+                    self.show(session.turns, &shown);
                 }
                 tool_calls.extend(message.tool_calls.unwrap_or_default());
             }
             if chunk.done {
-                let PartialReply { content, thinking } = std::mem::take(&mut self.partial);
+                let shown = filter.finish();
+                self.show(session.turns, &shown);
+                self.partial = PartialReply::default();
+                let (content, tag_thinking, text_calls) = filter.into_parts();
+                let mut thinking = std::mem::take(&mut native_thinking);
+                thinking.push_str(&tag_thinking);
+                tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
+                    id: None,
+                    function: FunctionCall {
+                        index: None,
+                        name: call.tool.as_str().to_string(),
+                        arguments: call.arguments,
+                    },
+                    recovered: Some(true),
+                }));
                 return Ok(Reply {
                     message: Message {
                         thinking: (!thinking.is_empty()).then_some(thinking),
@@ -643,6 +798,18 @@ impl Run<'_> {
         self.report(turn, id, name, outcome)
     }
 
+    /// Shows filtered text and keeps it in case the reply is cut short.
+    fn show(&mut self, turn: u32, shown: &Filtered) {
+        if !shown.thinking.is_empty() {
+            self.out.thinking(turn, &shown.thinking);
+            self.partial.thinking.push_str(&shown.thinking);
+        }
+        if !shown.content.is_empty() {
+            self.out.content(turn, &shown.content);
+            self.partial.content.push_str(&shown.content);
+        }
+    }
+
     /// Records a permission decision in the session and the output.
     fn decide(&mut self, session: &mut Session, record: PermissionRecord) {
         self.out.permission(&record);
@@ -748,11 +915,16 @@ impl Run<'_> {
     }
 }
 
-/// Gives every call an id (`call_<turn>_<n>` when the server sent none) and
-/// turns `arguments` into a JSON object, which is what goes back on the wire.
-/// Returns, per call, the arguments to run with, or the error for the model
-/// when they were not usable (the wire then carries `{}`).
-fn normalize_calls(calls: &mut [ToolCall], turn: u32) -> Vec<Result<Value, String>> {
+/// Gives every call an id (`call_<turn>_<n>` when the server sent none),
+/// repairs its name and arguments where that is unambiguous, and turns
+/// `arguments` into a JSON object, which is what goes back on the wire.
+/// Returns, per call, the arguments to run with (or the error for the model
+/// when they were not usable; the wire then carries `{}`) and the repairs.
+fn normalize_calls(
+    calls: &mut [ToolCall],
+    turn: u32,
+    offered: &[ToolName],
+) -> Vec<(Result<Value, String>, Vec<String>)> {
     calls
         .iter_mut()
         .enumerate()
@@ -760,7 +932,19 @@ fn normalize_calls(calls: &mut [ToolCall], turn: u32) -> Vec<Result<Value, Strin
             if call.id.as_deref().is_none_or(str::is_empty) {
                 call.id = Some(format!("call_{turn}_{n}"));
             }
-            let parsed = match std::mem::take(&mut call.function.arguments) {
+            let mut notes = Vec::new();
+            let tool = text_calls::repair_name(&call.function.name, offered);
+            if let Some(tool) = tool.filter(|t| t.as_str() != call.function.name) {
+                notes.push(format!("name `{}` read as `{}`", call.function.name, tool.as_str()));
+                call.function.name = tool.as_str().to_string();
+            }
+            let mut arguments = std::mem::take(&mut call.function.arguments);
+            if let Some(tool) = tool {
+                let (repaired, repairs) = tools::lenient::repair(tool, arguments);
+                arguments = repaired;
+                notes.extend(repairs);
+            }
+            let parsed = match arguments {
                 Value::Object(map) => Ok(Value::Object(map)),
                 Value::Null => Ok(Value::Object(Default::default())),
                 Value::String(text) => match serde_json::from_str::<Value>(&text) {
@@ -786,7 +970,66 @@ fn normalize_calls(calls: &mut [ToolCall], turn: u32) -> Vec<Result<Value, Strin
                 Ok(value) => value.clone(),
                 Err(_) => Value::Object(Default::default()),
             };
-            parsed
+            (parsed, notes)
+        })
+        .collect()
+}
+
+/// `value` as JSON with object keys sorted: the same arguments in another
+/// order give the same text.
+fn canonical(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// The conversation as a model without native tool calling sees it: its
+/// calls as the ```tool fences it wrote, their results as user messages in
+/// a fixed frame. Deterministic, so the prefix stays byte-stable.
+fn fenced_wire(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut content = m.content.trim_end().to_string();
+                for call in &m.tool_calls {
+                    let body = serde_json::json!({
+                        "name": call.function.name,
+                        "arguments": call.function.arguments,
+                    });
+                    if !content.is_empty() {
+                        content.push('\n');
+                    }
+                    content.push_str(&format!("```tool\n{body}\n```"));
+                }
+                Message {
+                    tool_calls: Vec::new(),
+                    ..Message::text(Role::Assistant, content)
+                }
+            }
+            Role::Tool => Message::text(
+                Role::User,
+                format!(
+                    "[result of {} {}]\n{}",
+                    m.tool_name.as_deref().unwrap_or("tool"),
+                    m.tool_call_id.as_deref().unwrap_or(""),
+                    m.content
+                ),
+            ),
+            Role::System | Role::User | Role::Assistant => m.clone(),
         })
         .collect()
 }
@@ -798,45 +1041,82 @@ fn example(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::FunctionCall;
     use serde_json::json;
 
-    fn call(id: Option<&str>, arguments: Value) -> ToolCall {
+    fn call(id: Option<&str>, name: &str, arguments: Value) -> ToolCall {
         ToolCall {
             id: id.map(str::to_string),
             function: FunctionCall {
                 index: None,
-                name: "read_file".into(),
+                name: name.into(),
                 arguments,
             },
+            recovered: None,
         }
     }
 
     #[test]
-    fn arguments_become_objects_and_ids_are_filled() {
+    fn arguments_become_objects_ids_are_filled_and_repairs_noted() {
         let mut calls = vec![
-            call(Some("call_a"), json!({"path": "a"})),
-            call(None, json!("{\"path\": \"b\"}")),
-            call(Some(""), json!("{not json")),
-            call(None, json!([1])),
-            call(None, Value::Null),
+            call(Some("call_a"), "read_file", json!({"path": "a"})),
+            call(None, "read_file", json!("{\"path\": \"b\"}")),
+            call(Some(""), "read_file", json!("{not json")),
+            call(None, "read_file", json!([1])),
+            call(None, "read_file", Value::Null),
+            call(
+                None,
+                "Functions.Read_File",
+                json!({"path": {"type": "string", "value": "c"}, "limit": "5"}),
+            ),
         ];
-        let parsed = normalize_calls(&mut calls, 3);
-        assert_eq!(parsed[0], Ok(json!({"path": "a"})));
-        assert_eq!(parsed[1], Ok(json!({"path": "b"})));
-        assert!(parsed[2].as_ref().unwrap_err().contains("not valid JSON"));
+        let parsed = normalize_calls(&mut calls, 3, &ToolName::ALL);
+        assert_eq!(parsed[0], (Ok(json!({"path": "a"})), vec![]));
+        assert_eq!(parsed[1].0, Ok(json!({"path": "b"})));
+        assert!(parsed[2].0.as_ref().unwrap_err().contains("not valid JSON"));
         assert!(
             parsed[3]
+                .0
                 .as_ref()
                 .unwrap_err()
                 .contains("must be a JSON object")
         );
-        assert_eq!(parsed[4], Ok(json!({})));
+        assert_eq!(parsed[4].0, Ok(json!({})));
+        assert_eq!(parsed[5].0, Ok(json!({"path": "c", "limit": 5})));
+        assert_eq!(parsed[5].1.len(), 3, "{:?}", parsed[5].1);
+        assert_eq!(calls[5].function.name, "read_file");
         let ids: Vec<_> = calls.iter().map(|c| c.id.clone().unwrap()).collect();
         assert_eq!(
             ids,
-            ["call_a", "call_3_1", "call_3_2", "call_3_3", "call_3_4"]
+            [
+                "call_a", "call_3_1", "call_3_2", "call_3_3", "call_3_4", "call_3_5"
+            ]
         );
         assert!(calls.iter().all(|c| c.function.arguments.is_object()));
+    }
+
+    #[test]
+    fn canonical_arguments_ignore_key_order() {
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": {"d": 2, "c": 3}})),
+            canonical(&json!({"a": {"c": 3, "d": 2}, "b": 1}))
+        );
+    }
+
+    #[test]
+    fn fenced_wire_turns_calls_into_fences_and_results_into_user_messages() {
+        let mut assistant = Message::text(Role::Assistant, "Looking.");
+        assistant.tool_calls = vec![call(Some("call_1"), "list_files", json!({"pattern": "*"}))];
+        let messages = vec![
+            assistant,
+            Message::tool_result("list_files", "call_1", "a.py"),
+        ];
+        let wire = fenced_wire(&messages);
+        assert_eq!(
+            wire[0].content,
+            "Looking.\n```tool\n{\"name\":\"list_files\",\"arguments\":{\"pattern\":\"*\"}}\n```"
+        );
+        assert!(wire[0].tool_calls.is_empty());
+        assert_eq!(wire[1].role, Role::User);
+        assert_eq!(wire[1].content, "[result of list_files call_1]\na.py");
     }
 }

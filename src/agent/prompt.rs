@@ -1,13 +1,17 @@
 //! System prompts: one short prompt per mode. Small local models pay for
-//! every prompt token, so these stay lean.
+//! every prompt token (a 2-core CPU evaluates about 50 a second), so these
+//! stay lean: the code-mode system prompt and tool schemas together stay
+//! under 1,500 tokens.
 
 use std::path::Path;
 
 use crate::config::Mode;
+use crate::tools::{self, ToolName};
 
-/// The system prompt for `mode` in the workspace at `root`. `has_tools` is
-/// false when the model cannot call tools.
-pub fn system_prompt(mode: Mode, root: &Path, has_tools: bool) -> String {
+/// The system prompt for `mode` in the workspace at `root`. `tools` are the
+/// offered tools; with `fenced` (a model without native tool calling) they
+/// are described here with the one call format to use.
+pub fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) -> String {
     let git = if is_git_repo(root) {
         ", a git repository"
     } else {
@@ -18,14 +22,11 @@ pub fn system_prompt(mode: Mode, root: &Path, has_tools: bool) -> String {
         root.display(),
         std::env::consts::OS
     );
-    if !has_tools {
-        return format!("You are oc, a coding assistant. {place} Answer directly and concisely.");
-    }
-    match mode {
-        Mode::Chat => {
+    let mut prompt = match (mode, tools.is_empty()) {
+        (Mode::Chat, _) | (_, true) => {
             format!("You are oc, a coding assistant. {place} Answer directly and concisely.")
         }
-        Mode::Code => format!(
+        (Mode::Code, false) => format!(
             "You are oc, a coding agent. {place}\n\
              Act with the tools; never just describe a plan. Read a file before changing it. \
              Use edit_file for small changes (old_string must match the file exactly) and \
@@ -33,13 +34,29 @@ pub fn system_prompt(mode: Mode, root: &Path, has_tools: bool) -> String {
              to the working directory. When the task is done, reply with a short summary of \
              what you changed."
         ),
-        Mode::Plan => format!(
+        (Mode::Plan, false) => format!(
             "You are oc, in plan mode. {place}\n\
              You can only read: use read_file, list_files and search to learn what you need; \
              nothing can be changed. Then reply with a short numbered plan: which files to \
              change and how."
         ),
+    };
+    if fenced && !tools.is_empty() {
+        prompt.push_str(
+            "\n\nTo call a tool, reply with only this block and wait for the result:\n\
+             ```tool\n{\"name\": \"TOOL\", \"arguments\": {…}}\n```\nTools:\n",
+        );
+        for tool in tools {
+            let schema = tool.schema();
+            let description = schema["function"]["description"].as_str().unwrap_or("");
+            prompt.push_str(&format!(
+                "- {} {}: {description}\n",
+                tool.as_str(),
+                tools::signature(*tool)
+            ));
+        }
     }
+    prompt
 }
 
 /// Whether `dir` or one of its parents holds a `.git`.
@@ -54,12 +71,30 @@ mod tests {
     #[test]
     fn prompts_are_short_and_say_where() {
         let dir = tempfile::tempdir().unwrap();
-        for mode in [Mode::Code, Mode::Plan] {
-            let prompt = system_prompt(mode, dir.path(), true);
+        for mode in [Mode::Code, Mode::Plan, Mode::Chat] {
+            let prompt = system_prompt(mode, dir.path(), &ToolName::for_mode(mode), false);
             assert!(prompt.contains(&dir.path().display().to_string()));
             assert!(prompt.len() < 800, "{} bytes", prompt.len());
         }
         std::fs::create_dir(dir.path().join(".git")).unwrap();
-        assert!(system_prompt(Mode::Code, dir.path(), true).contains("a git repository"));
+        assert!(
+            system_prompt(Mode::Code, dir.path(), &ToolName::ALL, false)
+                .contains("a git repository")
+        );
+    }
+
+    /// System prompt plus tool schemas for code mode: under 1,500 tokens at
+    /// about 4 characters a token (6 KB).
+    #[test]
+    fn code_mode_prompt_and_tools_fit_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let native = system_prompt(Mode::Code, dir.path(), &ToolName::ALL, false);
+        let schemas: Vec<serde_json::Value> = ToolName::ALL.iter().map(|t| t.schema()).collect();
+        let native_bytes = native.len() + serde_json::to_string(&schemas).unwrap().len();
+        assert!(native_bytes < 6000, "{native_bytes} bytes");
+        let fenced = system_prompt(Mode::Code, dir.path(), &ToolName::ALL, true);
+        assert!(fenced.contains("```tool"), "{fenced}");
+        assert!(fenced.contains("- edit_file {\"path\": string"), "{fenced}");
+        assert!(fenced.len() < 6000, "{} bytes", fenced.len());
     }
 }

@@ -55,7 +55,11 @@ pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
     if let Some(calls) = parse_function_tags(trimmed, offered) {
         return Some(calls);
     }
-    let value: Value = serde_json::from_str(trimmed).ok()?;
+    // Small models write regexes with JSON-invalid escapes (`".*\.py$"`,
+    // the 0.5B capture): read such a backslash as a literal one.
+    let value: Value = serde_json::from_str(trimmed)
+        .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
+        .ok()?;
     let items = match value {
         Value::Array(items) if !items.is_empty() => items,
         Value::Object(_) => vec![value],
@@ -65,6 +69,29 @@ pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
         .into_iter()
         .map(|item| call_from_json(item, offered))
         .collect()
+}
+
+/// `text` with every backslash that does not start a valid JSON escape
+/// doubled.
+fn escape_stray_backslashes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
+                    out.push(c);
+                    if let Some(next) = chars.next() {
+                        out.push(next);
+                    }
+                }
+                _ => out.push_str("\\\\"),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `{"name", "arguments" | "parameters"}`, or the OpenAI shape
@@ -83,7 +110,10 @@ fn call_from_json(item: Value, offered: &[ToolName]) -> Option<TextCall> {
         .or_else(|| object.remove("parameters"))
         .unwrap_or(Value::Object(Map::new()));
     // Only keys a call has: an object with other keys is data, not a call.
-    if object.keys().any(|k| k != "name" && k != "type" && k != "id") {
+    if object
+        .keys()
+        .any(|k| k != "name" && k != "type" && k != "id")
+    {
         return None;
     }
     Some(TextCall { tool, arguments })
@@ -287,7 +317,11 @@ impl TextCallFilter {
             }
             None => {
                 // Keep a tail that may be the start of a marker.
-                let keep = if at_end { 0 } else { partial_marker_len(&self.pending) };
+                let keep = if at_end {
+                    0
+                } else {
+                    partial_marker_len(&self.pending)
+                };
                 let cut = self.pending.len() - keep;
                 let text = self.pending[..cut].to_string();
                 self.pending.drain(..cut);
@@ -302,16 +336,27 @@ impl TextCallFilter {
     fn close_block(&mut self, block: Block, out: &mut Filtered, at_end: bool) -> bool {
         let end = match block {
             Block::Fence => self.pending[3..].find("```").map(|i| i + 6),
-            Block::ToolCallTag => self.pending.find("</tool_call>").map(|i| i + "</tool_call>".len()),
-            Block::BracketTag => self.pending.find("[/tool_call]").map(|i| i + "[/tool_call]".len()),
+            Block::ToolCallTag => self
+                .pending
+                .find("</tool_call>")
+                .map(|i| i + "</tool_call>".len()),
+            Block::BracketTag => self
+                .pending
+                .find("[/tool_call]")
+                .map(|i| i + "[/tool_call]".len()),
             Block::Function => {
                 // The last `</function>` of a run of blocks.
-                let mut end = self.pending.find("</function>").map(|i| i + "</function>".len());
+                let mut end = self
+                    .pending
+                    .find("</function>")
+                    .map(|i| i + "</function>".len());
                 while let Some(e) = end {
                     let rest = &self.pending[e..];
                     let next = rest.trim_start();
                     if next.starts_with("<function=") {
-                        end = rest.find("</function>").map(|i| e + i + "</function>".len());
+                        end = rest
+                            .find("</function>")
+                            .map(|i| e + i + "</function>".len());
                     } else {
                         break;
                     }
@@ -361,8 +406,11 @@ fn fence_body(fence: &str) -> Option<&str> {
         Some((label, body)) => (label.trim(), body),
         None => ("", inner),
     };
-    matches!(label, "" | "json" | "JSON" | "tool" | "tool_call" | "tool_code" | "json5")
-        .then_some(body)
+    matches!(
+        label,
+        "" | "json" | "JSON" | "tool" | "tool_call" | "tool_code" | "json5"
+    )
+    .then_some(body)
 }
 
 fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
@@ -409,7 +457,14 @@ fn balanced_json_end(text: &str) -> Option<usize> {
 
 /// How many bytes at the end of `text` could be the start of a marker.
 fn partial_marker_len(text: &str) -> usize {
-    let markers = ["```", "<tool_call>", "[tool_call]", "<function=", "<think>", "</think>"];
+    let markers = [
+        "```",
+        "<tool_call>",
+        "[tool_call]",
+        "<function=",
+        "<think>",
+        "</think>",
+    ];
     let mut keep = 0;
     for marker in markers {
         for len in (1..marker.len()).rev() {
@@ -451,15 +506,54 @@ mod tests {
     fn shapes_small_models_write() {
         let list = call(ToolName::ListFiles, json!({"pattern": "*.py"}));
         let cases: Vec<(&str, &str, Vec<TextCall>)> = vec![
-            ("```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```", "", vec![list.clone()]),
-            ("```\n{\"name\": \"list_files\", \"parameters\": {\"pattern\": \"*.py\"}}\n```", "", vec![list.clone()]),
-            ("Let me look.\n```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```", "Let me look.\n", vec![list.clone()]),
-            ("<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}</tool_call>", "", vec![call(ToolName::ReadFile, json!({"path": "a.py"}))]),
-            ("[tool_call]{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}[/tool_call]", "", vec![call(ToolName::ReadFile, json!({"path": "a.py"}))]),
-            ("{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}", "", vec![list.clone()]),
-            ("[{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}, {\"name\": \"Read_File\", \"arguments\": {\"path\": \"a\"}}]", "", vec![list.clone(), call(ToolName::ReadFile, json!({"path": "a"}))]),
-            ("<function=write_file><parameter=path>t.txt</parameter><parameter=content>hi</parameter></function>", "", vec![call(ToolName::WriteFile, json!({"path": "t.txt", "content": "hi"}))]),
-            ("{\"type\": \"function\", \"function\": {\"name\": \"functions.bash\", \"arguments\": \"{\\\"command\\\": \\\"ls\\\"}\"}}", "", vec![call(ToolName::Bash, json!("{\"command\": \"ls\"}"))]),
+            (
+                "```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "```\n{\"name\": \"list_files\", \"parameters\": {\"pattern\": \"*.py\"}}\n```",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "Let me look.\n```json\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```",
+                "Let me look.\n",
+                vec![list.clone()],
+            ),
+            (
+                "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}</tool_call>",
+                "",
+                vec![call(ToolName::ReadFile, json!({"path": "a.py"}))],
+            ),
+            (
+                "[tool_call]{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}[/tool_call]",
+                "",
+                vec![call(ToolName::ReadFile, json!({"path": "a.py"}))],
+            ),
+            (
+                "{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "[{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}, {\"name\": \"Read_File\", \"arguments\": {\"path\": \"a\"}}]",
+                "",
+                vec![list.clone(), call(ToolName::ReadFile, json!({"path": "a"}))],
+            ),
+            (
+                "<function=write_file><parameter=path>t.txt</parameter><parameter=content>hi</parameter></function>",
+                "",
+                vec![call(
+                    ToolName::WriteFile,
+                    json!({"path": "t.txt", "content": "hi"}),
+                )],
+            ),
+            (
+                "{\"type\": \"function\", \"function\": {\"name\": \"functions.bash\", \"arguments\": \"{\\\"command\\\": \\\"ls\\\"}\"}}",
+                "",
+                vec![call(ToolName::Bash, json!("{\"command\": \"ls\"}"))],
+            ),
         ];
         for (text, visible, calls) in cases {
             for size in [1, 3, 1000] {
@@ -493,9 +587,15 @@ mod tests {
     #[test]
     fn think_tags_become_thinking() {
         let (content, thinking, _, shown) = run("<think>plan it</think>The answer.", 2);
-        assert_eq!((content.as_str(), thinking.as_str(), shown.as_str()), ("The answer.", "plan it", "The answer."));
+        assert_eq!(
+            (content.as_str(), thinking.as_str(), shown.as_str()),
+            ("The answer.", "plan it", "The answer.")
+        );
         let (content, thinking, _, _) = run("plan it</think>The answer.", 3);
-        assert_eq!((content.as_str(), thinking.as_str()), ("The answer.", "plan it"));
+        assert_eq!(
+            (content.as_str(), thinking.as_str()),
+            ("The answer.", "plan it")
+        );
     }
 
     #[test]
@@ -509,9 +609,28 @@ mod tests {
     }
 
     #[test]
+    fn stray_backslashes_are_read_literally() {
+        let calls = parse_block(
+            r#"{"name": "search", "arguments": {"pattern": ".*\.py$"}}"#,
+            &ALL,
+        )
+        .unwrap();
+        assert_eq!(calls[0].arguments, json!({"pattern": r".*\.py$"}));
+        let calls = parse_block(
+            r#"{"name": "search", "arguments": {"pattern": "a\nb\\c"}}"#,
+            &ALL,
+        )
+        .unwrap();
+        assert_eq!(calls[0].arguments, json!({"pattern": "a\nb\\c"}));
+    }
+
+    #[test]
     fn names_are_repaired_only_when_unambiguous() {
         assert_eq!(repair_name(" Read_File ", &ALL), Some(ToolName::ReadFile));
-        assert_eq!(repair_name("functions.search", &ALL), Some(ToolName::Search));
+        assert_eq!(
+            repair_name("functions.search", &ALL),
+            Some(ToolName::Search)
+        );
         assert_eq!(repair_name("list-files", &ALL), Some(ToolName::ListFiles));
         assert_eq!(repair_name("run_shell", &ALL), None);
         assert_eq!(repair_name("write_file", &[ToolName::ReadFile]), None);

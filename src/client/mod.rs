@@ -71,6 +71,10 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub function: FunctionCall,
+    /// Set by `oc` when the call was recovered from the model's text rather
+    /// than sent as `tool_calls` (Ollama ignores the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<bool>,
 }
 
 /// The `function` part of a [`ToolCall`].

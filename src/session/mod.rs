@@ -35,6 +35,16 @@ pub enum Status {
     Interrupted,
     /// `--timeout` ended the run.
     TimedOut,
+    /// The model repeated the same call until the run was stopped.
+    Stuck,
+}
+
+/// Repairs made to one tool call before it ran (name or arguments).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repair {
+    pub turn: u32,
+    pub tool_call_id: String,
+    pub notes: Vec<String>,
 }
 
 /// Text of a reply cut short by an interrupt.
@@ -85,6 +95,9 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aborted_reply: Option<AbortedReply>,
     pub permissions: Vec<PermissionRecord>,
+    /// Tool calls repaired before they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<Repair>,
 }
 
 impl Session {
@@ -116,6 +129,7 @@ impl Session {
             messages: Vec::new(),
             aborted_reply: None,
             permissions: Vec::new(),
+            repairs: Vec::new(),
         }
     }
 }

@@ -5,6 +5,7 @@
 pub mod bash;
 pub mod edit_file;
 pub mod edit_match;
+pub mod lenient;
 pub mod list_files;
 pub mod move_file;
 pub mod read_file;

@@ -76,6 +76,11 @@ pub fn print_error(err: &anyhow::Error) {
     err_line(&format!("{} {err:#}", red.apply_to("oc: error:")));
 }
 
+/// Prints a line of information on stderr.
+pub fn print_note(message: &str) {
+    err_line(message);
+}
+
 /// Prints a warning line on stderr.
 pub fn print_warning(message: &str) {
     let yellow = style(stderr_colors(), Style::new().yellow());

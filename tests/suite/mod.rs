@@ -7,6 +7,7 @@ mod run;
 mod scenarios;
 mod scripting;
 mod signals;
+mod small_models;
 mod stdin;
 mod stream;
 mod terminal;
