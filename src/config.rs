@@ -287,21 +287,16 @@ pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
 
 /// Whether a normalised base URL points at this machine.
 pub fn is_loopback(url: &str) -> bool {
-    let shown = display_host(url);
-    let authority = shown
-        .split_once("://")
-        .map_or(shown.as_str(), |(_, rest)| rest)
-        .split('/')
-        .next()
-        .unwrap_or_default();
-    let host = match authority.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
-        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    // The same URL parser as the HTTP client, so both see the same host.
+    match reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host().map(|h| h.to_owned()))
+    {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// Appends `{"action": "allow", "rule": rule}` to `permissions.rules` of
@@ -669,7 +664,22 @@ pub fn normalize_host(text: &str) -> Result<String> {
     } else {
         format!("/{path}")
     };
-    Ok(format!("{scheme}://{userinfo}{host}:{port}{path}"))
+    let url = format!("{scheme}://{userinfo}{host}:{port}{path}");
+    // The HTTP client must read the same host as every check here: a URL
+    // that parses to another host (`h\\@localhost`, `h#@localhost`) is
+    // refused rather than guessed at.
+    let parsed = reqwest::Url::parse(&url)
+        .map_err(|e| Error::Usage(format!("host `{text}` is not a valid address ({e})")))?;
+    let parsed_host = parsed.host_str().unwrap_or_default();
+    if parsed_host.trim_matches(|c| c == '[' || c == ']')
+        != host.trim_matches(|c| c == '[' || c == ']')
+        || text.contains(['\\', '#', '?', ' '])
+    {
+        return Err(Error::Usage(format!(
+            "host `{text}` is ambiguous (it reads as host `{parsed_host}`); write it as `http://host:port`"
+        )));
+    }
+    Ok(url)
 }
 
 /// A base URL for messages: any `user:password@` is left out.
@@ -886,6 +896,15 @@ mod tests {
         );
         assert_eq!(remote.config.host, None);
         assert_eq!(remote.config.model.as_deref(), Some("m"));
+        for tricky in [
+            r"http://0.0.0.0:11665\@localhost",
+            "http://evil#@localhost",
+            "http://evil?@localhost",
+        ] {
+            let mut f = file(&serde_json::json!({ "host": tricky }).to_string());
+            assert!(drop_remote_host(&mut f).is_some(), "{tricky}");
+            assert!(normalize_host(tricky).is_err(), "{tricky}");
+        }
         for local in ["localhost:11500", "127.0.0.1", "http://[::1]:11434", "::1"] {
             let mut f = file(&format!(r#"{{"host": "{local}"}}"#));
             assert_eq!(drop_remote_host(&mut f), None, "{local}");

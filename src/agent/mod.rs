@@ -192,6 +192,7 @@ pub async fn run(
         rules: settings.rules.clone(),
         repeats: (String::new(), 0),
         nudged: false,
+        project_config: ProjectConfigGuard::new(workspace.root()),
     };
     let ending = tokio::select! {
         result = run.turns(&mut session) => match result {
@@ -437,6 +438,76 @@ struct Run<'a> {
     repeats: (String, u32),
     /// Whether the last reply was empty and got a nudge.
     nudged: bool,
+    /// Undoes any change a command makes to `./.ollama-code.json`.
+    project_config: ProjectConfigGuard,
+}
+
+/// The project config as it was when the run began (or after `oc` itself
+/// added a rule). A shell command can reach the file in ways no rule can
+/// see (`> .ollama-code.js*`), so after every command the file is compared
+/// and, if changed, put back.
+struct ProjectConfigGuard {
+    path: PathBuf,
+    /// The bytes, or `None` when there was no file.
+    saved: Option<Vec<u8>>,
+}
+
+impl ProjectConfigGuard {
+    fn new(root: &std::path::Path) -> Self {
+        let path = root.join(config::PROJECT_CONFIG);
+        let saved = Self::read(&path);
+        ProjectConfigGuard { path, saved }
+    }
+
+    fn read(path: &std::path::Path) -> Option<Vec<u8>> {
+        let is_file = path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_file());
+        if is_file {
+            std::fs::read(path).ok()
+        } else {
+            None
+        }
+    }
+
+    /// Takes the current file as the new original (after `oc` changed it).
+    fn accept(&mut self) {
+        self.saved = Self::read(&self.path);
+    }
+
+    /// Puts the file back if it changed; says so, for the model.
+    fn restore(&self) -> Option<String> {
+        let exists = self.path.symlink_metadata().is_ok();
+        let current = Self::read(&self.path);
+        if current == self.saved && (exists == self.saved.is_some()) {
+            return None;
+        }
+        if exists {
+            let removed = if self.path.is_dir() && !self.path.is_symlink() {
+                std::fs::remove_dir_all(&self.path)
+            } else {
+                std::fs::remove_file(&self.path)
+            };
+            if let Err(e) = removed {
+                return Some(format!(
+                    "the command changed `{}`, and it could not be put back: {e}",
+                    config::PROJECT_CONFIG
+                ));
+            }
+        }
+        if let Some(bytes) = &self.saved
+            && let Err(e) = tools::write_atomic(&self.path, bytes, 0o666)
+        {
+            return Some(format!(
+                "the command changed `{}`, and it could not be put back: {e}",
+                config::PROJECT_CONFIG
+            ));
+        }
+        Some(format!(
+            "the command changed `{}`, oc's project config, which the agent may not change; the change was undone",
+            config::PROJECT_CONFIG
+        ))
+    }
 }
 
 /// The same call this many times in a row is not run again.
@@ -781,6 +852,14 @@ impl Run<'_> {
             }
             None => tools::execute(&input, self.workspace, &self.seen).await,
         };
+        let mut outcome = outcome;
+        if let ToolInput::Bash(_) = input
+            && let Some(undone) = self.project_config.restore()
+        {
+            self.out.warn(&undone);
+            outcome.ok = false;
+            outcome.content.push_str(&format!("\n[{undone}]"));
+        }
         if outcome.ok {
             // What the model now knows the content of: a file it read, or
             // the new place of a file it moved.
@@ -874,7 +953,9 @@ impl Run<'_> {
                         Ok(rule) => self.rules.push(rule),
                         Err(e) => self.out.warn(&e),
                     }
-                    match config::add_allow_rule(self.workspace.root(), text) {
+                    let added = config::add_allow_rule(self.workspace.root(), text);
+                    self.project_config.accept();
+                    match added {
                         Ok(path) => self
                             .out
                             .note(&format!("added `allow {text}` to `{}`", path.display())),

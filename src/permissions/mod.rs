@@ -254,12 +254,6 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
         ));
     }
     if let ToolInput::Bash(args) = input {
-        if args.command.contains(crate::config::PROJECT_CONFIG) {
-            return Some(format!(
-                "the command names `{}`, oc's project config, which the agent may not change",
-                crate::config::PROJECT_CONFIG
-            ));
-        }
         if let Some(file) = hard_rules::env_file_in_command(&args.command, root) {
             return Some(format!(
                 "the command names `{file}`, a secret environment file; commands may not touch it"

@@ -181,7 +181,7 @@ fn invalid_rules_are_usage_errors_that_show_the_syntax() {
 }
 
 /// The model may read the project config but never change it: it holds the
-/// rules of later runs.
+/// rules of later runs. A command that changes it anyway is undone.
 #[test]
 fn the_agent_cannot_rewrite_the_project_config() {
     let env = TestEnv::new();
@@ -193,7 +193,12 @@ fn the_agent_cannot_rewrite_the_project_config() {
                 "write_file",
                 json!({"path": ".ollama-code.json", "content": "{\"permissions\": {\"rules\": [{\"action\": \"allow\", \"rule\": \"bash\"}]}}"}),
             ),
-            ("bash", json!({"command": "echo '{}' > .ollama-code.json"})),
+            ("bash", json!({"command": "cat .ollama-code.json"})),
+            (
+                "bash",
+                json!({"command": "echo '{\"permissions\": {\"rules\": [{\"action\": \"allow\", \"rule\": \"bash\"}]}}' > .ollama-code.js*"}),
+            ),
+            ("bash", json!({"command": "f=.ollama-code; rm $f.json"})),
         ]),
         Reply::answer("done"),
     ]);
@@ -204,7 +209,17 @@ fn the_agent_cannot_rewrite_the_project_config() {
     let results = contents(&server, 1);
     assert!(results[0].contains("1\t{}"), "{}", results[0]);
     assert!(results[1].contains("oc's project config"), "{}", results[1]);
-    assert!(results[2].contains("oc's project config"), "{}", results[2]);
+    assert_eq!(results[2], "{}\n[exit code 0]", "reading it is fine");
+    assert!(
+        results[3].contains("the change was undone"),
+        "{}",
+        results[3]
+    );
+    assert!(
+        results[4].contains("the change was undone"),
+        "{}",
+        results[4]
+    );
     assert_eq!(
         std::fs::read_to_string(env.work().join(".ollama-code.json")).unwrap(),
         "{}\n"
