@@ -57,12 +57,17 @@ impl Signals {
         }
     }
 
-    /// From now on, another SIGINT or SIGTERM ends the process at once with
-    /// `status`: cleaning up must never hold a user who insists.
-    pub fn exit_on_next(mut self, status: ExitStatus) {
+    /// Hands the signals to a task: the first one is sent on the returned
+    /// channel (the run stops and saves), the second ends the process at
+    /// once with the first one's exit status, whatever the run is doing.
+    pub fn watch(mut self) -> tokio::sync::mpsc::UnboundedReceiver<Stop> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
+            let first = self.recv().await;
+            let _ = tx.send(first);
             self.recv().await;
-            std::process::exit(status.code());
+            std::process::exit(first.exit_status().code());
         });
+        rx
     }
 }

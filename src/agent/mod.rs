@@ -69,7 +69,7 @@ pub async fn run(
 ) -> Result<ExitStatus> {
     let started = Instant::now();
     let deadline = job.timeout.map(|t| tokio::time::Instant::now() + t);
-    let mut signals = Signals::install()?;
+    let mut stops = Signals::install()?.watch();
     let client = OllamaClient::new(&settings.host, settings.timeouts)?;
     let workspace = Workspace::new(&settings.cwd).map_err(|e| {
         Error::Usage(format!(
@@ -79,7 +79,7 @@ pub async fn run(
     })?;
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,
-        stop = signals.recv() => {
+        Some(stop) = stops.recv() => {
             out.warn(&format!("stopped by {} before the run started", stop.name()));
             return Ok(stop.exit_status());
         }
@@ -199,15 +199,10 @@ pub async fn run(
             Ok(ending) => ending,
             Err(error) => Ending::Failed(error),
         },
-        stop = signals.recv() => Ending::Stopped(stop),
+        Some(stop) = stops.recv() => Ending::Stopped(stop),
         () = until(deadline) => Ending::TimedOut,
     };
     if matches!(ending, Ending::Stopped(_) | Ending::TimedOut) {
-        let status = match &ending {
-            Ending::Stopped(stop) => stop.exit_status(),
-            _ => ExitStatus::TimedOut,
-        };
-        signals.exit_on_next(status);
         let what = match &ending {
             Ending::Stopped(stop) => format!("stopped by {}", stop.name()),
             _ => format!(

@@ -176,6 +176,9 @@ impl Drop for GroupGuard {
         }
         let deadline = std::time::Instant::now() + KILL_GRACE;
         while std::time::Instant::now() < deadline {
+            // Reap the leader (pid = pgid): its zombie would keep the group
+            // "alive" for the whole grace period.
+            let _ = nix::sys::wait::waitpid(pgid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
             if killpg(pgid, None).is_err() {
                 return;
             }

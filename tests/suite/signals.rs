@@ -141,3 +141,41 @@ fn sigint_during_bash_stops_the_command_and_its_children() {
         session["messages"][2]["tool_calls"][0]["id"]
     );
 }
+
+/// A second SIGINT ends the process at once, even while the first one's
+/// cleanup waits for a command that ignores SIGTERM.
+#[test]
+fn a_second_sigint_exits_at_once() {
+    let env = TestEnv::new();
+    let marker = format!("oc-double-sigint-{}", std::process::id());
+    let command = format!("trap '' TERM; bash -c 'trap \"\" TERM; exec -a {marker} sleep 30'");
+    let server = FakeOllama::start(vec![Reply::tool_calls(&[(
+        "bash",
+        json!({"command": command}),
+    )])]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "--yes", "sleep"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_named(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    send(&child, "INT");
+    std::thread::sleep(Duration::from_millis(100));
+    let second = Instant::now();
+    send(&child, "INT");
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        second.elapsed() < Duration::from_millis(1500),
+        "took {:?}",
+        second.elapsed()
+    );
+    crate::suite::tools::kill_named(&marker);
+}
