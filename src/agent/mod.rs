@@ -974,16 +974,23 @@ impl Run<'_> {
                 self.denials.push(Denial {
                     tool: name.to_string(),
                     detail: detail.to_string(),
-                    allow: flags.clone(),
+                    allow: match ask_rule {
+                        Some(rule) => format!("the rule `ask {rule}` needs a terminal"),
+                        None => flags.clone(),
+                    },
                 });
-                let why = match ask_rule {
-                    Some(rule) => format!("the rule `ask {rule}` requires approval"),
-                    None => format!("`{name}` needs approval"),
+                let how = match ask_rule {
+                    Some(rule) => format!(
+                        "the rule `ask {rule}` requires approval and no one is at a terminal to give it. \
+                         Only a person at a terminal can allow it"
+                    ),
+                    None => format!(
+                        "`{name}` needs approval and no one is at a terminal to give it. \
+                         The user can allow it by re-running with `--yes` or `{flags}`"
+                    ),
                 };
                 let reason = format!(
-                    "{why} and no one is at a terminal to give it. \
-                     The user can allow it by re-running with `--yes` or `{flags}`. \
-                     Do not retry it; go on without it, or finish and say what is needed"
+                    "{how}. Do not retry it; go on without it, or finish and say what is needed"
                 );
                 (Source::NoApprover, None, Some(reason))
             }

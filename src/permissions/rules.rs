@@ -102,11 +102,17 @@ impl Rule {
                 let path = builder
                     .build()
                     .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
+                // `*` is the wildcard; `\*` is a literal star.
                 let wildcard = p
-                    .split('*')
-                    .map(regex::escape)
+                    .split("\\*")
+                    .map(|part| {
+                        part.split('*')
+                            .map(regex::escape)
+                            .collect::<Vec<_>>()
+                            .join(".*")
+                    })
                     .collect::<Vec<_>>()
-                    .join(".*");
+                    .join("\\*");
                 let command = Regex::new(&format!("^{wildcard}$"))
                     .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?;
                 Some(Pattern { path, command })
@@ -161,7 +167,14 @@ impl Rule {
 
 /// The rule that allows exactly this path or command, for messages and the
 /// terminal's "always" answer: `edit(src/lib.rs)`, `bash(cargo test --lib)`.
+/// A `*` in a command is written `\*`, so the rule matches only the command
+/// itself.
 pub fn exact_rule(tool: ToolName, argument: &str) -> String {
+    let argument = if tool == ToolName::Bash {
+        argument.replace('*', "\\*")
+    } else {
+        argument.to_string()
+    };
     format!("{}({argument})", rule_name(tool))
 }
 
@@ -222,5 +235,9 @@ mod tests {
             "regex characters are literal"
         );
         assert_eq!(exact_rule(ToolName::Bash, "cargo test"), "bash(cargo test)");
+        let exact = Rule::parse(Action::Allow, &exact_rule(ToolName::Bash, "rm *.o")).unwrap();
+        assert_eq!(exact.text, r"bash(rm \*.o)");
+        assert!(exact.matches_command("rm *.o"));
+        assert!(!exact.matches_command("rm -r victim-dir src x.o"));
     }
 }

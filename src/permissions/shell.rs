@@ -38,9 +38,21 @@ pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
     Ok(out)
 }
 
-/// A simple command as one line of text, for matching against rules.
+/// A simple command as one line of text, for matching against rules: words
+/// that need quoting are quoted, so `echo "a b"` is not `echo a b`.
 pub fn command_text(words: &[String]) -> String {
-    words.join(" ")
+    words
+        .iter()
+        .map(|w| {
+            let plain =
+                !w.is_empty() && !w.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"');
+            match shlex::try_quote(w) {
+                Ok(quoted) if !plain => quoted.into_owned(),
+                _ => w.clone(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
@@ -357,8 +369,14 @@ mod tests {
         simple_commands(line)
             .unwrap()
             .iter()
-            .map(|w| command_text(w))
+            .map(|w| w.join(" "))
             .collect()
+    }
+
+    #[test]
+    fn command_text_quotes_words_with_spaces() {
+        let words: Vec<String> = ["echo", "a b", "*.o", "it's"].map(String::from).to_vec();
+        assert_eq!(command_text(&words), r#"echo 'a b' *.o "it's""#);
     }
 
     #[test]

@@ -38,7 +38,29 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             from.display
         ));
     }
+    let same_file = |a: &std::path::Path, b: &std::path::Path| {
+        a.canonicalize()
+            .ok()
+            .is_some_and(|a| b.canonicalize().ok() == Some(a))
+    };
+    if from.real == to.real || same_file(&from.real, &to.real) {
+        return ToolOutcome::error(format!(
+            "{} and {} are the same file; nothing to move",
+            from.display, to.display
+        ));
+    }
     if to.real.symlink_metadata().is_ok() {
+        if to.real.is_dir() && !to.real.is_symlink() {
+            return ToolOutcome::error(format!(
+                "{} is a directory; give the full new path, e.g. {}/{}",
+                to.display,
+                to.display,
+                from.real
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            ));
+        }
         if !args.overwrite.unwrap_or(false) {
             return ToolOutcome::error(format!(
                 "{} already exists; set overwrite to true to replace it, or choose another name",
@@ -119,5 +141,23 @@ mod tests {
         assert!(dir.path().join("target.txt").exists(), "the target stays");
         let moved = dir.path().join("renamed-link").symlink_metadata().unwrap();
         assert!(moved.file_type().is_symlink());
+        // A link moved onto its own target would destroy the content.
+        std::os::unix::fs::symlink(dir.path().join("target.txt"), dir.path().join("lnk")).unwrap();
+        let out = run(&args("lnk", "target.txt", true), &ws);
+        assert!(
+            !out.ok && out.content.contains("same file"),
+            "{}",
+            out.content
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("target.txt")).unwrap(),
+            "t"
+        );
+        let out = run(&args("target.txt", "deep", true), &ws);
+        assert!(
+            !out.ok && out.content.contains("is a directory"),
+            "{}",
+            out.content
+        );
     }
 }
