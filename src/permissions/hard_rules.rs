@@ -55,45 +55,91 @@ pub fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
     if crude.is_some() {
         return crude;
     }
-    let commands = super::shell::simple_commands(command).unwrap_or_default();
-    let words = commands.iter().flatten();
-    for word in words {
-        for part in word.split(|c: char| "=:,".contains(c)) {
-            let name = part.rsplit('/').next().unwrap_or(part);
-            if is_secret_env_name(name) {
-                return Some(name.to_string());
-            }
-            if part.contains(['*', '?', '['])
-                && let Some(found) = glob_hits_secret(part, cwd)
-            {
-                return Some(found);
+    let parsed = super::shell::parse(command).unwrap_or_default();
+    let after_find_name = |words: &[String], i: usize| {
+        i > 0
+            && matches!(
+                words[i - 1].as_str(),
+                "-name" | "-iname" | "-path" | "-ipath" | "-wholename"
+            )
+    };
+    let mut candidates: Vec<(String, bool)> = Vec::new();
+    for simple in &parsed.commands {
+        for (i, word) in simple.words.iter().enumerate() {
+            candidates.push((word.clone(), after_find_name(&simple.words, i)));
+        }
+    }
+    candidates.extend(
+        parsed
+            .reads
+            .iter()
+            .chain(&parsed.writes)
+            .map(|w| (w.clone(), false)),
+    );
+    for (word, dotfiles) in candidates {
+        // `.e$()nv`, `.e${X}nv`: what is left once expansions are empty.
+        let bare = without_expansions(&word);
+        for text in [word.as_str(), bare.as_str()] {
+            for part in text.split(|c: char| "=:,".contains(c)) {
+                let name = part.rsplit('/').next().unwrap_or(part);
+                if is_secret_env_name(name) {
+                    return Some(name.to_string());
+                }
+                if part.contains(['*', '?', '['])
+                    && let Some(found) = glob_hits_secret(part, cwd, dotfiles)
+                {
+                    return Some(found);
+                }
             }
         }
     }
     None
 }
 
-/// A secret env file in `cwd` (or the glob's directory) that the shell glob
-/// `pattern` would expand to. Like bash, a leading `.` must be matched
-/// explicitly; a pattern that cannot be read is assumed to match.
-fn glob_hits_secret(pattern: &str, cwd: &Path) -> Option<String> {
-    let (dir, name_glob) = match pattern.rsplit_once('/') {
-        Some((dir, name)) => (cwd.join(dir), name),
-        None => (cwd.to_path_buf(), pattern),
+/// `text` with `$(…)`, `${…}`, `$NAME` and backtick parts removed.
+fn without_expansions(text: &str) -> String {
+    let Ok(expansion) = Regex::new(r"\$\([^)]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
+    else {
+        return text.to_string();
     };
-    let matcher = globset::GlobBuilder::new(name_glob)
+    expansion.replace_all(text, "").into_owned()
+}
+
+/// A secret env file in the workspace that the shell glob `pattern` would
+/// match. Like bash, a leading `.` must be matched explicitly, unless
+/// `dotfiles` (a `find -name` pattern, which matches them too).
+fn glob_hits_secret(pattern: &str, cwd: &Path, dotfiles: bool) -> Option<String> {
+    let name_glob = pattern.rsplit('/').next().unwrap_or(pattern);
+    let whole = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
         .literal_separator(true)
         .build()
-        .map(|g| g.compile_matcher());
-    let entries = std::fs::read_dir(&dir).ok()?;
-    for entry in entries.flatten() {
+        .ok()?
+        .compile_matcher();
+    let name_only = globset::GlobBuilder::new(name_glob)
+        .literal_separator(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    let walker = ignore::WalkBuilder::new(cwd)
+        .standard_filters(false)
+        .max_depth(Some(4))
+        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != "node_modules")
+        .build();
+    for entry in walker.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
-        if !is_secret_env_name(&name) || (name.starts_with('.') && !name_glob.starts_with('.')) {
+        if !is_secret_env_name(&name)
+            || (name.starts_with('.') && !name_glob.starts_with('.') && !dotfiles)
+        {
             continue;
         }
-        match &matcher {
-            Ok(m) if !m.is_match(&name) => {}
-            _ => return Some(name),
+        let rel = entry.path().strip_prefix(cwd).unwrap_or(entry.path());
+        let hit = if dotfiles || !pattern.contains('/') {
+            name_only.is_match(&name) && (dotfiles || rel.components().count() == 1)
+        } else {
+            whole.is_match(rel)
+        };
+        if hit {
+            return Some(name);
         }
     }
     None
@@ -104,13 +150,26 @@ pub fn destructive_command(command: &str) -> Option<String> {
     if let Some(reason) = raw_patterns(command) {
         return Some(reason);
     }
-    match super::shell::simple_commands(command) {
-        Ok(commands) => commands.iter().find_map(|words| check_words(words)),
-        // Not valid shell: read it the crude way, erring towards refusal.
-        Err(_) => command
+    let crude = || {
+        command
             .split(|c: char| ";&|\n()`".contains(c))
             .map(split_words)
-            .find_map(|words| check_words(&words)),
+            .find_map(|words| check_words(&words))
+    };
+    match super::shell::parse(command) {
+        Ok(parsed) => {
+            if let Some(why) = &parsed.opaque {
+                return Some(format!("cannot be checked ({why})"));
+            }
+            if parsed.writes.iter().any(|w| is_block_device(w)) {
+                return Some("writes to a block device".into());
+            }
+            let found = parsed.commands.iter().find_map(|c| check_words(&c.words));
+            // A here-document's body is read as lines too.
+            found.or_else(|| command.contains("<<").then(crude).flatten())
+        }
+        // Not valid shell: read it the crude way, erring towards refusal.
+        Err(_) => crude(),
     }
 }
 
@@ -135,7 +194,7 @@ fn raw_patterns(command: &str) -> Option<String> {
     // A function that starts itself twice, in a pipe or the background:
     // `:(){ :|:& };:`, `b(){ b & b; }`, `function b { b|b& }`.
     let function = Regex::new(
-        r"(?:function\s+([A-Za-z_:][\w:.-]*)\s*(?:\(\s*\))?|([A-Za-z_:][\w:.-]*)\s*\(\s*\))\s*\{([^}]*)\}",
+        r"(?:function\s+([A-Za-z_:][\w:.-]*)\s*(?:\(\s*\))?|([A-Za-z_:][\w:.-]*)\s*\(\s*\))\s*[{(]([^})]*)[})]",
     )
     .ok()?;
     for caps in function.captures_iter(command) {
@@ -225,9 +284,11 @@ fn check_words(words: &[String]) -> Option<String> {
                 long(a, "--recursive")
                     || (is_short_cluster(a) && (a.contains('r') || a.contains('R')))
             });
-            let force = args
-                .iter()
-                .any(|a| long(a, "--force") || (is_short_cluster(a) && a.contains('f')));
+            let force = args.iter().any(|a| {
+                long(a, "--force")
+                    || a == "--interactive=never"
+                    || (is_short_cluster(a) && a.contains('f'))
+            });
             (recursive && force).then(|| "is a recursive forced removal (rm -rf)".to_string())
         }
         "dd" => args
@@ -323,6 +384,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".env"), "K=v").unwrap();
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+        std::fs::create_dir(dir.path().join("config")).unwrap();
+        std::fs::write(dir.path().join("config/.env"), "K=v").unwrap();
         for cmd in [
             "cat .env",
             "grep KEY .env.local",
@@ -335,6 +398,12 @@ mod tests {
             "cat .en?",
             "cat .[e]nv",
             "cat .env~",
+            "cat {.,}env",
+            "cat .e$()nv",
+            "cat .e${X}nv",
+            "find . -name '*nv' -exec cat {} +",
+            "cat */.en?",
+            "cat < .e\"\"nv",
         ] {
             assert!(env_file_in_command(cmd, dir.path()).is_some(), "{cmd}");
         }
@@ -400,6 +469,30 @@ mod tests {
             "cp /dev/zero /dev/sda",
             "function b { b|b& }; b",
             "b(){ b & b; }; b",
+            "f() ( f | f & ); f",
+            "env -S'rm -rf x'",
+            "env --split-string='rm -rf x'",
+            "command -p rm -rf x",
+            "exec -a x rm -rf x",
+            "time -p rm -rf x",
+            "bash <<'EOF'\nrm -rf x\nEOF",
+            "{rm,-rf,x}",
+            "rm $'\\x2drf' x",
+            "$'\\x72\\x6d' -rf x",
+            "printf 'rm%s-rf x' ' ' | sh",
+            "taskset 1 rm -rf x",
+            "flock lockf rm -rf x",
+            "unshare rm -rf x",
+            "script -qc 'rm -rf x' /dev/null",
+            "xargs --process-slot-var V rm -rf x",
+            "R=rm; $R -rf x",
+            "$(echo rm) -rf x",
+            "shopt -s expand_aliases; alias r=rm; r -rf x",
+            "rm -r --interactive=never x",
+            "echo x > \"/dev/sda\"",
+            "echo x >| /dev/sda",
+            "echo x >/dev/s''da",
+            "time -p mkfs.ext4 /dev/sda1",
             "FOO=1 rm -rf x",
             "/bin/rm -rf x",
         ] {

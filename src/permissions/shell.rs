@@ -1,8 +1,14 @@
 //! Shell command lines taken apart for permission checks, with
 //! brush-parser's tokenizer (quotes, operators, `$(…)` and backticks as bash
-//! reads them): every simple command, wrappers such as `sudo`, `env`,
-//! `timeout`, `nice`, `nohup`, `xargs`, `bash -c "…"` and `eval` unwrapped,
-//! command substitutions and `find -exec` commands included.
+//! reads them): every simple command, with wrappers such as `sudo`, `env`,
+//! `timeout`, `nice`, `nohup`, `xargs`, `taskset`, `flock`, `bash -c "…"` and
+//! `eval` unwrapped, command and process substitutions (also hidden inside
+//! `${…}` or `$((…))`), `find -exec` commands, brace expansions and the
+//! targets that redirections write to.
+//!
+//! Static reading has limits: a command built at run time (`$CMD`, an
+//! alias, `printf … | sh`) cannot be read; [`Parsed::opaque`] says so, and
+//! the hard rules refuse such commands rather than guess.
 
 use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
@@ -11,31 +17,84 @@ use brush_parser::{Token, tokenize_str};
 const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", ")"];
 /// How deep `bash -c`, `eval` and substitutions are followed.
 const MAX_DEPTH: usize = 8;
+/// Most words one brace expansion may produce.
+const MAX_BRACE_WORDS: usize = 64;
 
-/// Every simple command in `line`, as its words with quotes removed,
-/// redirections left out, wrappers unwrapped. When a shell in the line reads
-/// its script from stdin (`… | sh`, `bash <<< '…'`), every string in the line
-/// is also read as a script. Errors when the line is not complete shell
-/// syntax (an unterminated quote or here-document), which callers treat with
-/// caution.
-pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
-    let mut out = Vec::new();
-    let mut here_strings = Vec::new();
-    collect(line, 0, &mut out, &mut here_strings)?;
-    if out.iter().any(|words| reads_script_from_stdin(words)) {
-        let scripts: Vec<String> = out
+/// One simple command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Simple {
+    /// `NAME=value` assignments before it (also those given to `env`).
+    pub assignments: Vec<String>,
+    /// The words, quotes removed, wrappers unwrapped.
+    pub words: Vec<String>,
+}
+
+/// A command line taken apart.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parsed {
+    pub commands: Vec<Simple>,
+    /// Files that output redirections write to (`> f`, `>> f`, `&> f`).
+    pub writes: Vec<String>,
+    /// Files that input redirections read (`< f`).
+    pub reads: Vec<String>,
+    /// Why part of the line cannot be read statically, if so: a command
+    /// name computed at run time, aliases, a shell reading its script from
+    /// a pipe.
+    pub opaque: Option<String>,
+}
+
+/// Takes `line` apart. Errors when it is not complete shell syntax (an
+/// unterminated quote or here-document), which callers treat with caution.
+pub fn parse(line: &str) -> Result<Parsed, String> {
+    let mut parser = Parser::default();
+    parser.collect(line, 0)?;
+    // Substitutions the structured reading may not reach (inside `${…}`,
+    // `$((…))`, `<(…)`): every one found in the raw text is read too.
+    for inner in hidden_substitutions(line) {
+        if parser.collect(&inner, 1).is_err() {
+            parser.opaque("a substitution in it cannot be read");
+        }
+    }
+    if parser
+        .parsed
+        .commands
+        .iter()
+        .any(|c| reads_script_from_stdin(&c.words))
+    {
+        // `… | sh`: every string in the line may be the script; read them,
+        // but the line stays opaque (the script may be computed).
+        let scripts: Vec<String> = parser
+            .parsed
+            .commands
             .iter()
-            .flat_map(|words| words.iter().skip(1))
-            .chain(&here_strings)
+            .flat_map(|c| c.words.iter().skip(1))
+            .chain(&parser.here_strings)
             .filter(|w| w.contains(char::is_whitespace))
             .cloned()
             .collect();
         for script in scripts {
-            // A string that is no valid script cannot run as one either.
-            let _ = collect(&script, 1, &mut out, &mut Vec::new());
+            let _ = parser.collect(&script, 1);
         }
+        parser.opaque("a shell reads its commands from a pipe or input redirection");
     }
-    Ok(out)
+    if line.contains("expand_aliases") || line.contains("alias ") {
+        parser.opaque("it defines or expands aliases");
+    }
+    // The same command found twice (structured and raw) counts once.
+    let mut seen = Vec::new();
+    parser.parsed.commands.retain(|c| {
+        let fresh = !seen.contains(c);
+        if fresh {
+            seen.push(c.clone());
+        }
+        fresh
+    });
+    Ok(parser.parsed)
+}
+
+/// Every simple command's words (see [`parse`]).
+pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
+    Ok(parse(line)?.commands.into_iter().map(|c| c.words).collect())
 }
 
 /// A simple command as one line of text, for matching against rules: words
@@ -74,62 +133,339 @@ fn is_redirection(op: &str) -> bool {
     )
 }
 
-fn collect(
-    line: &str,
-    depth: usize,
-    out: &mut Vec<Vec<String>>,
-    here_strings: &mut Vec<String>,
-) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err("commands nested too deeply".into());
+/// Redirections that write their target.
+fn writes_target(op: &str) -> bool {
+    matches!(op, ">" | ">>" | ">&" | "&>" | "&>>" | "<>" | ">|")
+}
+
+/// Every `$(…)`, `<(…)`, `>(…)` and `` `…` `` in `text`, found by bracket
+/// counting (quotes ignored: reading too much only refuses more).
+fn hidden_substitutions(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        let opens = matches!((bytes[i], bytes[i + 1]), (b'$' | b'<' | b'>', b'('));
+        if opens {
+            let start = i + 2;
+            let mut depth = 1;
+            let mut j = start;
+            while j < bytes.len() && depth > 0 {
+                match bytes[j] {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = if depth == 0 { j - 1 } else { j };
+            if let Some(inner) = text.get(start..end).filter(|i| !i.trim().is_empty()) {
+                found.push(inner.to_string());
+            }
+            i = start;
+        } else if bytes[i] == b'`' {
+            if let Some(close) = text[i + 1..].find('`') {
+                found.push(text[i + 1..i + 1 + close].to_string());
+                i += close + 2;
+            } else {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
     }
-    let tokens = tokenize_str(line).map_err(|e| format!("cannot parse the command: {e}"))?;
-    let mut words: Vec<String> = Vec::new();
-    let mut tokens = tokens.into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match token {
-            Token::Operator(op, _) if CONTROL.contains(&op.as_str()) => {
-                finish(std::mem::take(&mut words), depth, out, here_strings)?;
-            }
-            Token::Operator(op, _) if is_redirection(&op) => {
-                // The target: not an argument, but a here-string may be a
-                // script, and a substitution in it still runs.
-                if let Some(Token::Word(target, _)) = tokens.next() {
-                    for inner in substitutions(&target) {
-                        collect(&inner, depth + 1, out, here_strings)?;
+    found
+}
+
+#[derive(Default)]
+struct Parser {
+    parsed: Parsed,
+    here_strings: Vec<String>,
+}
+
+impl Parser {
+    fn opaque(&mut self, why: &str) {
+        if self.parsed.opaque.is_none() {
+            self.parsed.opaque = Some(why.to_string());
+        }
+    }
+
+    fn collect(&mut self, line: &str, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err("commands nested too deeply".into());
+        }
+        let tokens = tokenize_str(line).map_err(|e| format!("cannot parse the command: {e}"))?;
+        let mut words: Vec<String> = Vec::new();
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            match token {
+                Token::Operator(op, _) if CONTROL.contains(&op.as_str()) => {
+                    self.finish(std::mem::take(&mut words), Vec::new(), depth)?;
+                }
+                Token::Operator(op, _) if is_redirection(&op) => {
+                    if let Some(Token::Word(target, _)) = tokens.next() {
+                        for inner in substitutions(&target) {
+                            self.collect(&inner, depth + 1)?;
+                        }
+                        let target = literal(&target);
+                        if op == "<<<" {
+                            self.here_strings.push(target);
+                        } else if writes_target(&op)
+                            && !target.chars().all(|c| c.is_ascii_digit() || c == '-')
+                        {
+                            self.parsed.writes.push(target);
+                        } else if op == "<" {
+                            self.parsed.reads.push(target);
+                        }
                     }
-                    if op == "<<<" {
-                        here_strings.push(literal(&target));
+                }
+                Token::Operator(op, _) => words.push(op),
+                Token::Word(word, _) => {
+                    let io_number = word.chars().all(|c| c.is_ascii_digit())
+                        && matches!(tokens.peek(), Some(Token::Operator(op, _)) if is_redirection(op));
+                    if io_number {
+                        continue;
                     }
+                    for inner in substitutions(&word) {
+                        self.collect(&inner, depth + 1)?;
+                    }
+                    let text = literal(&word);
+                    if word.starts_with(['$', '`']) && words.iter().all(|w| is_assignment(w)) {
+                        self.opaque("the command name is computed at run time");
+                    }
+                    words.extend(expand_braces(&text));
                 }
             }
-            Token::Operator(op, _) => words.push(op),
-            Token::Word(word, _) => {
-                let io_number = word.chars().all(|c| c.is_ascii_digit())
-                    && matches!(tokens.peek(), Some(Token::Operator(op, _)) if is_redirection(op));
-                if io_number {
-                    continue;
+        }
+        self.finish(words, Vec::new(), depth)
+    }
+
+    /// Unwraps one simple command and records what it runs.
+    fn finish(
+        &mut self,
+        words: Vec<String>,
+        mut assignments: Vec<String>,
+        depth: usize,
+    ) -> Result<(), String> {
+        let (leading, mut words) = split_assignments(words);
+        assignments.extend(leading);
+        // `function name {` and `name() {` define a function: its body is a
+        // command of its own, the definition runs nothing.
+        if words.first().is_some_and(|w| w == "function") {
+            words.drain(..words.len().min(2));
+        }
+        let start = words
+            .iter()
+            .take_while(|w| RESERVED.contains(&w.as_str()))
+            .count();
+        let timed = words[..start].iter().any(|w| w == "time");
+        let mut words = words.split_off(start);
+        if timed {
+            // `time -p cmd`
+            let skip = words.iter().take_while(|w| w.starts_with('-')).count();
+            words.drain(..skip);
+        }
+        let (more, words) = split_assignments(words);
+        assignments.extend(more);
+        let Some(program) = words.first() else {
+            return Ok(());
+        };
+        let name = program.rsplit('/').next().unwrap_or(program).to_string();
+        let args = &words[1..];
+        match unwrap(&name, args) {
+            Unwrapped::Command(inner, extra) if !inner.is_empty() => {
+                assignments.extend(extra);
+                self.finish(inner, assignments, depth)
+            }
+            Unwrapped::Script(script) => self.collect(&script, depth + 1),
+            Unwrapped::Command(..) | Unwrapped::Plain => {
+                if name == "find" {
+                    for exec in find_execs(args) {
+                        self.finish(exec, Vec::new(), depth)?;
+                    }
                 }
-                for inner in substitutions(&word) {
-                    collect(&inner, depth + 1, out, here_strings)?;
-                }
-                words.push(literal(&word));
+                self.parsed.commands.push(Simple { assignments, words });
+                Ok(())
             }
         }
     }
-    finish(words, depth, out, here_strings)
+}
+
+/// What a wrapper runs.
+enum Unwrapped {
+    /// Not a wrapper (or a wrapper with nothing to run).
+    Plain,
+    /// The wrapped command, and assignments the wrapper adds (`env A=1`).
+    Command(Vec<String>, Vec<String>),
+    /// A script given as one string (`bash -c '…'`, `env -S '…'`).
+    Script(String),
+}
+
+/// Options that take a value, and positional arguments before the command,
+/// for each wrapper.
+fn unwrap(name: &str, args: &[String]) -> Unwrapped {
+    let plain = |rest: Vec<String>| Unwrapped::Command(rest, Vec::new());
+    match name {
+        "sudo" | "doas" => plain(skip_options(
+            args,
+            &[
+                "-u",
+                "-g",
+                "-C",
+                "-D",
+                "-h",
+                "-p",
+                "-U",
+                "-r",
+                "-t",
+                "--user",
+                "--group",
+                "--chdir",
+                "--prompt",
+                "--host",
+                "--other-user",
+                "--role",
+                "--type",
+                "--close-from",
+            ],
+            0,
+        )),
+        "env" => {
+            for (i, a) in args.iter().enumerate() {
+                if a == "-S" || a == "--split-string" {
+                    return args
+                        .get(i + 1)
+                        .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
+                }
+                if let Some(script) = a
+                    .strip_prefix("--split-string=")
+                    .or_else(|| a.strip_prefix("-S").filter(|s| !s.is_empty()))
+                {
+                    return Unwrapped::Script(script.to_string());
+                }
+            }
+            let rest = skip_options(args, &["-u", "-C", "--unset", "--chdir"], 0);
+            let (assigned, rest) = split_assignments(rest);
+            Unwrapped::Command(rest, assigned)
+        }
+        "timeout" => plain(skip_options(
+            args,
+            &["-s", "-k", "--signal", "--kill-after"],
+            1,
+        )),
+        "nice" => plain(skip_options(args, &["-n", "--adjustment"], 0)),
+        "xargs" => plain(skip_options(
+            args,
+            &[
+                "-a",
+                "-d",
+                "-E",
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-lines",
+                "--max-chars",
+                "--replace",
+                "--eof",
+                "--process-slot-var",
+            ],
+            0,
+        )),
+        // `command -v x` only looks x up.
+        "command" if args.iter().any(|a| a == "-v" || a == "-V") => Unwrapped::Plain,
+        "command" | "nohup" | "builtin" | "setsid" | "unbuffer" | "unshare" => {
+            plain(skip_options(args, &[], 0))
+        }
+        "exec" => plain(skip_options(args, &["-a"], 0)),
+        "stdbuf" => plain(skip_options(args, &["-i", "-o", "-e"], 0)),
+        "ionice" => plain(skip_options(args, &["-c", "-n", "-p", "-P", "-u"], 0)),
+        "chrt" | "taskset" => plain(skip_options(args, &[], 1)),
+        "flock" => {
+            if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
+                return args
+                    .get(i + 1)
+                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
+            }
+            plain(skip_options(
+                args,
+                &["-w", "--timeout", "-E", "--conflict-exit-code"],
+                1,
+            ))
+        }
+        "script" => {
+            match args.iter().position(|a| {
+                a == "-c"
+                    || a == "--command"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+            }) {
+                Some(i) => args
+                    .get(i + 1)
+                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+                None => Unwrapped::Plain,
+            }
+        }
+        shell if SHELLS.contains(&shell) => {
+            // The script is the first argument that is not an option after
+            // the option cluster holding `c` (`-c`, `-lc`, `-c -e`, `-c --`).
+            let c_flag = args
+                .iter()
+                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+            match c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-'))) {
+                Some(script) => Unwrapped::Script(script.clone()),
+                None => Unwrapped::Plain,
+            }
+        }
+        "eval" => Unwrapped::Script(args.join(" ")),
+        _ => Unwrapped::Plain,
+    }
+}
+
+/// Single-level brace expansion as bash does it: `{rm,-rf,x}` is three
+/// words, `{.,}env` is `.env env`. Words without a `{a,b}` come back whole.
+fn expand_braces(word: &str) -> Vec<String> {
+    let Some(open) = word.find('{') else {
+        return vec![word.to_string()];
+    };
+    let Some(close) = word[open..].find('}').map(|c| open + c) else {
+        return vec![word.to_string()];
+    };
+    let inner = &word[open + 1..close];
+    if !inner.contains(',') || inner.contains('{') {
+        return vec![word.to_string()];
+    }
+    let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+    let mut out = Vec::new();
+    for alternative in inner.split(',') {
+        for rest in expand_braces(suffix) {
+            if out.len() < MAX_BRACE_WORDS {
+                out.push(format!("{prefix}{alternative}{rest}"));
+            }
+        }
+    }
+    // Bash joins the alternatives of a whole-word brace into separate words;
+    // with a prefix or suffix each result is still one word.
+    if prefix.is_empty() && suffix.is_empty() {
+        out
+    } else {
+        out.into_iter().filter(|w| !w.is_empty()).collect()
+    }
 }
 
 /// The text a word stands for with its quoting removed: `.e""nv` and `.\env`
-/// are `.env`, `$'-rf'` is `-rf`. Expansions keep their source text.
+/// are `.env`, `$'\x2drf'` is `-rf`. Expansions keep their source text.
 fn literal(word: &str) -> String {
     fn text(pieces: &[brush_parser::word::WordPieceWithSource], source: &str) -> String {
         let mut out = String::new();
         for piece in pieces {
             match &piece.piece {
-                WordPiece::Text(s)
-                | WordPiece::SingleQuotedText(s)
-                | WordPiece::AnsiCQuotedText(s) => out.push_str(s),
+                WordPiece::Text(s) | WordPiece::SingleQuotedText(s) => out.push_str(s),
+                WordPiece::AnsiCQuotedText(s) => out.push_str(&ansi_c(s)),
                 WordPiece::EscapeSequence(s) => out.push_str(s.strip_prefix('\\').unwrap_or(s)),
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
@@ -151,6 +487,56 @@ fn literal(word: &str) -> String {
             _ => word.to_string(),
         },
     }
+}
+
+/// The text of a `$'…'` string: `\xHH`, octal `\NNN`, `\uHHHH` and the
+/// usual letter escapes decoded.
+fn ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let mut number = |radix: u32, max: usize, first: Option<char>| {
+            let mut digits: String = first.into_iter().collect();
+            while digits.len() < max && chars.peek().is_some_and(|d| d.is_digit(radix)) {
+                digits.extend(chars.next());
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let decoded = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            'x' => number(16, 2, None),
+            'u' => number(16, 4, None),
+            'U' => number(16, 8, None),
+            '0'..='7' => number(8, 3, Some(e)),
+            _ => None,
+        };
+        match decoded {
+            Some(d) => out.push(d),
+            None => {
+                out.push('\\');
+                out.push(e);
+            }
+        }
+    }
+    out
 }
 
 /// The command substitutions (`$(…)`, backticks) inside one word, also
@@ -189,121 +575,6 @@ const RESERVED: [&str; 16] = [
     "esac", "coproc", "select",
 ];
 
-/// Unwraps one simple command and adds what it runs to `out`.
-fn finish(
-    words: Vec<String>,
-    depth: usize,
-    out: &mut Vec<Vec<String>>,
-    here_strings: &mut Vec<String>,
-) -> Result<(), String> {
-    let mut words = strip_assignments(words);
-    // `function name {` and `name() {` define a function: its body is a
-    // command of its own, the definition runs nothing.
-    if words.first().is_some_and(|w| w == "function") {
-        words.drain(..words.len().min(2));
-    }
-    let start = words
-        .iter()
-        .take_while(|w| RESERVED.contains(&w.as_str()))
-        .count();
-    let words = strip_assignments(words.split_off(start));
-    let Some(program) = words.first() else {
-        return Ok(());
-    };
-    let name = program.rsplit('/').next().unwrap_or(program).to_string();
-    let args = &words[1..];
-    let inner: Option<Vec<String>> = match name.as_str() {
-        "sudo" | "doas" => Some(skip_options(
-            args,
-            &[
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-U",
-                "-r",
-                "-t",
-                "--user",
-                "--group",
-                "--chdir",
-                "--prompt",
-                "--host",
-                "--other-user",
-                "--role",
-                "--type",
-                "--close-from",
-            ],
-        )),
-        "env" => {
-            // `env -S 'cmd args'` splits one string into the command.
-            if let Some(i) = args.iter().position(|a| a == "-S" || a == "--split-string")
-                && let Some(script) = args.get(i + 1)
-            {
-                return collect(script, depth + 1, out, here_strings);
-            }
-            Some(strip_assignments(skip_options(
-                args,
-                &["-u", "-C", "--unset", "--chdir"],
-            )))
-        }
-        "timeout" => {
-            let rest = skip_options(args, &["-s", "-k", "--signal", "--kill-after"]);
-            Some(rest.into_iter().skip(1).collect())
-        }
-        "nice" => Some(skip_options(args, &["-n", "--adjustment"])),
-        "xargs" => Some(skip_options(
-            args,
-            &[
-                "-a",
-                "-d",
-                "-E",
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-            ],
-        )),
-        // `command -v x` only looks x up.
-        "command" if args.iter().any(|a| a == "-v" || a == "-V") => None,
-        "nohup" | "command" | "exec" | "builtin" | "stdbuf" | "ionice" | "chrt" | "setsid"
-        | "unbuffer" => Some(skip_options(args, &["-o", "-e", "-i", "-c", "-n", "-p"])),
-        shell if SHELLS.contains(&shell) => {
-            // The script is the first argument that is not an option after
-            // the option cluster holding `c` (`-c`, `-lc`, `-c -e`, `-c --`).
-            let c_flag = args
-                .iter()
-                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
-            let script = c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-')));
-            if let Some(script) = script {
-                return collect(script, depth + 1, out, here_strings);
-            }
-            None
-        }
-        "eval" => return collect(&args.join(" "), depth + 1, out, here_strings),
-        _ => None,
-    };
-    match inner {
-        Some(inner) if !inner.is_empty() => finish(inner, depth, out, here_strings),
-        // A wrapper alone (`sudo`, `env`) is a command of its own.
-        Some(_) | None => {
-            if name == "find" {
-                for exec in find_execs(args) {
-                    finish(exec, depth, out, here_strings)?;
-                }
-            }
-            out.push(words);
-            Ok(())
-        }
-    }
-}
-
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`.
 fn find_execs(args: &[String]) -> Vec<Vec<String>> {
     let mut execs = Vec::new();
@@ -327,7 +598,8 @@ fn find_execs(args: &[String]) -> Vec<Vec<String>> {
     execs
 }
 
-fn is_assignment(word: &str) -> bool {
+/// Whether `word` is a `NAME=value` assignment.
+pub fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -335,13 +607,15 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
-fn strip_assignments(words: Vec<String>) -> Vec<String> {
-    let start = words.iter().take_while(|w| is_assignment(w)).count();
-    words.into_iter().skip(start).collect()
+fn split_assignments(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let count = words.iter().take_while(|w| is_assignment(w)).count();
+    let rest = words.split_off(count);
+    (words, rest)
 }
 
-/// Skips leading options; those in `with_value` also take the next word.
-fn skip_options(args: &[String], with_value: &[&str]) -> Vec<String> {
+/// Skips leading options (those in `with_value` also take the next word),
+/// then `positional` arguments; returns the rest.
+fn skip_options(args: &[String], with_value: &[&str], positional: usize) -> Vec<String> {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -357,7 +631,7 @@ fn skip_options(args: &[String], with_value: &[&str]) -> Vec<String> {
             1
         };
     }
-    args.get(i..).unwrap_or_default().to_vec()
+    args.get(i + positional..).unwrap_or_default().to_vec()
 }
 
 #[cfg(test)]
@@ -404,8 +678,8 @@ mod tests {
             ["for d in b", "rm -rf $d"]
         );
         assert_eq!(texts("! rm -rf b"), ["rm -rf b"]);
-        assert_eq!(texts("f(){ rm -rf b; }; f"), ["f", "rm -rf b", "f"]);
-        assert_eq!(texts("function b { b|b& }; b"), ["b", "b", "b"]);
+        assert_eq!(texts("f(){ rm -rf b; }; f"), ["f", "rm -rf b"]);
+        assert_eq!(texts("function b { b|b& }; b"), ["b"]);
         assert_eq!(texts("rm \\\n-rf b"), ["rm -rf b"]);
         assert_eq!(texts("rm $'-rf' b"), ["rm -rf b"]);
         assert_eq!(texts("cat .e\"\"nv .\\env"), ["cat .env .env"]);
@@ -442,6 +716,58 @@ mod tests {
             ["echo rm -rf b", "sh", "rm -rf b"]
         );
         assert_eq!(texts("bash <<< 'rm -rf b'"), ["bash", "rm -rf b"]);
+    }
+
+    #[test]
+    fn redirections_substitutions_braces_and_quoting() {
+        let p = parse("git status > src/main.rs 2>&1 >> log.txt < in.txt").unwrap();
+        assert_eq!(p.writes, ["src/main.rs", "log.txt"]);
+        for (line, inner) in [
+            ("git status <(touch p5)", "touch p5"),
+            ("echo ${x:-$(touch p6)}", "touch p6"),
+            ("echo $((0$(touch p7)))", "touch p7"),
+            ("echo $[$(touch p20)]", "touch p20"),
+            ("echo \"${x:-`touch p18`}\"", "touch p18"),
+        ] {
+            assert!(
+                texts(line).contains(&inner.to_string()),
+                "{line}: {:?}",
+                texts(line)
+            );
+        }
+        assert_eq!(texts("{rm,-rf,victim-dir}"), ["rm -rf victim-dir"]);
+        assert_eq!(texts("cat {.,}env"), ["cat .env env"]);
+        assert_eq!(texts("rm $'\\x2drf' x"), ["rm -rf x"]);
+        assert_eq!(texts("$'\\x72\\x6d' -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("time -p rm -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("command -p rm -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("exec -a name rm -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("env -S'rm -rf x'"), ["rm -rf x"]);
+        assert_eq!(texts("env --split-string='rm -rf x'"), ["rm -rf x"]);
+        assert_eq!(texts("taskset 1 rm -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("flock lockf rm -rf x"), ["rm -rf x"]);
+        assert_eq!(texts("flock -c 'rm -rf x' lockf"), ["rm -rf x"]);
+        assert_eq!(texts("script -qc 'rm -rf x' /dev/null"), ["rm -rf x"]);
+        assert_eq!(texts("xargs --process-slot-var V rm -rf x"), ["rm -rf x"]);
+        let p = parse("GIT_CONFIG_COUNT=1 env A=2 git status").unwrap();
+        assert_eq!(p.commands[0].assignments, ["GIT_CONFIG_COUNT=1", "A=2"]);
+        assert_eq!(p.commands[0].words, ["git", "status"]);
+    }
+
+    #[test]
+    fn computed_commands_are_opaque() {
+        for line in [
+            "R=rm; $R -rf x",
+            "$(echo rm) -rf x",
+            "printf 'rm%s-rf x' ' ' | sh",
+            "shopt -s expand_aliases; alias r=rm; r -rf x",
+            "bash < script.sh",
+        ] {
+            assert!(parse(line).unwrap().opaque.is_some(), "{line}");
+        }
+        for line in ["cargo test", "echo $HOME", "ls $(pwd)"] {
+            assert_eq!(parse(line).unwrap().opaque, None, "{line}");
+        }
     }
 
     #[test]
