@@ -69,22 +69,57 @@ pub struct Request<'a> {
 /// call (`Err` when the command does not parse).
 enum Subjects {
     Paths(Vec<(String, bool)>),
-    Commands(Result<Vec<String>, String>),
+    Commands(Commands),
+}
+
+/// A bash call as rules see it.
+struct Commands {
+    /// Per simple command: its words (wrappers and assignments removed), and
+    /// the same with its `NAME=value` assignments in front. Deny and ask
+    /// rules match either; allow rules must match the second.
+    texts: Vec<(String, String)>,
+    /// Files its redirections write, relative to the workspace.
+    writes: Vec<String>,
+    /// The command cannot be read fully (it does not parse, or builds
+    /// commands at run time): only bare rules match it.
+    opaque: bool,
 }
 
 impl Request<'_> {
     fn subjects(&self) -> Subjects {
         match self.input {
             ToolInput::Bash(args) => {
-                Subjects::Commands(shell::simple_commands(&args.command).map(|commands| {
-                    let texts: Vec<String> =
-                        commands.iter().map(|w| shell::command_text(w)).collect();
-                    if texts.is_empty() {
-                        vec![args.command.trim().to_string()]
-                    } else {
-                        texts
-                    }
-                }))
+                let parsed = shell::parse(&args.command);
+                let opaque = parsed.as_ref().map_or(true, |p| p.opaque.is_some());
+                let parsed = parsed.unwrap_or_default();
+                let mut texts: Vec<(String, String)> = parsed
+                    .commands
+                    .iter()
+                    .map(|c| {
+                        let plain = shell::command_text(&c.words);
+                        let full = if c.assignments.is_empty() {
+                            plain.clone()
+                        } else {
+                            format!("{} {plain}", c.assignments.join(" "))
+                        };
+                        (plain, full)
+                    })
+                    .collect();
+                if texts.is_empty() {
+                    let whole = args.command.trim().to_string();
+                    texts.push((whole.clone(), whole));
+                }
+                let writes = parsed
+                    .writes
+                    .iter()
+                    .filter(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr"))
+                    .map(|w| self.relative(w))
+                    .collect();
+                Subjects::Commands(Commands {
+                    texts,
+                    writes,
+                    opaque,
+                })
             }
             _ => Subjects::Paths(
                 self.paths
@@ -94,30 +129,62 @@ impl Request<'_> {
             ),
         }
     }
+
+    /// A redirect target relative to the workspace (as given when it is
+    /// elsewhere: no workspace rule matches it, so it needs approval).
+    fn relative(&self, target: &str) -> String {
+        let path = self.root.join(target);
+        let mut parts: Vec<String> = Vec::new();
+        for part in path.strip_prefix(self.root).unwrap_or(&path).components() {
+            match part {
+                std::path::Component::Normal(p) => parts.push(p.to_string_lossy().to_string()),
+                std::path::Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return target.to_string();
+                    }
+                }
+                std::path::Component::CurDir => {}
+                std::path::Component::RootDir | std::path::Component::Prefix(_) => {
+                    return target.to_string();
+                }
+            }
+        }
+        parts.join("/")
+    }
 }
 
-/// Whether `rule` matches any (`all == false`) or every (`all == true`)
-/// subject of the call.
-fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects, all: bool) -> bool {
-    if !rule.covers(tool) {
-        return false;
-    }
+/// Whether a deny or ask `rule` matches any subject of the call. A `write`
+/// rule also covers `edit_file`, `move_file` and bash redirections: every
+/// way of changing a file.
+fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
+    let write_rule = rule.covers(ToolName::WriteFile);
+    let covered = rule.covers(tool)
+        || (write_rule && matches!(tool, ToolName::EditFile | ToolName::MoveFile));
     match subjects {
-        Subjects::Paths(paths) if all => paths.iter().all(|(p, d)| rule.matches_path(p, *d)),
-        Subjects::Paths(paths) => paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
-        Subjects::Commands(Ok(commands)) if all => commands.iter().all(|c| rule.matches_command(c)),
-        Subjects::Commands(Ok(commands)) => commands.iter().any(|c| rule.matches_command(c)),
-        // A command that does not parse is matched only by a bare rule.
-        Subjects::Commands(Err(_)) => rule.is_bare(),
+        Subjects::Paths(paths) => covered && paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
+        Subjects::Commands(c) => {
+            let by_command = covered
+                && if c.opaque {
+                    rule.is_bare()
+                } else {
+                    c.texts.iter().any(|(plain, full)| {
+                        rule.matches_command(plain) || rule.matches_command(full)
+                    })
+                };
+            let by_write = write_rule && c.writes.iter().any(|w| rule.matches_path(w, false));
+            by_command || by_write
+        }
     }
 }
 
 /// The allow rules that together cover every subject of the call, or `None`.
 fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec<String>> {
-    let allows: Vec<&Rule> = rules
-        .iter()
-        .filter(|r| r.action == Action::Allow && r.covers(tool))
-        .collect();
+    let allows = |for_tool: ToolName| -> Vec<&Rule> {
+        rules
+            .iter()
+            .filter(|r| r.action == Action::Allow && r.covers(for_tool))
+            .collect()
+    };
     let mut used: Vec<String> = Vec::new();
     let mut note = |rule: &Rule| {
         if !used.contains(&rule.text) {
@@ -126,16 +193,26 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
     };
     match subjects {
         Subjects::Paths(paths) => {
+            let allows = allows(tool);
             for (path, is_dir) in paths {
                 note(allows.iter().find(|r| r.matches_path(path, *is_dir))?);
             }
         }
-        Subjects::Commands(Ok(commands)) => {
-            for command in commands {
-                note(allows.iter().find(|r| r.matches_command(command))?);
+        Subjects::Commands(c) => {
+            let bash = allows(tool);
+            if c.opaque {
+                note(bash.iter().find(|r| r.is_bare())?);
+            } else {
+                for (_, full) in &c.texts {
+                    note(bash.iter().find(|r| r.matches_command(full))?);
+                }
+            }
+            // What the command writes must be allowed as a write too.
+            let writes = allows(ToolName::WriteFile);
+            for target in &c.writes {
+                note(writes.iter().find(|r| r.matches_path(target, false))?);
             }
         }
-        Subjects::Commands(Err(_)) => note(allows.iter().find(|r| r.is_bare())?),
     }
     Some(used)
 }
@@ -164,7 +241,7 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
     let first = |action: Action| {
         rules
             .iter()
-            .find(|r| r.action == action && rule_matches(r, tool, &subjects, false))
+            .find(|r| r.action == action && rule_matches(r, tool, &subjects))
     };
     if let Some(rule) = first(Action::Deny) {
         return Verdict::Deny {
@@ -206,11 +283,17 @@ pub fn exact_rules(request: &Request<'_>) -> Vec<String> {
             .iter()
             .map(|(p, _)| rules::exact_rule(tool, p))
             .collect(),
-        Subjects::Commands(Ok(commands)) => commands
+        Subjects::Commands(c) if c.opaque => vec![rules::rule_name(tool).to_string()],
+        Subjects::Commands(c) => c
+            .texts
             .iter()
-            .map(|c| rules::exact_rule(tool, c))
+            .map(|(_, full)| rules::exact_rule(tool, full))
+            .chain(
+                c.writes
+                    .iter()
+                    .map(|w| rules::exact_rule(ToolName::WriteFile, w)),
+            )
             .collect(),
-        Subjects::Commands(Err(_)) => vec![rules::rule_name(tool).to_string()],
     };
     out.dedup();
     out
@@ -435,6 +518,118 @@ mod tests {
             let got = short(&verdict(mode, rules, *tool, args.clone()));
             assert_eq!(got, want, "{mode:?} {rules:?} {tool:?} {args}");
         }
+        // A write rule covers every way of changing a file; an allowed
+        // command that writes needs the write allowed too; hidden
+        // substitutions, assignments and computed commands are not covered.
+        let check_one = |mode: PermissionMode,
+                         rules: &[(Action, &str)],
+                         call: (ToolName, Value),
+                         want: &str| {
+            let got = short(&verdict(mode, rules, call.0, call.1.clone()));
+            assert_eq!(got, want, "{mode:?} {rules:?} {:?} {}", call.0, call.1);
+        };
+        check_one(
+            Yolo,
+            deny_src,
+            (
+                ToolName::EditFile,
+                json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+            ),
+            "deny:Rule",
+        );
+        check_one(
+            Yolo,
+            deny_src,
+            (
+                ToolName::MoveFile,
+                json!({"from": "doc.md", "to": "src/doc.md"}),
+            ),
+            "deny:Rule",
+        );
+        check_one(
+            Yolo,
+            deny_src,
+            (
+                ToolName::Bash,
+                json!({"command": "git status > src/main.rs"}),
+            ),
+            "deny:Rule",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (ToolName::Bash, json!({"command": "git status > out.txt"})),
+            "ask",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)"), (Allow, "write(out.txt)")],
+            (ToolName::Bash, json!({"command": "git status > out.txt"})),
+            "allow:Rule",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (ToolName::Bash, json!({"command": "git status 2>/dev/null"})),
+            "allow:Rule",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (ToolName::Bash, json!({"command": "git status <(touch p5)"})),
+            "ask",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (
+                ToolName::Bash,
+                json!({"command": "git status ${x:-$(touch p6)}"}),
+            ),
+            "ask",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (
+                ToolName::Bash,
+                json!({"command": "GIT_CONFIG_COUNT=1 git status"}),
+            ),
+            "ask",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash(git status*)")],
+            (
+                ToolName::Bash,
+                json!({"command": "env -S'touch p9' git status"}),
+            ),
+            "ask",
+        );
+        check_one(
+            Normal,
+            &[(Allow, "bash")],
+            (ToolName::Bash, json!({"command": "$CMD"})),
+            "deny:HardRule",
+        );
+        check_one(
+            Yolo,
+            &[(Deny, "bash(git push*)")],
+            (ToolName::Bash, json!({"command": "time -p git push"})),
+            "deny:Rule",
+        );
+        check_one(
+            Yolo,
+            &[(Deny, "bash(git push*)")],
+            (ToolName::Bash, json!({"command": "{git,push}"})),
+            "deny:Rule",
+        );
+        check_one(
+            Yolo,
+            &[(Deny, "bash(git push*)")],
+            (ToolName::Bash, json!({"command": "env -S'git push'"})),
+            "deny:Rule",
+        );
     }
 
     #[test]
