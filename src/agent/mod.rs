@@ -729,7 +729,11 @@ impl Run<'_> {
             }
         };
         let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
-            self.out.tool_call(turn, id, name, "", &arguments);
+            let shown = ToolName::from_name(name)
+                .and_then(|t| ToolInput::parse(t, &arguments).ok())
+                .map(|input| input.detail())
+                .unwrap_or_default();
+            self.out.tool_call(turn, id, name, &shown, &arguments);
             let message = self.unknown_tool(name);
             if ToolName::from_name(name).is_some() {
                 // A real tool this mode does not offer: a refusal by mode.
@@ -739,7 +743,7 @@ impl Run<'_> {
                         turn,
                         tool_call_id: id.to_string(),
                         tool: name.to_string(),
-                        detail: String::new(),
+                        detail: shown,
                         allowed: false,
                         source: Source::Mode,
                         rule: None,
@@ -848,6 +852,9 @@ impl Run<'_> {
             None => tools::execute(&input, self.workspace, &self.seen).await,
         };
         let mut outcome = outcome;
+        if matches!(input, ToolInput::ListFiles(_) | ToolInput::Search(_)) {
+            self.hide_denied_paths(&mut outcome);
+        }
         if let ToolInput::Bash(_) = input
             && let Some(undone) = self.project_config.restore()
         {
@@ -881,6 +888,40 @@ impl Run<'_> {
         if !shown.content.is_empty() {
             self.out.content(turn, &shown.content);
             self.partial.content.push_str(&shown.content);
+        }
+    }
+
+    /// Drops the lines of a `list_files` or `search` result whose path a
+    /// deny rule keeps from being read: a denied file must not show up in a
+    /// listing or a search either.
+    fn hide_denied_paths(&self, outcome: &mut ToolOutcome) {
+        let denies: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| {
+                r.action == Action::Deny
+                    && (r.covers(ToolName::ReadFile)
+                        || r.covers(ToolName::Search)
+                        || r.covers(ToolName::ListFiles))
+            })
+            .collect();
+        if denies.is_empty() {
+            return;
+        }
+        let mut hidden = 0;
+        let kept: Vec<&str> = outcome
+            .content
+            .lines()
+            .filter(|line| {
+                let path = line.split(':').next().unwrap_or(line);
+                let denied =
+                    !line.starts_with('(') && denies.iter().any(|r| r.matches_path(path, false));
+                hidden += usize::from(denied);
+                !denied
+            })
+            .collect();
+        if hidden > 0 {
+            outcome.content = format!("{}\n({hidden} lines hidden by deny rules)", kept.join("\n"));
         }
     }
 

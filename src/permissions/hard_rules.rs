@@ -29,7 +29,11 @@ fn is_secret_env_name(name: &str) -> bool {
             lower = stem.to_string();
         }
     }
-    let is_env = lower == ".env" || lower.starts_with(".env.") || lower.ends_with(".env");
+    let is_env = lower == ".env"
+        || lower.starts_with(".env.")
+        || lower.starts_with(".env-")
+        || lower.starts_with(".env_")
+        || lower.ends_with(".env");
     let is_template = [".example", ".sample", ".template", ".dist"]
         .iter()
         .any(|suffix| lower.ends_with(suffix));
@@ -364,6 +368,10 @@ mod tests {
             "prod.env",
             "config/.env",
             ".ENV",
+            ".env~",
+            ".env.local.bak",
+            ".env-local",
+            ".env_prod",
         ] {
             assert!(is_secret_env_file(Path::new(name)), "{name}");
         }

@@ -15,22 +15,13 @@ use super::hard_rules::is_secret_env_file;
 
 /// What a secret value is replaced with.
 pub const REDACTED: &str = "[redacted secret]";
-/// Shorter values are too likely to be ordinary words (`true`, `dev`).
+/// Shorter values are too likely to be ordinary words (`true`, `dev`);
+/// they are not scrubbed (README "Secrets").
 const MIN_VALUE_LEN: usize = 6;
 /// How deep the workspace is searched for secret files.
 const MAX_DEPTH: usize = 5;
-/// Folders never searched: dependencies and build output.
-const SKIPPED_DIRS: [&str; 9] = [
-    ".git",
-    "node_modules",
-    "target",
-    "vendor",
-    ".venv",
-    "venv",
-    "dist",
-    "build",
-    "__pycache__",
-];
+/// Folders never searched: git's own, and installed dependencies.
+const SKIPPED_DIRS: [&str; 3] = [".git", "node_modules", ".venv"];
 /// Environment variable names that hold secrets contain one of these.
 const SECRET_NAME_PARTS: [&str; 7] = [
     "KEY",
@@ -46,6 +37,9 @@ const SECRET_NAME_PARTS: [&str; 7] = [
 #[derive(Debug, Clone, Default)]
 pub struct Secrets {
     matcher: Option<AhoCorasick>,
+    /// Patterns in the matcher (values and their encodings).
+    patterns: usize,
+    /// Distinct values.
     count: usize,
 }
 
@@ -92,9 +86,26 @@ impl Secrets {
             .filter(|v| v.chars().count() >= MIN_VALUE_LEN)
             .collect();
         // Longest first, so a value containing another is replaced whole.
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        // Each value also in the simple encodings a command can turn it into
+        // in one pipe: reversed, upper and lower case, base64 and hex.
+        values.sort();
         values.dedup();
         let count = values.len();
+        let mut all: Vec<String> = Vec::new();
+        for value in values {
+            all.push(value.chars().rev().collect());
+            all.push(value.to_uppercase());
+            all.push(value.to_lowercase());
+            all.push(base64(value.as_bytes()));
+            all.push(base64(value.as_bytes()).trim_end_matches('=').to_string());
+            all.push(value.bytes().map(|b| format!("{b:02x}")).collect());
+            all.push(value);
+        }
+        let mut values = all;
+        values.retain(|v| v.chars().count() >= MIN_VALUE_LEN);
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values.dedup();
+        let patterns = values.len();
         let matcher = if values.is_empty() {
             None
         } else {
@@ -103,7 +114,11 @@ impl Secrets {
                 .build(&values)
                 .ok()
         };
-        Secrets { matcher, count }
+        Secrets {
+            matcher,
+            patterns,
+            count,
+        }
     }
 
     /// How many distinct values are scrubbed.
@@ -116,35 +131,109 @@ impl Secrets {
         self.count == 0
     }
 
-    /// `text` with every secret value replaced by [`REDACTED`].
+    /// `text` with every secret value replaced by [`REDACTED`]. Terminal
+    /// colour codes are removed first: they can split a value
+    /// (`grep --color=always`).
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let text: Cow<'a, str> = if text.contains('\u{1b}') {
+            Cow::Owned(strip_ansi(text))
+        } else {
+            Cow::Borrowed(text)
+        };
         match &self.matcher {
-            Some(m) if m.is_match(text) => {
-                let replacements = vec![REDACTED; self.count];
-                Cow::Owned(m.replace_all(text, &replacements))
+            Some(m) if m.is_match(text.as_ref()) => {
+                let replacements = vec![REDACTED; self.patterns];
+                Cow::Owned(m.replace_all(text.as_ref(), &replacements))
             }
-            _ => Cow::Borrowed(text),
+            _ => text,
         }
     }
 }
 
-/// The values of `KEY=value` lines (`export` and quotes allowed, comments
-/// skipped).
+/// The values of `KEY=value` lines: `export` and quotes allowed, an
+/// unquoted value's ` # comment` dropped, a quoted value may span lines
+/// (each of its lines is a value too, so a PEM key is scrubbed line by line).
 fn env_file_values(text: &str) -> Vec<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.strip_prefix("export ").unwrap_or(l).split_once('='))
-        .map(|(_, value)| {
-            let value = value.trim();
-            value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(value)
-                .to_string()
-        })
-        .collect()
+    let mut values = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((_, value)) = line.strip_prefix("export ").unwrap_or(line).split_once('=') else {
+            continue;
+        };
+        let value = value.trim();
+        match value.chars().next().filter(|q| *q == '"' || *q == '\'') {
+            Some(q) => {
+                let mut body = value[1..].to_string();
+                while !body.ends_with(q) {
+                    match lines.next() {
+                        Some(next) => {
+                            body.push('\n');
+                            body.push_str(next);
+                        }
+                        None => break,
+                    }
+                }
+                let body = body.strip_suffix(q).unwrap_or(&body).to_string();
+                values.extend(body.lines().map(|l| l.trim().to_string()));
+                values.push(body);
+            }
+            None => {
+                let bare = value.split(" #").next().unwrap_or(value).trim();
+                values.push(bare.to_string());
+            }
+        }
+    }
+    values
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// `text` without terminal escape sequences (CSI `ESC [ … letter` and
+/// other `ESC x` pairs).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            chars.next();
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -176,6 +265,34 @@ mod tests {
             "key [redacted secret], pass [redacted secret], [redacted secret], DEBUG=true, placeholder-value, ignored-value"
         );
         assert!(matches!(secrets.scrub("nothing here"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn encodings_colours_comments_and_multi_line_values() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("dist")).unwrap();
+        std::fs::write(dir.path().join("dist/.env"), "DIST_KEY=sk-dist-999999\n").unwrap();
+        std::fs::write(
+            dir.path().join(".env-local"),
+            "DB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
+        )
+        .unwrap();
+        let secrets = Secrets::gather(dir.path());
+        for text in [
+            "sk-dist-999999",
+            "sk-inline-998877",
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "999999-tsid-ks",
+            "SK-DIST-999999",
+            "c2stZGlzdC05OTk5OTk=",
+            "736b2d646973742d393939393939",
+            "\u{1b}[01;31msk-dist\u{1b}[m-999999",
+        ] {
+            let clean = secrets.scrub(text);
+            assert!(clean.contains(REDACTED), "{text:?} -> {clean:?}");
+        }
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"abc"), "YWJj");
     }
 
     #[test]

@@ -177,6 +177,19 @@ fn title_of(prompt: &str) -> String {
     title
 }
 
+/// Creates `dir` (and its parents) readable by the owner only, as sessions
+/// hold code and conversations.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
 /// Reads and parses one session file.
 ///
 /// Errors (exit 2): unreadable, or not a session (with line and column).
@@ -229,6 +242,8 @@ impl Store {
     pub fn save(&self, session: &mut Session) -> Result<()> {
         session.updated_at = now_rfc3339();
         let path = self.session_path(&session.id);
+        private_dir(&self.home.join("sessions"))
+            .map_err(|e| Error::io(format!("cannot create `{}`", self.home.display()), e))?;
         let json = serde_json::to_vec_pretty(session)
             .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
         crate::tools::write_atomic(&path, &json, 0o600).map_err(|e| {
@@ -318,7 +333,7 @@ impl Store {
         let mut line = serde_json::to_string(record)
             .map_err(|e| Error::Server(format!("cannot encode the finetune record: {e}")))?;
         line.push('\n');
-        std::fs::create_dir_all(&self.home).map_err(|e| Error::io(context(), e))?;
+        private_dir(&self.home).map_err(|e| Error::io(context(), e))?;
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -107,8 +107,11 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Edit
         });
     }
     let scored = file.fuzzy_windows(&old_lines);
+    // One line is too little to tell a typo from another line
+    // (`timeout = 300` against `timeout = 30`): no fuzzy match for it.
+    let fuzzy_allowed = old_lines.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
     match scored.first() {
-        Some(&(start, score)) if score >= FUZZY_THRESHOLD => {
+        Some(&(start, score)) if score >= FUZZY_THRESHOLD && fuzzy_allowed => {
             let rival = scored.iter().skip(1).find(|(s, _)| s.abs_diff(start) >= old_lines.len().max(1));
             if let Some(&(other, other_score)) =
                 rival.filter(|(_, other_score)| score - other_score < FUZZY_MARGIN)
@@ -129,7 +132,7 @@ pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Edit
                 similarity: Some(score),
             })
         }
-        Some(&(start, score)) => Err(not_found(&file, start, old_lines.len(), score)),
+        Some(&(start, score)) => Err(not_found(&file, start, old_lines.len(), score, fuzzy_allowed)),
         None => Err("old_string was not found, and the file has fewer lines than old_string. Read the file again with read_file".into()),
     }
 }
@@ -207,9 +210,14 @@ fn unique_or_all(
     Ok(kept)
 }
 
-fn not_found(file: &LineFile<'_>, start: usize, len: usize, score: f64) -> String {
+fn not_found(file: &LineFile<'_>, start: usize, len: usize, score: f64, fuzzy: bool) -> String {
+    let why = if fuzzy {
+        format!("below the {FUZZY_THRESHOLD} needed")
+    } else {
+        "a single line must match exactly, whitespace aside".to_string()
+    };
     let mut message = format!(
-        "old_string was not found (closest: lines {}-{}, similarity {score:.2}, below the {FUZZY_THRESHOLD} needed):\n",
+        "old_string was not found (closest: lines {}-{}, similarity {score:.2}; {why}):\n",
         start + 1,
         start + len.max(1)
     );
@@ -722,9 +730,25 @@ mod tests {
     }
 
     #[test]
+    fn one_line_is_never_matched_fuzzily() {
+        let err = apply(
+            "timeout = 30\nretries = 3\n",
+            "timeout = 300",
+            "timeout = 600",
+            false,
+        )
+        .unwrap_err();
+        assert!(err.contains("not found"), "{err}");
+        assert!(
+            err.contains("timeout = 30"),
+            "the closest line is shown: {err}"
+        );
+    }
+
+    #[test]
     fn fuzzy_needs_a_clear_winner() {
-        let text = "let a = compute(1);\nlet b = 0;\nlet a = compute(2);\n";
-        let err = apply(text, "let a = compute(9);", "x", false).unwrap_err();
+        let text = "let a = compute(1);\nuse(a);\nlet b = 0;\nlet a = compute(2);\nuse(a);\n";
+        let err = apply(text, "let a = compute(9);\nuse(a);", "x", false).unwrap_err();
         assert!(err.contains("equally similar"), "{err}");
     }
 

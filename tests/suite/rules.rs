@@ -225,3 +225,34 @@ fn the_agent_cannot_rewrite_the_project_config() {
         "{}\n"
     );
 }
+
+/// A file a deny rule keeps from being read does not show up in listings or
+/// searches either.
+#[test]
+fn denied_paths_are_hidden_from_list_and_search() {
+    let env = TestEnv::new();
+    env.write("secrets/db.txt", "password=hunter2-secret-db\n");
+    env.write("app.txt", "password is asked at start\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("search", json!({"pattern": "password"})),
+            ("list_files", json!({"pattern": "**"})),
+            ("read_file", json!({"path": "secrets/db.txt"})),
+        ]),
+        Reply::answer("done"),
+    ]);
+    env.oc(&server)
+        .args(["run", "--deny", "*(secrets/)", "look"])
+        .assert()
+        .success();
+    let results = contents(&server, 1);
+    assert!(!results[0].contains("hunter2"), "{}", results[0]);
+    assert!(results[0].contains("app.txt:1:"), "{}", results[0]);
+    assert!(
+        results[0].contains("hidden by deny rules"),
+        "{}",
+        results[0]
+    );
+    assert!(!results[1].contains("secrets/db.txt"), "{}", results[1]);
+    assert!(results[2].contains("forbids it"), "{}", results[2]);
+}
