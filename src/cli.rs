@@ -32,6 +32,8 @@ pub enum Command {
     Sessions(SessionsCommand),
     /// Models on the server: list (default) or show NAME.
     Models(ModelsArgs),
+    /// Write fine-tuning data (openai, hf or sharegpt JSONL) from the recorded runs.
+    ExportFt(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to complete for.
@@ -86,6 +88,44 @@ pub enum ModelsCommand {
     },
 }
 
+/// `oc export-ft …` (the global `--model` filters by model).
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The layout to write.
+    #[arg(long, value_enum, default_value_t = crate::session::export::Format::Openai)]
+    pub format: crate::session::export::Format,
+    /// Records to read [default: OC_HOME/finetune.jsonl]
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Only runs that finished with an answer (and passed `--check`).
+    #[arg(long)]
+    pub success_only: bool,
+    /// Only runs in this mode: code, plan or chat.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// Only runs recorded at or after DATE (YYYY-MM-DD or RFC 3339).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only runs with at least N turns.
+    #[arg(long, value_name = "N")]
+    pub min_turns: Option<u32>,
+    /// Drop runs whose conversation is identical to an earlier one.
+    #[arg(long)]
+    pub dedupe: bool,
+    /// Stop at the first malformed or invalid record instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// openai: `weight: 0` on assistant turns whose tool calls failed.
+    #[arg(long)]
+    pub weight_failed_turns: bool,
+    /// hf: tool-call arguments as JSON strings (for datasets whose argument types vary).
+    #[arg(long)]
+    pub arguments_as_string: bool,
+}
+
 /// How the run's output is written to stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -128,6 +168,10 @@ pub struct PromptArgs {
     /// Write no session file and no fine-tuning record.
     #[arg(long)]
     pub no_save: bool,
+    /// After the run, run CMD (bash, in the workspace); the fine-tuning record
+    /// counts the run as a success only if it exits 0.
+    #[arg(long, value_name = "CMD")]
+    pub check: Option<String>,
     /// Stop the whole run after DURATION (e.g. `90s`, `10m`) with exit 124.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<std::time::Duration>,

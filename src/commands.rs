@@ -7,11 +7,11 @@ use std::path::Path;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
-use crate::cli::{Cli, CommonArgs, ModelsArgs, ModelsCommand, SessionsCommand};
+use crate::cli::{Cli, CommonArgs, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
 use crate::client::{Message, ModelInfo, OllamaClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
-use crate::session::{Session, Store, read_session};
+use crate::session::{Session, Store, export, read_session};
 use crate::ui::{out, print_warning, sanitize};
 
 /// `oc sessions list|show|rm`.
@@ -362,6 +362,71 @@ fn model_details(name: &str, body: &Value) -> String {
         text.push_str(&format!("  {label:<15}{value}\n"));
     }
     text
+}
+
+/// `oc export-ft`: records in, trainer JSONL out (stdout or `--out`,
+/// atomically), a summary on stderr.
+pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<ExitStatus> {
+    let input = args
+        .input
+        .clone()
+        .unwrap_or_else(|| Store::new(home).finetune_path());
+    let file = std::fs::File::open(&input).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::Usage(format!(
+                "no fine-tuning records at `{}`; runs write them there (see `oc run`), or pass `--input FILE`",
+                input.display()
+            ))
+        } else {
+            Error::io(format!("cannot read `{}`", input.display()), e)
+        }
+    })?;
+    let options = export::Options {
+        success_only: args.success_only,
+        model: common.model.clone(),
+        mode: args.mode.clone(),
+        since: args.since.clone(),
+        min_turns: args.min_turns,
+        dedupe: args.dedupe,
+        strict: args.strict,
+        weight_failed_turns: args.weight_failed_turns,
+        arguments_as_string: args.arguments_as_string,
+    };
+    let reader = std::io::BufReader::new(file);
+    let summary = match &args.out {
+        None => {
+            let stdout = std::io::stdout().lock();
+            export::export(
+                reader,
+                std::io::BufWriter::new(stdout),
+                args.format,
+                &options,
+            )
+            .map_err(Error::Usage)?
+        }
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".oc-export-")
+                .tempfile_in(dir)
+                .map_err(|e| Error::io(format!("cannot write in `{}`", dir.display()), e))?;
+            let summary = export::export(
+                reader,
+                std::io::BufWriter::new(tmp.as_file_mut()),
+                args.format,
+                &options,
+            )
+            .map_err(Error::Usage)?;
+            tmp.persist(path)
+                .map_err(|e| Error::io(format!("cannot write `{}`", path.display()), e.error))?;
+            summary
+        }
+    };
+    crate::ui::print_note(&summary.describe());
+    Ok(ExitStatus::Success)
 }
 
 /// `oc completions SHELL`: the script on stdout.

@@ -41,6 +41,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Models(args) => {
             runtime.block_on(commands::models(&load_settings(common, Mode::Code)?, args))?
         }
+        Command::ExportFt(args) => commands::export_ft(&load_home(common)?, common, &args)?,
         Command::Completions { shell } => commands::completions(shell),
     };
     Ok(status)
@@ -126,6 +127,7 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
         save: !args.no_save,
         timeout: args.timeout,
         last_message_file: args.output_last_message.clone(),
+        check: args.check.clone(),
     };
     agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
 }

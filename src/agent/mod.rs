@@ -25,7 +25,7 @@ use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
 use crate::protocol::{Denial, RunSummary, SCHEMA_VERSION};
-use crate::session::{AbortedReply, FinetuneRecord, Repair, Session, Status, Store, Usage};
+use crate::session::{AbortedReply, Check, FinetuneRecord, Repair, Session, Status, Store, Usage};
 use crate::signals::{Signals, Stop};
 use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;
@@ -53,6 +53,9 @@ pub struct Job {
     pub timeout: Option<Duration>,
     /// Where to write the final answer (`-o`).
     pub last_message_file: Option<PathBuf>,
+    /// A command run after the model finished (`--check`); the run counts as
+    /// a success for fine-tuning only when it exits 0.
+    pub check: Option<String>,
 }
 
 /// Runs one agent session to its end and returns the exit status.
@@ -259,6 +262,11 @@ pub async fn run(
     };
     session.status = status;
     session.exit_reason = Some(reason.clone());
+    if let (Some(command), Ending::Answered | Ending::MaxTurns | Ending::Stuck) =
+        (&job.check, &ending)
+    {
+        session.check = Some(run.run_check(command).await);
+    }
     let Run {
         out,
         denials,
@@ -622,8 +630,14 @@ impl Run<'_> {
                 } else {
                     self.tool_calls += 1;
                     let outcome = self.call(session, &id, &name, arguments).await;
+                    if !outcome.ok {
+                        session.failed_tool_calls.push(id.clone());
+                    }
                     context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
                 };
+                if content.starts_with("error: not run") {
+                    session.failed_tool_calls.push(id.clone());
+                }
                 session
                     .messages
                     .push(Message::tool_result(&name, &id, content));
@@ -877,6 +891,46 @@ impl Run<'_> {
             }
         }
         self.report(turn, id, name, outcome)
+    }
+
+    /// Runs the `--check` command under the hard and deny rules (it is the
+    /// user's own, so it needs no approval).
+    async fn run_check(&mut self, command: &str) -> Check {
+        let args = tools::bash::Args {
+            command: command.to_string(),
+            timeout_secs: Some(tools::bash::MAX_TIMEOUT_SECS),
+        };
+        let input = ToolInput::Bash(args.clone());
+        let request = permissions::Request {
+            input: &input,
+            paths: &[],
+            root: self.workspace.root(),
+        };
+        if let Verdict::Deny { reason, .. } =
+            permissions::check(crate::config::PermissionMode::Yolo, &self.rules, &request)
+        {
+            self.out
+                .warn(&format!("the check `{command}` was not run: {reason}"));
+            return Check {
+                command: command.to_string(),
+                exit_code: None,
+                passed: false,
+            };
+        }
+        self.out.note(&format!("running the check `{command}`"));
+        let (outcome, code) = tools::bash::run_with_status(&args, self.workspace).await;
+        let passed = code == Some(0);
+        let message = format!("the check `{command}`: {}", outcome.summary);
+        if passed {
+            self.out.note(&message);
+        } else {
+            self.out.warn(&message);
+        }
+        Check {
+            command: command.to_string(),
+            exit_code: code,
+            passed,
+        }
     }
 
     /// Shows filtered text and keeps it in case the reply is cut short.

@@ -14,6 +14,9 @@ use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionRecord;
 
+pub mod export;
+pub mod redact;
+
 /// Version of the session file layout.
 pub const SESSION_VERSION: u32 = 1;
 /// Version of the fine-tuning record layout.
@@ -98,6 +101,21 @@ pub struct Session {
     /// Tool calls repaired before they ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repairs: Vec<Repair>,
+    /// Ids of the tool calls whose result was an error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_tool_calls: Vec<String>,
+    /// The `--check` command run after the model finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+}
+
+/// The outcome of `--check CMD`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub command: String,
+    /// The exit code; `None` when it did not run or was killed.
+    pub exit_code: Option<i32>,
+    pub passed: bool,
 }
 
 impl Session {
@@ -130,6 +148,8 @@ impl Session {
             aborted_reply: None,
             permissions: Vec::new(),
             repairs: Vec::new(),
+            failed_tool_calls: Vec::new(),
+            check: None,
         }
     }
 }
@@ -325,13 +345,17 @@ impl Store {
         self.list().0.into_iter().find(|s| s.cwd == cwd)
     }
 
-    /// Appends one record as one line under an exclusive lock, so concurrent
-    /// runs never interleave.
+    /// Appends one record as one line, with credentials redacted first (see
+    /// [`redact`]), under an exclusive lock so concurrent runs never
+    /// interleave.
     pub fn append_finetune(&self, record: &FinetuneRecord) -> Result<()> {
         let path = self.finetune_path();
         let context = || format!("cannot append to `{}`", path.display());
-        let mut line = serde_json::to_string(record)
+        let mut value = serde_json::to_value(record)
             .map_err(|e| Error::Server(format!("cannot encode the finetune record: {e}")))?;
+        let redactions = redact::redact_value(&mut value);
+        value["redactions"] = Value::from(redactions);
+        let mut line = value.to_string();
         line.push('\n');
         private_dir(&self.home).map_err(|e| Error::io(context(), e))?;
         let mut file = std::fs::OpenOptions::new()
@@ -364,11 +388,24 @@ pub struct FinetuneRecord {
     /// The conversation after the system prompt: user, assistant (with
     /// `tool_calls`, arguments as objects) and tool messages.
     pub messages: Vec<Message>,
-    /// The run finished with an answer.
+    /// The run finished with an answer (and, with `--check`, the check
+    /// passed).
     pub success: bool,
     pub exit_reason: String,
     pub turns: u32,
     pub usage: Usage,
+    /// The kind of model server: `ollama`.
+    #[serde(default)]
+    pub host_kind: String,
+    /// Ids of the tool calls whose result was an error: the assistant turns
+    /// that made them are marked failed.
+    #[serde(default)]
+    pub failed_tool_calls: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+    /// Credentials replaced before the record was written.
+    #[serde(default)]
+    pub redactions: usize,
 }
 
 impl FinetuneRecord {
@@ -389,9 +426,14 @@ impl FinetuneRecord {
             system_prompt,
             tools: tools.to_vec(),
             messages,
-            success: session.status == Status::Finished,
+            success: session.status == Status::Finished
+                && session.check.as_ref().is_none_or(|c| c.passed),
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
+            host_kind: "ollama".to_string(),
+            failed_tool_calls: session.failed_tool_calls.clone(),
+            check: session.check.clone(),
+            redactions: 0,
             usage: session.usage,
         }
     }

@@ -43,8 +43,14 @@ pub struct Args {
 
 /// Runs the command.
 pub async fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+    run_with_status(args, ws).await.0
+}
+
+/// Runs the command; also returns its exit code (`None` when it timed out,
+/// was killed or could not start).
+pub async fn run_with_status(args: &Args, ws: &Workspace) -> (ToolOutcome, Option<i32>) {
     if args.command.trim().is_empty() {
-        return ToolOutcome::error("the command is empty");
+        return (ToolOutcome::error("the command is empty"), None);
     }
     let timeout = Duration::from_secs(
         args.timeout_secs
@@ -52,8 +58,8 @@ pub async fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             .clamp(1, MAX_TIMEOUT_SECS),
     );
     match run_command(&args.command, ws, timeout).await {
-        Ok(outcome) => outcome,
-        Err(e) => ToolOutcome::error(format!("cannot run bash: {e}")),
+        Ok(result) => result,
+        Err(e) => (ToolOutcome::error(format!("cannot run bash: {e}")), None),
     }
 }
 
@@ -61,7 +67,7 @@ async fn run_command(
     command: &str,
     ws: &Workspace,
     timeout: Duration,
-) -> std::io::Result<ToolOutcome> {
+) -> std::io::Result<(ToolOutcome, Option<i32>)> {
     let (reader, writer) = std::io::pipe()?;
     let mut cmd = tokio::process::Command::new("bash");
     cmd.arg("-c")
@@ -137,12 +143,16 @@ async fn run_command(
     } else {
         format!("{text}\n[{ending}]")
     };
-    Ok(ToolOutcome {
-        ok,
-        summary: format!("{ending}, {} bytes of output", output.total),
-        content,
-        changed: Vec::new(),
-    })
+    let code = if timed_out { None } else { status.code() };
+    Ok((
+        ToolOutcome {
+            ok,
+            summary: format!("{ending}, {} bytes of output", output.total),
+            content,
+            changed: Vec::new(),
+        },
+        code,
+    ))
 }
 
 /// Stops every process left in the group: SIGTERM, then SIGKILL for those

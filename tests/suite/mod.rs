@@ -1,5 +1,6 @@
 mod config;
 mod errors;
+mod finetune;
 mod permissions;
 mod replay_script;
 mod rules;

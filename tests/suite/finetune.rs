@@ -1,0 +1,212 @@
+//! The fine-tuning record and `oc export-ft`.
+
+use std::process::Stdio;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::{FakeOllama, Reply, TestEnv};
+
+fn fixture(name: &str) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::read_to_string(format!("{root}/fixtures/finetune/{name}")).unwrap()
+}
+
+/// Golden files: each format of `fixtures/finetune/records.jsonl` (which
+/// ends with a truncated line) is exactly the expected file.
+#[test]
+fn exports_match_the_golden_files() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let input = format!(
+        "{}/fixtures/finetune/records.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for format in ["openai", "hf", "sharegpt"] {
+        let out = env
+            .oc(&server)
+            .args([
+                "export-ft",
+                "--input",
+                &input,
+                "--format",
+                format,
+                "--weight-failed-turns",
+            ])
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert_eq!(
+            stdout,
+            fixture(&format!("expected-{format}.jsonl")),
+            "{format}"
+        );
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("read 4 records, wrote 2, skipped 2"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("malformed") && stderr.contains("(line 4)"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn export_to_a_file_with_filters() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let input = format!(
+        "{}/fixtures/finetune/records.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    env.oc(&server)
+        .args([
+            "export-ft",
+            "--input",
+            &input,
+            "--format",
+            "hf",
+            "--success-only",
+            "--mode",
+            "chat",
+            "--out",
+            "train.jsonl",
+        ])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(env.work().join("train.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        line["messages"][2]["content"],
+        "It returns early with the error."
+    );
+    // --strict stops at the first bad record, naming its line.
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--input", &input, "--strict"])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("line 2"));
+    // No records yet.
+    let out = env.oc(&server).args(["export-ft"]).assert().code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("no fine-tuning records"));
+}
+
+/// Eight runs at once append eight whole lines.
+#[test]
+fn concurrent_runs_append_whole_lines() {
+    let env = TestEnv::new();
+    let long = "x".repeat(20_000);
+    let server = FakeOllama::start((0..8).map(|_| Reply::answer(&long)).collect());
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            env.oc_process(&server)
+                .args(["run", &format!("run {i}")])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let records = env.finetune();
+    assert_eq!(records.len(), 8);
+    for record in &records {
+        assert_eq!(
+            record["messages"][1]["content"].as_str().unwrap().len(),
+            20_000
+        );
+    }
+}
+
+/// Credentials in tool output are redacted in the record and in every
+/// export format.
+#[test]
+fn credentials_are_redacted_in_the_record_and_exports() {
+    let env = TestEnv::new();
+    env.write(
+        "deploy.txt",
+        "OPENAI_KEY sk-live-abcdefghijklmnop1234\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "deploy.txt"}))]),
+        Reply::answer("It deploys."),
+    ]);
+    env.oc(&server)
+        .args(["run", "what is this?"])
+        .assert()
+        .success();
+    let line = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
+    assert!(
+        !line.contains("sk-live") && !line.contains("wJalr"),
+        "{line}"
+    );
+    let record: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(record["redactions"], 2);
+    assert_eq!(record["host_kind"], "ollama");
+    for format in ["openai", "hf", "sharegpt"] {
+        let out = env
+            .oc(&server)
+            .args(["export-ft", "--format", format])
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(text.contains("[redacted credential]"), "{format}: {text}");
+        assert!(
+            !text.contains("sk-live") && !text.contains("wJalr"),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn check_decides_success() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("done"), Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--check", "exit 1", "x"])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("the check `exit 1`"));
+    env.oc(&server)
+        .args(["run", "--check", "true", "y"])
+        .assert()
+        .success();
+    let records = env.finetune();
+    assert_eq!(records[0]["success"], false);
+    assert_eq!(
+        records[0]["check"],
+        json!({"command": "exit 1", "exit_code": 1, "passed": false})
+    );
+    assert_eq!(records[1]["success"], true);
+    assert_eq!(records[1]["check"]["exit_code"], 0);
+}
+
+#[test]
+fn failed_calls_are_marked() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "missing.txt"}))]),
+        Reply::answer("No such file."),
+    ]);
+    env.oc(&server).args(["run", "read it"]).assert().success();
+    let record = &env.finetune()[0];
+    let id = record["messages"][1]["tool_calls"][0]["id"].clone();
+    assert_eq!(record["failed_tool_calls"], json!([id]));
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--weight-failed-turns"])
+        .assert()
+        .success();
+    let line: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.get_output().stdout).trim()).unwrap();
+    assert_eq!(line["messages"][2]["weight"], 0);
+    assert_eq!(line["messages"][4]["weight"], 1);
+}
