@@ -231,56 +231,20 @@ fn split_words(piece: &str) -> Vec<String> {
 fn check_words(words: &[String]) -> Option<String> {
     let mut rest = words;
     // Leading `VAR=value` assignments.
-    while rest.first().is_some_and(|w| is_assignment(w)) {
+    while rest.first().is_some_and(|w| super::shell::is_assignment(w)) {
         rest = &rest[1..];
     }
     let (program, args) = rest.split_first()?;
     let name = program.rsplit('/').next().unwrap_or(program);
+    // Wrappers (the crude reading meets them still wrapped).
+    match super::shell::unwrap(name, args) {
+        super::shell::Unwrapped::Command(inner, _) if !inner.is_empty() => {
+            return check_words(&inner);
+        }
+        super::shell::Unwrapped::Script(script) => return destructive_command(&script),
+        super::shell::Unwrapped::Command(..) | super::shell::Unwrapped::Plain => {}
+    }
     match name {
-        "sudo" | "doas" => check_words(skip_options(
-            args,
-            &["-u", "-g", "-C", "-D", "-h", "-p", "-U"],
-        )),
-        "env" => {
-            let args = skip_options(args, &["-u", "-C", "-S"]);
-            let start = args.iter().take_while(|w| is_assignment(w)).count();
-            check_words(&args[start..])
-        }
-        "timeout" => {
-            let args = skip_options(args, &["-s", "-k", "--signal", "--kill-after"]);
-            check_words(args.get(1..).unwrap_or_default())
-        }
-        "nice" => check_words(skip_options(args, &["-n", "--adjustment"])),
-        "xargs" => check_words(skip_options(
-            args,
-            &[
-                "-a",
-                "-d",
-                "-E",
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-            ],
-        )),
-        // `command -v x` only looks x up.
-        "command" if args.iter().any(|a| a == "-v" || a == "-V") => None,
-        "nohup" | "command" | "exec" | "builtin" | "time" | "stdbuf" | "ionice" | "chroot" => {
-            check_words(skip_options(args, &["-o", "-e", "-i", "-c", "-n"]))
-        }
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "fish" => {
-            let script = args
-                .iter()
-                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
-                .and_then(|i| args.get(i + 1));
-            script.and_then(|s| destructive_command(s))
-        }
-        "eval" => destructive_command(&args.join(" ")),
         "rm" => {
             // GNU takes any unambiguous prefix of a long option (`--rec`).
             let long = |a: &str, full: &str| a.len() >= 3 && full.starts_with(a);
@@ -326,33 +290,8 @@ fn is_harmless_device(path: &str) -> bool {
     matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
 }
 
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
 fn is_short_cluster(word: &str) -> bool {
     word.starts_with('-') && !word.starts_with("--") && word.len() > 1
-}
-
-/// Skips leading options; those in `with_value` also skip the next word.
-fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        if arg == "--" {
-            return &args[i + 1..];
-        }
-        if !arg.starts_with('-') || arg == "-" {
-            break;
-        }
-        i += if with_value.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
-    args.get(i..).unwrap_or_default()
 }
 
 #[cfg(test)]

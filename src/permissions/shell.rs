@@ -292,7 +292,7 @@ impl Parser {
 }
 
 /// What a wrapper runs.
-enum Unwrapped {
+pub(crate) enum Unwrapped {
     /// Not a wrapper (or a wrapper with nothing to run).
     Plain,
     /// The wrapped command, and assignments the wrapper adds (`env A=1`).
@@ -303,7 +303,7 @@ enum Unwrapped {
 
 /// Options that take a value, and positional arguments before the command,
 /// for each wrapper.
-fn unwrap(name: &str, args: &[String]) -> Unwrapped {
+pub(crate) fn unwrap(name: &str, args: &[String]) -> Unwrapped {
     let plain = |rest: Vec<String>| Unwrapped::Command(rest, Vec::new());
     match name {
         "sudo" | "doas" => plain(skip_options(
