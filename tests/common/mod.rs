@@ -77,6 +77,28 @@ impl TestEnv {
         cmd
     }
 
+    /// `oc ARGS` started in the background, with no stdin and its output
+    /// thrown away (stderr kept when `keep_stderr`).
+    pub fn spawn_oc(
+        &self,
+        server: &FakeOllama,
+        args: &[&str],
+        keep_stderr: bool,
+    ) -> std::process::Child {
+        use std::process::Stdio;
+        self.oc_process(server)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(if keep_stderr {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .spawn()
+            .unwrap()
+    }
+
     /// Every saved session, oldest first.
     pub fn sessions(&self) -> Vec<Value> {
         let dir = self.home.path().join("sessions");
@@ -106,6 +128,52 @@ impl TestEnv {
                 .map(|l| serde_json::from_str(l).unwrap())
                 .collect(),
             Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// Command lines of the processes whose command line contains `marker`.
+pub fn processes_named(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(marker) {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
+/// Waits (20 s at most) until `count` processes with `marker` run.
+pub fn wait_for_processes(marker: &str, count: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while processes_named(marker).len() < count {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Kills the processes whose command line contains `marker`.
+pub fn kill_named(marker: &str) {
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(marker) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
         }
     }
 }

@@ -12,4 +12,4 @@ mod small_models;
 mod stdin;
 mod stream;
 mod terminal;
-pub mod tools;
+mod tools;

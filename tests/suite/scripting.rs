@@ -1,7 +1,6 @@
 //! The scriptable surface: JSON output, `-o`, `--quiet`, `--timeout`,
 //! `--no-save`, resuming, and the other subcommands.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
@@ -9,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::fake_ollama::{End, content_chunk, done_chunk};
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
-use crate::suite::tools::{kill_named, processes_named};
+use crate::common::{kill_named, wait_for_processes};
 
 fn stdout_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).to_string()
@@ -211,19 +210,8 @@ fn resume_after_sigkill_repairs_the_history() {
         Reply::tool_calls(&[("bash", json!({"command": command}))]),
         Reply::answer("Continuing."),
     ]);
-    let mut child = env
-        .oc_process(&server)
-        .args(["run", "--yes", "wait"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_named(&marker).is_empty() {
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = env.spawn_oc(&server, &["run", "--yes", "wait"], false);
+    wait_for_processes(&marker, 1);
     child.kill().unwrap();
     child.wait().unwrap();
     // SIGKILL cannot be caught: the command outlives oc. Clean it up.

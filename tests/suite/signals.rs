@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::common::fake_ollama::{End, content_chunk};
 use crate::common::{FakeOllama, Reply, TestEnv};
-use crate::suite::tools::processes_named;
+use crate::common::{kill_named, processes_named, wait_for_processes};
 
 fn send(child: &Child, signal: &str) {
     let status = std::process::Command::new("kill")
@@ -108,19 +108,8 @@ fn sigint_during_bash_stops_the_command_and_its_children() {
         "bash",
         json!({"command": command}),
     )])]);
-    let mut child = env
-        .oc_process(&server)
-        .args(["run", "--yes", "sleep"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_named(&marker).len() < 2 {
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = env.spawn_oc(&server, &["run", "--yes", "sleep"], true);
+    wait_for_processes(&marker, 2);
     send(&child, "INT");
     let status = wait(&mut child);
     assert_eq!(status.code(), Some(130));
@@ -153,19 +142,8 @@ fn a_second_sigint_exits_at_once() {
         "bash",
         json!({"command": command}),
     )])]);
-    let mut child = env
-        .oc_process(&server)
-        .args(["run", "--yes", "sleep"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_named(&marker).is_empty() {
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = env.spawn_oc(&server, &["run", "--yes", "sleep"], false);
+    wait_for_processes(&marker, 1);
     send(&child, "INT");
     std::thread::sleep(Duration::from_millis(100));
     let second = Instant::now();
@@ -177,5 +155,5 @@ fn a_second_sigint_exits_at_once() {
         "took {:?}",
         second.elapsed()
     );
-    crate::suite::tools::kill_named(&marker);
+    kill_named(&marker);
 }

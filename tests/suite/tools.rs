@@ -3,22 +3,7 @@
 
 use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
-
-/// Processes whose command line contains `marker`.
-pub fn processes_named(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(marker) {
-            found.push(cmdline);
-        }
-    }
-    found
-}
+use crate::common::{FakeOllama, Reply, TestEnv, processes_named, tool_messages};
 
 #[test]
 fn bash_output_of_5_mb_reaches_the_model_capped() {
@@ -102,23 +87,4 @@ fn bash_reports_exit_codes_and_runs_in_the_workspace() {
     let tools = tool_messages(&server.chat_requests()[1]);
     assert_eq!(tools[0]["content"], "here\noops\n[exit code 7]");
     assert_eq!(tools[1]["content"], "stdin:[]\ncat\n[exit code 0]");
-}
-
-/// Kills the processes whose command line contains `marker`.
-pub fn kill_named(marker: &str) {
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(marker) {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .status();
-        }
-    }
 }
