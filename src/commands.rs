@@ -371,6 +371,33 @@ pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<
         .input
         .clone()
         .unwrap_or_else(|| Store::new(home).finetune_path());
+    if input.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` is a directory; `--input` takes a finetune.jsonl file",
+            input.display()
+        )));
+    }
+    if let Some(mode) = args
+        .mode
+        .as_deref()
+        .filter(|m| !matches!(*m, "code" | "plan" | "chat"))
+    {
+        return Err(Error::Usage(format!(
+            "`--mode {mode}` is not a mode; use code, plan or chat"
+        )));
+    }
+    if let Some(out) = &args.out {
+        let same = out
+            .canonicalize()
+            .ok()
+            .is_some_and(|o| input.canonicalize().ok() == Some(o));
+        if same {
+            return Err(Error::Usage(format!(
+                "`--out {}` is the input file; writing there would destroy the records. Choose another file",
+                out.display()
+            )));
+        }
+    }
     let file = std::fs::File::open(&input).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             Error::Usage(format!(

@@ -85,6 +85,10 @@ pub enum Error {
     /// The server or stream failed mid-run (exit 1).
     #[error("{0}")]
     Server(String),
+    /// A signal or `--timeout` ended the invocation before a run began
+    /// (exit 130, 143 or 124).
+    #[error("{message}")]
+    Stopped { status: ExitStatus, message: String },
     /// Local I/O that the run needs failed (exit 1).
     #[error("{context}")]
     Io {
@@ -102,6 +106,7 @@ impl Error {
             }
             Error::Unreachable { .. } | Error::ModelNotFound { .. } => ExitStatus::Unavailable,
             Error::Server(_) | Error::Io { .. } => ExitStatus::Failure,
+            Error::Stopped { status, .. } => *status,
         }
     }
 

@@ -87,6 +87,26 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
             .map(|id| store.load(id))
             .transpose()?
     };
+    if let Some(session) = &resume
+        && session.mode != settings.mode
+    {
+        let command = match session.mode {
+            Mode::Code => "oc run",
+            Mode::Plan => "oc plan",
+            Mode::Chat => "oc chat",
+        };
+        return Err(Error::Usage(format!(
+            "session {} is a {} session; go on with `{command} --resume {}`",
+            session.id,
+            session.mode.as_str(),
+            session.id
+        )));
+    }
+    if common.dry_run && resume.is_some() {
+        return Err(Error::Usage(
+            "`--dry-run` shows the first request of a new run; it cannot be combined with `--continue` or `--resume`".into(),
+        ));
+    }
     let resume = resume.map(|mut session| {
         // A run killed mid-call left calls without results; the next
         // request must answer each of them.

@@ -83,12 +83,19 @@ pub async fn run(
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,
         Some(stop) = stops.recv() => {
-            out.warn(&format!("stopped by {} before the run started", stop.name()));
-            return Ok(stop.exit_status());
+            return Err(Error::Stopped {
+                status: stop.exit_status(),
+                message: format!("stopped by {} before the run started", stop.name()),
+            });
         }
         () = until(deadline) => {
-            out.warn(&format!("timed out after {} before the run started", humantime::format_duration(job.timeout.unwrap_or_default())));
-            return Ok(ExitStatus::TimedOut);
+            return Err(Error::Stopped {
+                status: ExitStatus::TimedOut,
+                message: format!(
+                    "timed out after {} before the run started",
+                    humantime::format_duration(job.timeout.unwrap_or_default())
+                ),
+            });
         }
     };
 
@@ -215,10 +222,10 @@ pub async fn run(
         };
         run.out.warn(&format!("{what}; saving the session"));
         let partial = std::mem::take(&mut run.partial);
-        if !partial.content.is_empty() || !partial.thinking.is_empty() {
+        if !partial.raw.is_empty() || !partial.thinking.is_empty() {
             session.aborted_reply = Some(AbortedReply {
                 aborted: true,
-                content: partial.content,
+                content: partial.raw,
                 thinking: partial.thinking,
             });
         }
@@ -262,11 +269,32 @@ pub async fn run(
     };
     session.status = status;
     session.exit_reason = Some(reason.clone());
+    let mut exit = exit;
     if let (Some(command), Ending::Answered | Ending::MaxTurns | Ending::Stuck) =
         (&job.check, &ending)
     {
-        session.check = Some(run.run_check(command).await);
+        // The check is part of the run: a signal or `--timeout` stops it too.
+        let stopped = tokio::select! {
+            check = run.run_check(command) => {
+                session.check = Some(check);
+                None
+            }
+            Some(stop) = stops.recv() => Some((stop.exit_status(), Status::Interrupted, format!("stopped by {} during the check", stop.name()))),
+            () = until(deadline) => Some((ExitStatus::TimedOut, Status::TimedOut, "timed out during the check".to_string())),
+        };
+        if let Some((status, session_status, why)) = stopped {
+            run.out.warn(&why);
+            session.check = Some(Check {
+                command: command.clone(),
+                exit_code: None,
+                passed: false,
+            });
+            session.status = session_status;
+            session.exit_reason = Some(why);
+            exit = status;
+        }
     }
+    let reason = session.exit_reason.clone().unwrap_or(reason);
     let Run {
         out,
         denials,
@@ -289,7 +317,11 @@ pub async fn run(
         .find(|m| m.role == Role::Assistant)
         .map(|m| m.content.clone())
         .unwrap_or_default();
-    if let Some(path) = &job.last_message_file {
+    if let Some(path) = job
+        .last_message_file
+        .as_ref()
+        .filter(|_| !final_text.is_empty())
+    {
         let mut text = final_text.clone();
         if !text.ends_with('\n') {
             text.push('\n');
@@ -400,8 +432,10 @@ enum Ending {
 /// interrupt does not lose it.
 #[derive(Debug, Default)]
 struct PartialReply {
-    content: String,
     thinking: String,
+    /// Every content delta as it came, held-back text included, for a reply
+    /// cut short.
+    raw: String,
 }
 
 fn plural(n: usize) -> &'static str {
@@ -691,6 +725,7 @@ impl Run<'_> {
                     native_thinking.push_str(&delta);
                 }
                 if let Some(delta) = message.content {
+                    self.partial.raw.push_str(&delta);
                     let shown = filter.push(&delta);
                     self.show(session.turns, &shown);
                 }
@@ -699,7 +734,7 @@ impl Run<'_> {
             if chunk.done {
                 let shown = filter.finish();
                 self.show(session.turns, &shown);
-                self.partial = PartialReply::default();
+                let _ = std::mem::take(&mut self.partial);
                 let (content, tag_thinking, text_calls) = filter.into_parts();
                 let mut thinking = std::mem::take(&mut native_thinking);
                 thinking.push_str(&tag_thinking);
@@ -941,7 +976,6 @@ impl Run<'_> {
         }
         if !shown.content.is_empty() {
             self.out.content(turn, &shown.content);
-            self.partial.content.push_str(&shown.content);
         }
     }
 

@@ -170,7 +170,20 @@ enum Block {
     Json,
     /// `<think>` … `</think>`.
     Think,
+    /// A fence in another language, streaming until its closing ```.
+    Code,
 }
+
+/// Fence labels that may hold a call.
+const CALL_LABELS: [&str; 7] = [
+    "",
+    "json",
+    "JSON",
+    "tool",
+    "tool_call",
+    "tool_code",
+    "json5",
+];
 
 const OPENERS: [(&str, Block); 5] = [
     ("```", Block::Fence),
@@ -293,10 +306,16 @@ impl TextCallFilter {
                 return true;
             }
         }
+        let started = self.started;
         let first = OPENERS
             .iter()
             .filter(|(marker, block)| self.recover || *block == Block::Think || marker.is_empty())
             .filter_map(|(marker, block)| self.pending.find(marker).map(|i| (i, *block)))
+            // `<think>` opens thinking only at the start of the reply; in
+            // prose it is just text.
+            .filter(|(i, block)| {
+                *block != Block::Think || (!started && self.pending[..*i].trim().is_empty())
+            })
             .min_by_key(|(i, _)| *i);
         if let Some(close) = lone_close.filter(|c| first.is_none_or(|(i, _)| *c < i)) {
             // `</think>` without `<think>`: what came before was thinking.
@@ -334,6 +353,47 @@ impl TextCallFilter {
     /// Decides an open block once it is complete (or the stream ended).
     /// Returns whether draining should go on.
     fn close_block(&mut self, block: Block, out: &mut Filtered, at_end: bool) -> bool {
+        if block == Block::Fence {
+            // Once the label is known, a fence in another language is code:
+            // it streams as it comes instead of waiting for its end.
+            match self.pending.find('\n') {
+                Some(newline) => {
+                    let label = self.pending[3..newline].trim();
+                    if !CALL_LABELS.contains(&label) {
+                        let opener: String = self.pending.drain(..=newline).collect();
+                        self.show(out, &opener);
+                        self.open = Some(Block::Code);
+                        return true;
+                    }
+                }
+                None if !at_end => return false,
+                None => {}
+            }
+        }
+        if block == Block::Code {
+            match self.pending.find("```") {
+                Some(i) => {
+                    let code: String = self.pending.drain(..i + 3).collect();
+                    self.show(out, &code);
+                    self.open = None;
+                    return true;
+                }
+                None => {
+                    let keep = if at_end {
+                        0
+                    } else {
+                        self.pending.len() - self.pending.trim_end_matches('`').len()
+                    };
+                    let cut = self.pending.len() - keep;
+                    let code: String = self.pending.drain(..cut).collect();
+                    self.show(out, &code);
+                    if at_end {
+                        self.open = None;
+                    }
+                    return false;
+                }
+            }
+        }
         let end = match block {
             Block::Fence => self.pending[3..].find("```").map(|i| i + 6),
             Block::ToolCallTag => self
@@ -365,6 +425,8 @@ impl TextCallFilter {
             }
             Block::Json => balanced_json_end(&self.pending),
             Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
+            // Handled above: code streams and never reaches here.
+            Block::Code => Some(0),
         };
         let end = match (end, at_end) {
             (Some(end), _) => end,
@@ -385,6 +447,7 @@ impl TextCallFilter {
             Block::ToolCallTag => Some(strip_tags(&block_text, "<tool_call>", "</tool_call>")),
             Block::BracketTag => Some(strip_tags(&block_text, "[tool_call]", "[/tool_call]")),
             Block::Function | Block::Json | Block::Think => Some(block_text.as_str()),
+            Block::Code => None,
         };
         match body.and_then(|b| parse_block(b, &self.offered)) {
             Some(calls) => {
@@ -406,11 +469,7 @@ fn fence_body(fence: &str) -> Option<&str> {
         Some((label, body)) => (label.trim(), body),
         None => ("", inner),
     };
-    matches!(
-        label,
-        "" | "json" | "JSON" | "tool" | "tool_call" | "tool_code" | "json5"
-    )
-    .then_some(body)
+    CALL_LABELS.contains(&label).then_some(body)
 }
 
 fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
@@ -582,6 +641,23 @@ mod tests {
                 assert_eq!(shown, text, "{text:?} / {size}");
             }
         }
+    }
+
+    #[test]
+    fn code_fences_stream_before_they_close() {
+        let mut filter = TextCallFilter::new(&ALL, true);
+        let first = filter.push("Here:\n```python\nprint(1)\n");
+        assert_eq!(first.content, "Here:\n```python\nprint(1)\n");
+        let rest = filter.push("x = 2\n``");
+        assert_eq!(rest.content, "x = 2\n");
+        let end = filter.push("`\nDone.");
+        assert_eq!(end.content, "```\nDone.");
+        // `<think>` in prose is text.
+        let (content, thinking, _, _) = run("Text mentioning <think> tag literally.", 2);
+        assert_eq!(
+            (content.as_str(), thinking.as_str()),
+            ("Text mentioning <think> tag literally.", "")
+        );
     }
 
     #[test]

@@ -30,6 +30,17 @@ pub enum Format {
     Sharegpt,
 }
 
+impl Format {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Openai => "openai",
+            Format::Hf => "hf",
+            Format::Sharegpt => "sharegpt",
+        }
+    }
+}
+
 /// Which records are written and how.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -103,14 +114,16 @@ pub fn export(
     let since = options.since.as_deref().map(parse_since).transpose()?;
     let mut summary = Summary::default();
     let mut seen: HashSet<u64> = HashSet::new();
-    for (index, line) in input.lines().enumerate() {
+    for (index, line) in input.split(b'\n').enumerate() {
         let number = index + 1;
         let line = line.map_err(|e| format!("cannot read line {number}: {e}"))?;
-        if line.trim().is_empty() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         summary.read += 1;
-        let record: FinetuneRecord = match serde_json::from_str(&line) {
+        // Bytes, not text: a line cut inside a character (a crash) is a
+        // malformed record like any other.
+        let record: FinetuneRecord = match serde_json::from_slice(&line) {
             Ok(record) => record,
             Err(e) => {
                 if options.strict {
@@ -142,7 +155,8 @@ pub fn export(
         if let Err(why) = validate(&converted, format) {
             if options.strict {
                 return Err(format!(
-                    "line {number} cannot be exported as {format:?}: {why}"
+                    "line {number} cannot be exported as {}: {why}",
+                    format.name()
                 ));
             }
             summary.skip(format!("invalid for this format: {why}"), number);
@@ -150,13 +164,17 @@ pub fn export(
         }
         let mut text = converted.to_string();
         text.push('\n');
-        output
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write: {e}"))?;
-        summary.written += 1;
+        match output.write_all(text.as_bytes()) {
+            Ok(()) => summary.written += 1,
+            // The reader went away (`| head`): stop, not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(summary),
+            Err(e) => return Err(format!("cannot write: {e}")),
+        }
     }
-    output.flush().map_err(|e| format!("cannot write: {e}"))?;
-    Ok(summary)
+    match output.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
+        _ => Ok(summary),
+    }
 }
 
 fn parse_since(text: &str) -> Result<String, String> {
@@ -585,6 +603,17 @@ mod tests {
         ))
         .unwrap();
         let input = format!("{good}\n{unanswered}\n{}", &good[..good.len() / 2]);
+        // A line cut inside a multi-byte character is malformed, not fatal.
+        let mut bytes = format!("{good}\n").into_bytes();
+        bytes.extend_from_slice(b"{\"version\": 1, \"x\": \"\xe2\x82");
+        let summary = export(
+            bytes.as_slice(),
+            Vec::new(),
+            Format::Hf,
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!((summary.read, summary.written), (2, 1));
         let mut out = Vec::new();
         let summary = export(
             input.as_bytes(),

@@ -210,3 +210,28 @@ fn failed_calls_are_marked() {
     assert_eq!(line["messages"][2]["weight"], 0);
     assert_eq!(line["messages"][4]["weight"], 1);
 }
+
+#[test]
+fn export_refuses_to_overwrite_its_input_and_skips_broken_bytes() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let mut bytes = fixture("records.jsonl").into_bytes();
+    bytes.extend_from_slice(b"{\"version\": 1, \"cut\": \"\xe2\x82");
+    std::fs::write(env.work().join("in.jsonl"), &bytes).unwrap();
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--input", "in.jsonl"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("read 5 records, wrote 2"), "{stderr}");
+    env.oc(&server)
+        .args(["export-ft", "--input", "in.jsonl", "--out", "in.jsonl"])
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read(env.work().join("in.jsonl")).unwrap(), bytes);
+    env.oc(&server)
+        .args(["export-ft", "--input", "in.jsonl", "--mode", "bogus"])
+        .assert()
+        .code(2);
+}

@@ -460,3 +460,74 @@ fn done_chunk_usage_reaches_turn_events() {
         json!({"prompt_tokens": 253, "completion_tokens": 27})
     );
 }
+
+/// `--timeout` covers the `--check` command too.
+#[test]
+fn timeout_stops_the_check() {
+    let env = TestEnv::new();
+    let marker = format!("oc-check-timeout-{}", std::process::id());
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let started = Instant::now();
+    let check = format!("exec -a {marker} sleep 30");
+    env.oc(&server)
+        .args(["run", "--timeout", "2s", "--check", &check, "x"])
+        .assert()
+        .code(124);
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert!(crate::common::processes_named(&marker).is_empty());
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+    assert_eq!(record["check"]["passed"], false);
+    assert_eq!(env.session()["status"], "timed_out");
+}
+
+/// Scripts asking for JSON get JSON errors, also for bad arguments and for
+/// a timeout before the run began.
+#[test]
+fn json_errors_for_bad_arguments_and_early_timeouts() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for args in [
+        vec!["run", "--output-format", "json", "--timeout", "5x", "x"],
+        vec![
+            "run",
+            "--output-format=stream-json",
+            "--max-turns",
+            "0",
+            "x",
+        ],
+    ] {
+        let out = env.oc(&server).args(&args).assert().code(2);
+        let error: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+        assert_eq!(error["type"], "error", "{args:?}");
+        assert_eq!(error["exit_code"], 2);
+    }
+    // A server that accepts connections and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let out = env
+        .oc_at(&url)
+        .args(["run", "--timeout", "1s", "--output-format", "json", "x"])
+        .assert()
+        .code(124);
+    let error: Value = serde_json::from_str(&stdout_of(out.get_output())).unwrap();
+    assert_eq!(error["exit_code"], 124);
+    drop(listener);
+}
+
+#[test]
+fn resuming_in_another_mode_is_refused() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("a")]);
+    env.oc(&server).args(["run", "one"]).assert().success();
+    let out = env
+        .oc(&server)
+        .args(["chat", "--continue", "two"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(out.get_output()).contains("is a code session"));
+    env.oc(&server)
+        .args(["run", "--continue", "--dry-run", "two"])
+        .assert()
+        .code(2);
+}
