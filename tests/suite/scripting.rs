@@ -531,3 +531,39 @@ fn resuming_in_another_mode_is_refused() {
         .assert()
         .code(2);
 }
+
+/// A run that fails mid-stream says so in an `error` event before
+/// `session.completed`.
+#[test]
+fn stream_json_reports_mid_run_errors() {
+    let env = TestEnv::new();
+    for reply in [
+        Reply::lines(vec![content_chunk("a"), "{\"model\": tru".to_string()]),
+        Reply::lines(vec![
+            content_chunk("a"),
+            json!({"error": "runner died"}).to_string(),
+        ]),
+        Reply::Stream {
+            lines: vec![content_chunk("a")],
+            split: None,
+            end: End::Clean,
+        },
+    ] {
+        let server = FakeOllama::start(vec![reply]);
+        let out = env
+            .oc(&server)
+            .args(["run", "--output-format", "stream-json", "x"])
+            .assert()
+            .code(1);
+        let events: Vec<Value> = stdout_of(out.get_output())
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            types[types.len() - 2..],
+            ["error", "session.completed"],
+            "{types:?}"
+        );
+    }
+}
