@@ -301,7 +301,9 @@ impl Store {
     ///
     /// Errors (exit 2): no such session, or a prefix that fits several.
     pub fn find(&self, id: &str) -> Result<PathBuf> {
-        let id = id.trim();
+        // Ids are ULIDs: upper case, so `01m8…` means `01M8…`.
+        let upper = id.trim().to_ascii_uppercase();
+        let id = upper.as_str();
         let dir = self.home.join("sessions");
         let exact = dir.join(format!("{id}.json"));
         if !id.is_empty() && !id.contains('/') && exact.is_file() {
