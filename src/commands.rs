@@ -408,6 +408,16 @@ pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<
             Error::io(format!("cannot read `{}`", input.display()), e)
         }
     })?;
+    if args.weight_failed_turns && args.format != export::Format::Openai {
+        crate::ui::print_warning(
+            "`--weight-failed-turns` only applies to `--format openai`; it is ignored",
+        );
+    }
+    if args.arguments_as_string && args.format != export::Format::Hf {
+        crate::ui::print_warning(
+            "`--arguments-as-string` only applies to `--format hf`; it is ignored",
+        );
+    }
     let options = export::Options {
         success_only: args.success_only,
         model: common.model.clone(),
@@ -436,6 +446,8 @@ pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("cannot create `{}`", dir.display()), e))?;
             let mut tmp = tempfile::Builder::new()
                 .prefix(".oc-export-")
                 .tempfile_in(dir)

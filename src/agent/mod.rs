@@ -327,10 +327,14 @@ pub async fn run(
             text.push('\n');
         }
         if let Err(e) = tools::write_atomic(path, text.as_bytes(), 0o666) {
-            out.warn(&format!(
+            // A script waiting for that file must not see success.
+            out.error(&format!(
                 "cannot write the last message to `{}`: {e}",
                 path.display()
             ));
+            if matches!(exit, ExitStatus::Success | ExitStatus::Denied) {
+                exit = ExitStatus::Failure;
+            }
         }
     }
     match &ending {
@@ -648,8 +652,12 @@ impl Run<'_> {
                     self.save(session)?;
                     return Ok(Ending::Stuck);
                 } else if repeated >= REPEAT_BLOCK {
+                    let detail = ToolName::from_name(&name)
+                        .and_then(|t| ToolInput::parse(t, &call.function.arguments).ok())
+                        .map(|input| input.detail())
+                        .unwrap_or_default();
                     self.out
-                        .tool_call(turn, &id, &name, "", &call.function.arguments);
+                        .tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     let text = format!(
                         "not run: this is the same call with the same arguments {repeated} times in a row, and its result would not change. Use the results you already have, or take another approach."
                     );

@@ -450,7 +450,7 @@ pub fn prepare_change(
 pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutcome {
     match input {
         ToolInput::ReadFile(args) => read_file::run(args, ws),
-        ToolInput::MoveFile(args) => move_file::run(args, ws),
+        ToolInput::MoveFile(args) => move_file::run(args, ws, seen),
         ToolInput::ListFiles(args) => list_files::run(args, ws),
         ToolInput::Search(args) => search::run(args, ws),
         ToolInput::Bash(args) => bash::run(args, ws).await,

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolOutcome, Workspace};
+use super::{Seen, ToolOutcome, Workspace};
 
 /// Arguments of `move_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -19,7 +19,9 @@ pub struct Args {
 }
 
 /// Moves the file or directory.
-pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+/// Replacing an existing file needs `overwrite` and, as for `write_file`,
+/// that the model has read (or written) it in this run.
+pub fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
     // A symlink is moved as a link; its target stays where it is.
     let from = match ws.resolve_link(&args.from) {
         Ok(p) => p,
@@ -67,6 +69,12 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
                 to.display
             ));
         }
+        if !seen.contains(&to.real) && to.real.is_file() {
+            return ToolOutcome::error(format!(
+                "{} already exists and has not been read in this run; read it with read_file before replacing it",
+                to.display
+            ));
+        }
         if to.real.is_dir() {
             return ToolOutcome::error(format!(
                 "{} is a directory; it is never replaced",
@@ -105,6 +113,39 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
 mod tests {
     use super::*;
 
+    /// Runs with every file counted as read, as after read_file.
+    fn run_seen(args: &Args, ws: &Workspace) -> ToolOutcome {
+        let mut seen = Seen::default();
+        for entry in std::fs::read_dir(ws.root()).unwrap().flatten() {
+            seen.insert(&entry.path());
+        }
+        seen.insert(&ws.root().join("deep/er/a.txt"));
+        run(args, ws, &seen)
+    }
+
+    #[test]
+    fn replacing_an_unread_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("b.txt"), "b").unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let args = Args {
+            from: "a.txt".into(),
+            to: "b.txt".into(),
+            overwrite: Some(true),
+        };
+        let out = run(&args, &ws, &Seen::default());
+        assert!(
+            !out.ok && out.content.contains("has not been read"),
+            "{}",
+            out.content
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+            "b"
+        );
+    }
+
     #[test]
     fn moves_and_refuses_overwrite() {
         let dir = tempfile::tempdir().unwrap();
@@ -116,34 +157,34 @@ mod tests {
             to: to.into(),
             overwrite: Some(overwrite),
         };
-        let out = run(&args("a.txt", "b.txt", false), &ws);
+        let out = run_seen(&args("a.txt", "b.txt", false), &ws);
         assert!(
             !out.ok && out.content.contains("already exists"),
             "{}",
             out.content
         );
-        let out = run(&args("a.txt", "deep/er/a.txt", false), &ws);
+        let out = run_seen(&args("a.txt", "deep/er/a.txt", false), &ws);
         assert!(out.ok, "{}", out.content);
         assert!(dir.path().join("deep/er/a.txt").exists());
-        let out = run(&args("b.txt", "deep/er/a.txt", true), &ws);
+        let out = run_seen(&args("b.txt", "deep/er/a.txt", true), &ws);
         assert!(out.ok, "{}", out.content);
         assert_eq!(
             std::fs::read_to_string(dir.path().join("deep/er/a.txt")).unwrap(),
             "b"
         );
-        assert!(!run(&args("missing", "x", false), &ws).ok);
-        assert!(!run(&args("deep", "deep/inner", false), &ws).ok);
-        assert!(!run(&args("deep", "../out", false), &ws).ok);
+        assert!(!run_seen(&args("missing", "x", false), &ws).ok);
+        assert!(!run_seen(&args("deep", "deep/inner", false), &ws).ok);
+        assert!(!run_seen(&args("deep", "../out", false), &ws).ok);
         std::fs::write(dir.path().join("target.txt"), "t").unwrap();
         std::os::unix::fs::symlink(dir.path().join("target.txt"), dir.path().join("link")).unwrap();
-        let out = run(&args("link", "renamed-link", false), &ws);
+        let out = run_seen(&args("link", "renamed-link", false), &ws);
         assert!(out.ok, "{}", out.content);
         assert!(dir.path().join("target.txt").exists(), "the target stays");
         let moved = dir.path().join("renamed-link").symlink_metadata().unwrap();
         assert!(moved.file_type().is_symlink());
         // A link moved onto its own target would destroy the content.
         std::os::unix::fs::symlink(dir.path().join("target.txt"), dir.path().join("lnk")).unwrap();
-        let out = run(&args("lnk", "target.txt", true), &ws);
+        let out = run_seen(&args("lnk", "target.txt", true), &ws);
         assert!(
             !out.ok && out.content.contains("same file"),
             "{}",
@@ -153,7 +194,7 @@ mod tests {
             std::fs::read_to_string(dir.path().join("target.txt")).unwrap(),
             "t"
         );
-        let out = run(&args("target.txt", "deep", true), &ws);
+        let out = run_seen(&args("target.txt", "deep", true), &ws);
         assert!(
             !out.ok && out.content.contains("is a directory"),
             "{}",

@@ -567,3 +567,18 @@ fn stream_json_reports_mid_run_errors() {
         );
     }
 }
+
+/// A last-message file that cannot be written fails the run: a script
+/// waiting for it must not see success.
+#[test]
+fn unwritable_last_message_file_fails_the_run() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.work().join("answer.md")).unwrap();
+    let server = FakeOllama::start(vec![Reply::answer("hi")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "-o", "answer.md", "x"])
+        .assert()
+        .code(1);
+    assert!(stderr_of(out.get_output()).contains("cannot write the last message"));
+}
