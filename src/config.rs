@@ -1026,7 +1026,7 @@ mod tests {
     fn home_prefers_flag_then_env_then_home_dir() {
         let env = EnvValues {
             oc_home: Some("/env-home".into()),
-            home_dir: Some("/root".into()),
+            home_dir: Some("/home/me".into()),
             ..EnvValues::default()
         };
         assert_eq!(
@@ -1038,12 +1038,12 @@ mod tests {
             PathBuf::from("/env-home")
         );
         let env = EnvValues {
-            home_dir: Some("/root".into()),
+            home_dir: Some("/home/me".into()),
             ..EnvValues::default()
         };
         assert_eq!(
             resolve_home(None, &env).unwrap(),
-            PathBuf::from("/root/.ollama-code")
+            PathBuf::from("/home/me/.ollama-code")
         );
         assert!(resolve_home(None, &EnvValues::default()).is_err());
     }
