@@ -723,6 +723,18 @@ mod tests {
         parse_file(Path::new("c.json"), json).unwrap()
     }
 
+    /// Resolves in code mode with no environment.
+    fn resolve_files(flags: &CommonArgs, files: &[LoadedFile]) -> Result<Settings> {
+        Settings::resolve(
+            flags,
+            Mode::Code,
+            &EnvValues::default(),
+            files,
+            PathBuf::new(),
+            PathBuf::new(),
+        )
+    }
+
     fn resolve(flags: &CommonArgs, env: &EnvValues, files: &[LoadedFile]) -> Settings {
         Settings::resolve(
             flags,
@@ -874,14 +886,7 @@ mod tests {
                 ..CommonArgs::default()
             },
         ] {
-            let result = Settings::resolve(
-                &flags,
-                Mode::Code,
-                &EnvValues::default(),
-                &[],
-                PathBuf::new(),
-                PathBuf::new(),
-            );
+            let result = resolve_files(&flags, &[]);
             assert!(matches!(result, Err(Error::Usage(_))), "{flags:?}");
         }
     }
@@ -941,30 +946,14 @@ mod tests {
             allow: vec!["shell(ls)".into()],
             ..CommonArgs::default()
         };
-        let err = Settings::resolve(
-            &bad,
-            Mode::Code,
-            &EnvValues::default(),
-            &[],
-            PathBuf::new(),
-            PathBuf::new(),
-        )
-        .unwrap_err();
+        let err = resolve_files(&bad, &[]).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("--allow: invalid rule `shell(ls)`"),
             "{err}"
         );
         let f = file(r#"{"permissions": {"rules": [{"action": "allow", "rule": "bash("}]}}"#);
-        let err = Settings::resolve(
-            &CommonArgs::default(),
-            Mode::Code,
-            &EnvValues::default(),
-            &[f],
-            PathBuf::new(),
-            PathBuf::new(),
-        )
-        .unwrap_err();
+        let err = resolve_files(&CommonArgs::default(), &[f]).unwrap_err();
         assert!(
             err.to_string()
                 .contains("config file `c.json`: invalid rule `bash(`"),
@@ -1010,15 +999,7 @@ mod tests {
     #[test]
     fn out_of_range_file_values_are_usage_errors() {
         let f = file(r#"{"max_turns":0}"#);
-        let err = Settings::resolve(
-            &CommonArgs::default(),
-            Mode::Code,
-            &EnvValues::default(),
-            &[f],
-            PathBuf::new(),
-            PathBuf::new(),
-        )
-        .unwrap_err();
+        let err = resolve_files(&CommonArgs::default(), &[f]).unwrap_err();
         assert!(err.to_string().contains("max_turns"), "{err}");
     }
 

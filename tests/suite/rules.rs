@@ -60,6 +60,18 @@ fn piped_prompt_without_yes_denies_and_says_how_to_allow() {
         server.chat_requests()[0]["messages"][1]["content"],
         "fix the tests\n"
     );
+    assert!(stderr.contains("2 actions needed approval"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("src/lib.rs")).unwrap(),
+        "pub fn f() -> i32 { 1 }\n"
+    );
+    for result in &results {
+        assert!(result.contains("not approved"), "{result}");
+    }
+    let decisions = &env.session()["permissions"];
+    assert_eq!(decisions[0]["allowed"], false);
+    assert_eq!(decisions[0]["source"], "no_approver");
+    assert_eq!(decisions[1]["tool"], "bash");
 }
 
 /// `--allow 'bash(cargo test*)'`: `cargo test --lib` runs, `cargo publish`
