@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::Think;
+use crate::vocab::{TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 #[derive(Debug, Parser)]
@@ -239,7 +239,7 @@ pub struct CommonArgs {
     pub plan: bool,
     /// Turn tool calls that a model writes as text into real calls (auto) or not (off).
     #[arg(long, global = true, value_enum, value_name = "MODE")]
-    pub text_tools: Option<crate::config::TextTools>,
+    pub text_tools: Option<TextTools>,
     /// Print the first request body and its size, and send nothing.
     #[arg(long, global = true)]
     pub dry_run: bool,

@@ -4,16 +4,17 @@
 //! Loading files is I/O ([`load_file`]); merging is the pure
 //! [`Settings::resolve`], unit-tested below.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::cli::CommonArgs;
+use crate::client::Timeouts;
 use crate::env_vars;
 use crate::error::{Error, Result};
+use crate::permissions::PermissionMode;
 use crate::permissions::rules::{Action, Rule};
+use crate::vocab::{Mode, Sampling, TextTools, Think};
 
 /// Default model (SPEC §3).
 pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
@@ -29,135 +30,6 @@ pub const MIN_NUM_CTX: u32 = 256;
 pub const PROJECT_CONFIG: &str = ".ollama-code.json";
 /// File name of the user config inside `OC_HOME`.
 pub const USER_CONFIG: &str = "config.json";
-
-/// What the agent may do in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// All tools (`oc run`).
-    Code,
-    /// Read-only tools (`oc plan`, `oc run --plan`).
-    Plan,
-    /// No tools, one answer (`oc chat`).
-    Chat,
-}
-
-impl Mode {
-    /// The name used in sessions, records and messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Code => "code",
-            Mode::Plan => "plan",
-            Mode::Chat => "chat",
-        }
-    }
-}
-
-/// How permission requests are settled when no rule decides (SPEC §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PermissionMode {
-    /// Reads allowed; writes, moves and bash ask.
-    Normal,
-    /// Read-only: every write and bash is refused.
-    Plan,
-    /// `--yes`: everything allowed except the hard rules.
-    Yolo,
-}
-
-/// The `think` request field: a switch or an effort level. Ollama takes
-/// `true`/`false` or `"low"`/`"medium"`/`"high"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Think {
-    Off,
-    On,
-    Low,
-    Medium,
-    High,
-}
-
-impl Think {
-    /// Whether any thinking is asked for.
-    pub fn is_on(self) -> bool {
-        !matches!(self, Think::Off)
-    }
-}
-
-impl fmt::Display for Think {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Think::Off => "false",
-            Think::On => "true",
-            Think::Low => "low",
-            Think::Medium => "medium",
-            Think::High => "high",
-        })
-    }
-}
-
-impl FromStr for Think {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "on" | "yes" => Ok(Think::On),
-            "false" | "off" | "no" => Ok(Think::Off),
-            "low" => Ok(Think::Low),
-            "medium" => Ok(Think::Medium),
-            "high" => Ok(Think::High),
-            other => Err(format!(
-                "`{other}` is not a think setting; use true, false, low, medium or high"
-            )),
-        }
-    }
-}
-
-impl Serialize for Think {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            Think::Off => s.serialize_bool(false),
-            Think::On => s.serialize_bool(true),
-            Think::Low => s.serialize_str("low"),
-            Think::Medium => s.serialize_str("medium"),
-            Think::High => s.serialize_str("high"),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Think {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Bool(bool),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Bool(true) => Ok(Think::On),
-            Raw::Bool(false) => Ok(Think::Off),
-            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-/// Sampling options sent in `options` of every `/api/chat` request.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Sampling {
-    pub temperature: f64,
-    pub top_p: f64,
-    pub top_k: u32,
-    pub presence_penalty: f64,
-}
-
-impl Default for Sampling {
-    fn default() -> Self {
-        Sampling {
-            temperature: 1.0,
-            top_p: 0.95,
-            top_k: 20,
-            presence_penalty: 1.5,
-        }
-    }
-}
 
 /// One config file (`config.json`, `.ollama-code.json`): every key optional.
 /// Unknown keys produce a warning, not an error.
@@ -177,17 +49,6 @@ pub struct FileConfig {
     pub first_byte_timeout_secs: Option<u64>,
     pub idle_timeout_secs: Option<u64>,
     pub text_tools: Option<TextTools>,
-}
-
-/// Whether tool calls written as text are turned into real calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum TextTools {
-    /// Recover calls to offered tools from the text.
-    #[default]
-    Auto,
-    /// Leave the text as it is.
-    Off,
 }
 
 /// The `permissions` section of a config file.
@@ -415,30 +276,6 @@ pub struct Settings {
     pub rules: Vec<Rule>,
     pub timeouts: Timeouts,
     pub text_tools: TextTools,
-}
-
-/// Network timeouts towards the model server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Opening the TCP connection (`connect_timeout_secs`, default 10 s).
-    pub connect: std::time::Duration,
-    /// From sending a chat request to its first streamed chunk
-    /// (`first_byte_timeout_secs`, default 300 s: a cold model load on a
-    /// small CPU takes minutes).
-    pub first_byte: std::time::Duration,
-    /// Between two chunks of a stream, and for `/api/show` and `/api/tags`
-    /// (`idle_timeout_secs`, default 120 s).
-    pub idle: std::time::Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            connect: std::time::Duration::from_secs(10),
-            first_byte: std::time::Duration::from_secs(300),
-            idle: std::time::Duration::from_secs(120),
-        }
-    }
 }
 
 impl Settings {

@@ -17,12 +17,14 @@ pub mod session;
 pub mod signals;
 pub mod tools;
 pub mod ui;
+pub mod vocab;
 
 use std::path::{Path, PathBuf};
 
 use cli::{Cli, Command, CommonArgs, OutputFormat, PromptArgs};
-use config::{EnvValues, LoadedFile, Mode, Settings};
+use config::{EnvValues, LoadedFile, Settings};
 use error::{Error, ExitStatus, Result};
+use vocab::Mode;
 
 /// Runs one invocation and returns its exit status. Errors carry their own
 /// exit status (see [`exit_status_of`]).

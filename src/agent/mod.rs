@@ -17,7 +17,7 @@ use crate::client::{
     ChatOptions, ChatRequest, FunctionCall, Message, OllamaClient, Role, ToolCall,
 };
 use crate::config;
-use crate::config::{Mode, Settings, TextTools};
+use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::rules::{Action, Rule};
 use crate::permissions::secrets::Secrets;
@@ -29,6 +29,7 @@ use crate::session::{AbortedReply, Check, FinetuneRecord, Repair, Session, Statu
 use crate::signals::{Signals, Stop};
 use crate::tools::{self, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;
+use crate::vocab::{Mode, TextTools, Think};
 use text_calls::{Filtered, TextCallFilter};
 
 /// One streamed reply.
@@ -457,7 +458,7 @@ struct Run<'a> {
     /// Tools are described in the system prompt and called as text.
     fenced: bool,
     options: ChatOptions,
-    think: Option<crate::config::Think>,
+    think: Option<Think>,
     /// The session's turn count when this run began.
     first_turn: u32,
     approver: &'a mut dyn Approver,
@@ -950,7 +951,7 @@ impl Run<'_> {
             root: self.workspace.root(),
         };
         if let Verdict::Deny { reason, .. } =
-            permissions::check(crate::config::PermissionMode::Yolo, &self.rules, &request)
+            permissions::check(permissions::PermissionMode::Yolo, &self.rules, &request)
         {
             self.out
                 .warn(&format!("the check `{command}` was not run: {reason}"));

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use crate::config::Mode;
 use crate::tools::{self, ToolName};
+use crate::vocab::Mode;
 
 /// The system prompt for `mode` in the workspace at `root`. `tools` are the
 /// offered tools; with `fenced` (a model without native tool calling) they

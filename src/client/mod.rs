@@ -1,88 +1,12 @@
 //! Model servers. Ollama's native API (`/api/chat`, `/api/show`, `/api/tags`)
-//! is the one spoken today; the message types here are its wire format and
-//! are also what sessions and fine-tuning records store.
+//! is the one spoken today; the message types ([`message`]) are its wire
+//! format and are also what sessions and fine-tuning records store.
 
+pub mod message;
 pub mod ndjson;
 pub mod ollama;
+pub mod timeouts;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
+pub use message::{FunctionCall, Message, Role, ToolCall};
 pub use ollama::{ChatChunk, ChatOptions, ChatRequest, ChatStream, ModelInfo, OllamaClient};
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
-
-/// One chat message as Ollama's `/api/chat` takes it in `messages`:
-/// `{"role", "content", "thinking"?, "tool_calls"?, "tool_name"?, "tool_call_id"?}`.
-/// Tool results are `role: "tool"` with `tool_name` and the `tool_call_id`
-/// they answer (capture `08-chat-stream-after-tool-result`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    pub role: Role,
-    #[serde(default)]
-    pub content: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-}
-
-impl Message {
-    /// A plain message with only a role and text.
-    pub fn text(role: Role, content: impl Into<String>) -> Self {
-        Message {
-            role,
-            content: content.into(),
-            thinking: None,
-            tool_calls: Vec::new(),
-            tool_name: None,
-            tool_call_id: None,
-        }
-    }
-
-    /// A `role: "tool"` result answering the call `id` of tool `name`.
-    pub fn tool_result(name: &str, id: &str, content: impl Into<String>) -> Self {
-        Message {
-            tool_name: Some(name.to_string()),
-            tool_call_id: Some(id.to_string()),
-            ..Message::text(Role::Tool, content)
-        }
-    }
-}
-
-/// A tool call as Ollama streams it:
-/// `{"id": "call_xxxxxxxx", "function": {"index": 0, "name": "read_file", "arguments": {…}}}`.
-/// `arguments` is normally an object; some servers and models send a JSON
-/// string, which the agent parses before anything runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub function: FunctionCall,
-    /// Set by `oc` when the call was recovered from the model's text rather
-    /// than sent as `tool_calls` (Ollama ignores the field).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovered: Option<bool>,
-}
-
-/// The `function` part of a [`ToolCall`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionCall {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u32>,
-    pub name: String,
-    #[serde(default)]
-    pub arguments: Value,
-}
+pub use timeouts::Timeouts;

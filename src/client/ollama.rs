@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::message::{Message, ToolCall};
 use super::ndjson::LineBuffer;
-use super::{Message, ToolCall};
-use crate::config::{Think, Timeouts};
+use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
+use crate::vocab::Think;
 
 /// Body of `POST /api/chat` (always `stream: true`).
 #[derive(Debug, Serialize)]
@@ -446,7 +447,7 @@ mod tests {
 
     #[test]
     fn request_omits_empty_tools_and_absent_think() {
-        let messages = [Message::text(super::super::Role::User, "hi")];
+        let messages = [Message::text(super::super::message::Role::User, "hi")];
         let request = ChatRequest {
             model: "m",
             messages: &messages,

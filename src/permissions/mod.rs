@@ -12,11 +12,22 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::PermissionMode;
 use crate::tools::{ResolvedPath, ToolInput, ToolName};
 use rules::{Action, Rule};
 
 pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover, TerminalApprover};
+
+/// How permission requests are settled when no rule decides (SPEC §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionMode {
+    /// Reads allowed; writes, moves and bash ask.
+    Normal,
+    /// Read-only: every write and bash is refused.
+    Plan,
+    /// `--yes`: everything allowed except the hard rules.
+    Yolo,
+}
 
 /// What settled a permission question; recorded in the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

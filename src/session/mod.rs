@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::Message;
-use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionRecord;
+use crate::vocab::Mode;
 
 pub mod export;
 pub mod redact;

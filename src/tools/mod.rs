@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::config::Mode;
+use crate::vocab::Mode;
 pub use workspace::{ResolvedPath, Workspace};
 
 /// Every tool `oc` has, in the order they are offered to the model.

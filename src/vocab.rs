@@ -1,0 +1,136 @@
+//! The small vocabulary every layer shares: the run mode, thinking, whether
+//! text-form tool calls are recovered, and the sampling options. A leaf: it
+//! imports nothing of the crate, so anything may import it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What the agent may do in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// All tools (`oc run`).
+    Code,
+    /// Read-only tools (`oc plan`, `oc run --plan`).
+    Plan,
+    /// No tools, one answer (`oc chat`).
+    Chat,
+}
+
+impl Mode {
+    /// The name used in sessions, records and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Code => "code",
+            Mode::Plan => "plan",
+            Mode::Chat => "chat",
+        }
+    }
+}
+
+/// The `think` request field: a switch or an effort level. Ollama takes
+/// `true`/`false` or `"low"`/`"medium"`/`"high"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Think {
+    Off,
+    On,
+    Low,
+    Medium,
+    High,
+}
+
+impl Think {
+    /// Whether any thinking is asked for.
+    pub fn is_on(self) -> bool {
+        !matches!(self, Think::Off)
+    }
+}
+
+impl fmt::Display for Think {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Think::Off => "false",
+            Think::On => "true",
+            Think::Low => "low",
+            Think::Medium => "medium",
+            Think::High => "high",
+        })
+    }
+}
+
+impl FromStr for Think {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "on" | "yes" => Ok(Think::On),
+            "false" | "off" | "no" => Ok(Think::Off),
+            "low" => Ok(Think::Low),
+            "medium" => Ok(Think::Medium),
+            "high" => Ok(Think::High),
+            other => Err(format!(
+                "`{other}` is not a think setting; use true, false, low, medium or high"
+            )),
+        }
+    }
+}
+
+impl Serialize for Think {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Think::Off => s.serialize_bool(false),
+            Think::On => s.serialize_bool(true),
+            Think::Low => s.serialize_str("low"),
+            Think::Medium => s.serialize_str("medium"),
+            Think::High => s.serialize_str("high"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Think {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(true) => Ok(Think::On),
+            Raw::Bool(false) => Ok(Think::Off),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Whether tool calls written as text are turned into real calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TextTools {
+    /// Recover calls to offered tools from the text.
+    #[default]
+    Auto,
+    /// Leave the text as it is.
+    Off,
+}
+
+/// Sampling options sent in `options` of every `/api/chat` request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f64,
+    pub top_p: f64,
+    pub top_k: u32,
+    pub presence_penalty: f64,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling {
+            temperature: 1.0,
+            top_p: 0.95,
+            top_k: 20,
+            presence_penalty: 1.5,
+        }
+    }
+}
