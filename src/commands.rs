@@ -11,6 +11,7 @@ use crate::cli::{Cli, CommonArgs, ExportArgs, ModelsArgs, ModelsCommand, Session
 use crate::client::{Message, ModelInfo, OllamaClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
+use crate::fsutil::{self, StreamedWriteError};
 use crate::session::{Session, Store, export, read_session};
 use crate::ui::{out, print_warning, sanitize};
 
@@ -446,22 +447,21 @@ pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::io(format!("cannot create `{}`", dir.display()), e))?;
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".oc-export-")
-                .tempfile_in(dir)
-                .map_err(|e| Error::io(format!("cannot write in `{}`", dir.display()), e))?;
-            let summary = export::export(
-                reader,
-                std::io::BufWriter::new(tmp.as_file_mut()),
-                args.format,
-                &options,
-            )
-            .map_err(Error::Usage)?;
-            tmp.persist(path)
-                .map_err(|e| Error::io(format!("cannot write `{}`", path.display()), e.error))?;
-            summary
+            let written = fsutil::write_atomic_streamed(path, ".oc-export-", |file| {
+                export::export(reader, std::io::BufWriter::new(file), args.format, &options)
+            });
+            written.map_err(|e| match e {
+                StreamedWriteError::CreateDir(e) => {
+                    Error::io(format!("cannot create `{}`", dir.display()), e)
+                }
+                StreamedWriteError::TempFile(e) => {
+                    Error::io(format!("cannot write in `{}`", dir.display()), e)
+                }
+                StreamedWriteError::Write(message) => Error::Usage(message),
+                StreamedWriteError::Persist(e) => {
+                    Error::io(format!("cannot write `{}`", path.display()), e)
+                }
+            })?
         }
     };
     crate::ui::print_note(&summary.describe());

@@ -206,7 +206,7 @@ pub fn add_allow_rule(root: &Path, rule: &str) -> Result<PathBuf> {
     let mut text = serde_json::to_string_pretty(&config)
         .map_err(|e| Error::Server(format!("cannot encode `{}`: {e}", path.display())))?;
     text.push('\n');
-    crate::tools::write_atomic(&path, text.as_bytes(), 0o666)
+    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o666)
         .map_err(|e| Error::io(format!("cannot write `{}`", path.display()), e))?;
     Ok(path)
 }

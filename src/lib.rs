@@ -10,6 +10,7 @@ pub mod commands;
 pub mod config;
 pub mod env_vars;
 pub mod error;
+pub mod fsutil;
 pub mod input;
 pub mod permissions;
 pub mod protocol;

@@ -327,7 +327,7 @@ pub async fn run(
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        if let Err(e) = tools::write_atomic(path, text.as_bytes(), 0o666) {
+        if let Err(e) = crate::fsutil::write_atomic(path, text.as_bytes(), 0o666) {
             // A script waiting for that file must not see success.
             out.error(&format!(
                 "cannot write the last message to `{}`: {e}",
@@ -538,7 +538,7 @@ impl ProjectConfigGuard {
             }
         }
         if let Some(bytes) = &self.saved
-            && let Err(e) = tools::write_atomic(&self.path, bytes, 0o666)
+            && let Err(e) = crate::fsutil::write_atomic(&self.path, bytes, 0o666)
         {
             return Some(format!(
                 "the command changed `{}`, and it could not be put back: {e}",

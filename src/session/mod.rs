@@ -2,8 +2,6 @@
 //! and the fine-tuning record appended to `OC_HOME/finetune.jsonl` at the end
 //! of every saved run (SPEC §9).
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -11,6 +9,7 @@ use serde_json::Value;
 
 use crate::client::Message;
 use crate::error::{Error, Result};
+use crate::fsutil;
 use crate::permissions::PermissionRecord;
 use crate::vocab::Mode;
 
@@ -197,19 +196,6 @@ fn title_of(prompt: &str) -> String {
     title
 }
 
-/// Creates `dir` (and its parents) readable by the owner only, as sessions
-/// hold code and conversations.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if dir.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
 /// Reads and parses one session file.
 ///
 /// Errors (exit 2): unreadable, or not a session (with line and column).
@@ -262,11 +248,11 @@ impl Store {
     pub fn save(&self, session: &mut Session) -> Result<()> {
         session.updated_at = now_rfc3339();
         let path = self.session_path(&session.id);
-        private_dir(&self.home.join("sessions"))
+        fsutil::private_dir(&self.home.join("sessions"))
             .map_err(|e| Error::io(format!("cannot create `{}`", self.home.display()), e))?;
         let json = serde_json::to_vec_pretty(session)
             .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
-        crate::tools::write_atomic(&path, &json, 0o600).map_err(|e| {
+        fsutil::write_atomic(&path, &json, 0o600).map_err(|e| {
             Error::io(
                 format!("cannot save the session to `{}`", path.display()),
                 e,
@@ -359,18 +345,8 @@ impl Store {
         value["redactions"] = Value::from(redactions);
         let mut line = value.to_string();
         line.push('\n');
-        private_dir(&self.home).map_err(|e| Error::io(context(), e))?;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| Error::io(context(), e))?;
-        file.lock().map_err(|e| Error::io(context(), e))?;
-        let written = file.write_all(line.as_bytes());
-        let unlocked = file.unlock();
-        written.map_err(|e| Error::io(context(), e))?;
-        unlocked.map_err(|e| Error::io(context(), e))
+        fsutil::private_dir(&self.home).map_err(|e| Error::io(context(), e))?;
+        fsutil::append_locked(&path, line.as_bytes()).map_err(|e| Error::io(context(), e))
     }
 }
 

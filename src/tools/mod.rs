@@ -362,7 +362,7 @@ impl FileChange {
                 format!("{display}: no change"),
             );
         }
-        if let Err(e) = write_atomic(&self.path.real, self.after.as_bytes(), 0o666) {
+        if let Err(e) = crate::fsutil::write_atomic(&self.path.real, self.after.as_bytes(), 0o666) {
             return ToolOutcome::error(format!("cannot write {display}: {e}"));
         }
         let (added, removed) = self.line_counts();
@@ -385,28 +385,6 @@ impl FileChange {
             changed: vec![display.clone()],
         }
     }
-}
-
-/// Writes `bytes` to `path` atomically: parent directories created, a temp
-/// file in the same directory renamed over the target. The target keeps its
-/// permissions when it existed; a new file gets `new_mode` less the umask
-/// (0o666 for workspace files, 0o600 for `oc`'s own private files).
-pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
-    let parent = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".oc-tmp-")
-        .permissions(std::fs::Permissions::from_mode(new_mode))
-        .tempfile_in(parent)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(tmp.path(), meta.permissions())?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// The files a run has read or written (real paths). `write_file` refuses to
