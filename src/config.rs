@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::cli::CommonArgs;
 use crate::client::Timeouts;
+use crate::client::host::{is_loopback, normalize_host};
 use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
@@ -26,8 +27,6 @@ pub const DEFAULT_NUM_CTX: u32 = 32768;
 pub const DEFAULT_MAX_TURNS: u32 = 25;
 /// Smallest `num_ctx` accepted; below this no system prompt fits.
 pub const MIN_NUM_CTX: u32 = 256;
-/// File name of the project config, looked up in the working directory.
-pub const PROJECT_CONFIG: &str = ".ollama-code.json";
 /// File name of the user config inside `OC_HOME`.
 pub const USER_CONFIG: &str = "config.json";
 
@@ -144,71 +143,6 @@ pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
     );
     file.config.host = None;
     Some(warning)
-}
-
-/// Whether a normalised base URL points at this machine.
-pub fn is_loopback(url: &str) -> bool {
-    // The same URL parser as the HTTP client, so both see the same host.
-    match reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host().map(|h| h.to_owned()))
-    {
-        Some(url::Host::Domain(name)) => name == "localhost",
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
-/// Appends `{"action": "allow", "rule": rule}` to `permissions.rules` of
-/// the project config in `root`, creating the file if needed and keeping
-/// everything else in it. Returns the file's path.
-///
-/// Errors: the file exists but is not a JSON object (it is left untouched),
-/// or it cannot be written.
-pub fn add_allow_rule(root: &Path, rule: &str) -> Result<PathBuf> {
-    let path = root.join(PROJECT_CONFIG);
-    let mut config: serde_json::Value =
-        match std::fs::read_to_string(&path) {
-            Ok(text) if text.trim().is_empty() => serde_json::json!({}),
-            Ok(text) => serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
-                .map_err(|e| Error::ConfigSyntax {
-                    path: path.clone(),
-                    line: e.line(),
-                    column: e.column(),
-                    message: "cannot add the rule to a file that is not valid JSON".into(),
-                })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
-            Err(source) => return Err(Error::ConfigRead { path, source }),
-        };
-    let not_object = || {
-        Error::Usage(format!(
-            "cannot add the rule to `{}`: it must hold a JSON object with `permissions.rules` a list",
-            path.display()
-        ))
-    };
-    let permissions = config
-        .as_object_mut()
-        .ok_or_else(not_object)?
-        .entry("permissions")
-        .or_insert_with(|| serde_json::json!({}));
-    let rules = permissions
-        .as_object_mut()
-        .ok_or_else(not_object)?
-        .entry("rules")
-        .or_insert_with(|| serde_json::json!([]))
-        .as_array_mut()
-        .ok_or_else(not_object)?;
-    let entry = serde_json::json!({"action": "allow", "rule": rule});
-    if !rules.contains(&entry) {
-        rules.push(entry);
-    }
-    let mut text = serde_json::to_string_pretty(&config)
-        .map_err(|e| Error::Server(format!("cannot encode `{}`: {e}", path.display())))?;
-    text.push('\n');
-    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o666)
-        .map_err(|e| Error::io(format!("cannot write `{}`", path.display()), e))?;
-    Ok(path)
 }
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
@@ -455,102 +389,6 @@ fn check_file_values(file: &LoadedFile) -> Result<()> {
     Ok(())
 }
 
-/// Turns an address in any form Ollama's own client accepts into a base URL:
-/// `host` → `http://host:11434`, `host:port` → `http://host:port`,
-/// `http://host` → `http://host:80`, `https://host` → `https://host:443`, an
-/// empty host → `127.0.0.1`. A path after the address is kept (for proxies).
-pub fn normalize_host(text: &str) -> Result<String> {
-    let text = text.trim();
-    let (scheme, rest, default_port) = match text.split_once("://") {
-        None => ("http", text, "11434"),
-        Some(("http", rest)) => ("http", rest, "80"),
-        Some(("https", rest)) => ("https", rest, "443"),
-        Some((other, _)) => {
-            return Err(Error::Usage(format!(
-                "host `{text}` uses the scheme `{other}`; use `host:port`, `http://host:port` or `https://host:port`"
-            )));
-        }
-    };
-    let (hostport, path) = match rest.split_once('/') {
-        Some((hp, p)) => (hp, p.trim_end_matches('/')),
-        None => (rest, ""),
-    };
-    // `user:password@` is kept for the requests (basic auth).
-    let (userinfo, hostport) = match hostport.rsplit_once('@') {
-        Some((user, hp)) => (format!("{user}@"), hp),
-        None => (String::new(), hostport),
-    };
-    let (host, port) = split_host_port(hostport);
-    // A bare IPv6 address (`::1`) needs brackets in a URL.
-    let bracketed;
-    let host = if host.contains(':') && !host.starts_with('[') {
-        bracketed = format!("[{host}]");
-        bracketed.as_str()
-    } else {
-        host
-    };
-    let host = if host.is_empty() { "127.0.0.1" } else { host };
-    let port = port.unwrap_or(default_port);
-    if port.parse::<u16>().is_err() || host.contains(char::is_whitespace) {
-        return Err(Error::Usage(format!(
-            "host `{text}` is not an address; use `host`, `host:port` or `http://host:port`"
-        )));
-    }
-    let path = if path.is_empty() {
-        String::new()
-    } else {
-        format!("/{path}")
-    };
-    let url = format!("{scheme}://{userinfo}{host}:{port}{path}");
-    // The HTTP client must read the same host as every check here: a URL
-    // that parses to another host (`h\\@localhost`, `h#@localhost`) is
-    // refused rather than guessed at.
-    let parsed = reqwest::Url::parse(&url)
-        .map_err(|e| Error::Usage(format!("host `{text}` is not a valid address ({e})")))?;
-    let parsed_host = parsed.host_str().unwrap_or_default();
-    if parsed_host.trim_matches(|c| c == '[' || c == ']')
-        != host.trim_matches(|c| c == '[' || c == ']')
-        || text.contains(['\\', '#', '?', ' '])
-    {
-        return Err(Error::Usage(format!(
-            "host `{text}` is ambiguous (it reads as host `{parsed_host}`); write it as `http://host:port`"
-        )));
-    }
-    Ok(url)
-}
-
-/// A base URL for messages: any `user:password@` is left out.
-pub fn display_host(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    format!("{scheme}://{host}{path}")
-}
-
-/// Splits `host:port`, `[v6]:port`, `[v6]` or `host`.
-fn split_host_port(hostport: &str) -> (&str, Option<&str>) {
-    if let Some((inner, after)) = hostport
-        .strip_prefix('[')
-        .and_then(|rest| rest.split_once(']'))
-    {
-        // Keep the brackets: a URL needs them around an IPv6 address.
-        let end = inner.len() + 2;
-        return (&hostport[..end], after.strip_prefix(':'));
-    }
-    match hostport.rsplit_once(':') {
-        // A bare IPv6 address has several colons and no port.
-        Some((h, p)) if !h.contains(':') => (h, Some(p)),
-        _ => (hostport, None),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,30 +483,6 @@ mod tests {
             resolve(&flags, &EnvValues::default(), &[]).permission_mode,
             PermissionMode::Yolo
         );
-    }
-
-    #[test]
-    fn host_forms_follow_ollama() {
-        for (input, want) in [
-            ("localhost", "http://localhost:11434"),
-            ("example.com:8080", "http://example.com:8080"),
-            ("http://example.com", "http://example.com:80"),
-            ("https://example.com", "https://example.com:443"),
-            ("http://10.0.0.2:11434/", "http://10.0.0.2:11434"),
-            ("0.0.0.0", "http://0.0.0.0:11434"),
-            (":11500", "http://127.0.0.1:11500"),
-            ("[::1]:11434", "http://[::1]:11434"),
-            (
-                "https://proxy.example/ollama/",
-                "https://proxy.example:443/ollama",
-            ),
-        ] {
-            assert_eq!(normalize_host(input).unwrap(), want, "{input}");
-        }
-        assert!(normalize_host("ftp://x").is_err());
-        assert_eq!(display_host("http://u:secret@h:1/x"), "http://h:1/x");
-        assert_eq!(display_host("http://h:1"), "http://h:1");
-        assert!(normalize_host("host:notaport").is_err());
     }
 
     #[test]
@@ -803,25 +617,6 @@ mod tests {
             )
             .is_err()
         );
-    }
-
-    #[test]
-    fn allow_rules_are_added_keeping_the_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
-        add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
-        let loaded = load_file(&path).unwrap().unwrap();
-        assert_eq!(loaded.config.permissions.unwrap().rules.len(), 1);
-        std::fs::write(&path, r#"{"model": "m", "permissions": {"rules": [{"action": "deny", "rule": "bash"}]}, "extra": 1}"#).unwrap();
-        add_allow_rule(dir.path(), "edit(src/a.rs)").unwrap();
-        let value: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(value["model"], "m");
-        assert_eq!(value["extra"], 1);
-        assert_eq!(value["permissions"]["rules"][1]["rule"], "edit(src/a.rs)");
-        std::fs::write(&path, "{broken").unwrap();
-        assert!(add_allow_rule(dir.path(), "bash").is_err());
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod fsutil;
 pub mod input;
 pub mod permissions;
 pub mod protocol;
+pub mod secret_files;
 pub mod session;
 pub mod signals;
 pub mod tools;
@@ -138,7 +139,7 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
         ));
         return Ok(ExitStatus::Success);
     }
-    let mut approver = permissions::approver::for_this_process();
+    let mut approver = ui::approver_for_this_process();
     let mut out: Box<dyn ui::Output> = match args.output_format {
         OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet)),
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
@@ -173,7 +174,9 @@ fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
     }
     let mut files: Vec<LoadedFile> = Vec::new();
     files.extend(config::load_file(&home.join(config::USER_CONFIG))?);
-    if let Some(mut project) = config::load_file(&cwd.join(config::PROJECT_CONFIG))? {
+    if let Some(mut project) =
+        config::load_file(&cwd.join(permissions::project_config::PROJECT_CONFIG))?
+    {
         if let Some(warning) = config::drop_remote_host(&mut project) {
             ui::print_warning(&warning);
         }

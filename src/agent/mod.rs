@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::client::{
     ChatOptions, ChatRequest, FunctionCall, Message, OllamaClient, Role, ToolCall,
 };
-use crate::config;
+
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::rules::{Action, Rule};
@@ -159,7 +159,7 @@ pub async fn run(
             let mut session = Session::new(
                 settings.mode,
                 &settings.model,
-                &crate::config::display_host(&settings.host),
+                &crate::client::host::display_host(&settings.host),
                 workspace.root(),
                 &job.prompt,
                 num_ctx,
@@ -203,7 +203,7 @@ pub async fn run(
         rules: settings.rules.clone(),
         repeats: (String::new(), 0),
         nudged: false,
-        project_config: ProjectConfigGuard::new(workspace.root()),
+        project_config: permissions::project_config::ProjectConfigGuard::new(workspace.root()),
     };
     let ending = tokio::select! {
         result = run.turns(&mut session) => match result {
@@ -481,75 +481,7 @@ struct Run<'a> {
     /// Whether the last reply was empty and got a nudge.
     nudged: bool,
     /// Undoes any change a command makes to `./.ollama-code.json`.
-    project_config: ProjectConfigGuard,
-}
-
-/// The project config as it was when the run began (or after `oc` itself
-/// added a rule). A shell command can reach the file in ways no rule can
-/// see (`> .ollama-code.js*`), so after every command the file is compared
-/// and, if changed, put back.
-struct ProjectConfigGuard {
-    path: PathBuf,
-    /// The bytes, or `None` when there was no file.
-    saved: Option<Vec<u8>>,
-}
-
-impl ProjectConfigGuard {
-    fn new(root: &std::path::Path) -> Self {
-        let path = root.join(config::PROJECT_CONFIG);
-        let saved = Self::read(&path);
-        ProjectConfigGuard { path, saved }
-    }
-
-    fn read(path: &std::path::Path) -> Option<Vec<u8>> {
-        let is_file = path
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_file());
-        if is_file {
-            std::fs::read(path).ok()
-        } else {
-            None
-        }
-    }
-
-    /// Takes the current file as the new original (after `oc` changed it).
-    fn accept(&mut self) {
-        self.saved = Self::read(&self.path);
-    }
-
-    /// Puts the file back if it changed; says so, for the model.
-    fn restore(&self) -> Option<String> {
-        let exists = self.path.symlink_metadata().is_ok();
-        let current = Self::read(&self.path);
-        if current == self.saved && (exists == self.saved.is_some()) {
-            return None;
-        }
-        if exists {
-            let removed = if self.path.is_dir() && !self.path.is_symlink() {
-                std::fs::remove_dir_all(&self.path)
-            } else {
-                std::fs::remove_file(&self.path)
-            };
-            if let Err(e) = removed {
-                return Some(format!(
-                    "the command changed `{}`, and it could not be put back: {e}",
-                    config::PROJECT_CONFIG
-                ));
-            }
-        }
-        if let Some(bytes) = &self.saved
-            && let Err(e) = crate::fsutil::write_atomic(&self.path, bytes, 0o666)
-        {
-            return Some(format!(
-                "the command changed `{}`, and it could not be put back: {e}",
-                config::PROJECT_CONFIG
-            ));
-        }
-        Some(format!(
-            "the command changed `{}`, oc's project config, which the agent may not change; the change was undone",
-            config::PROJECT_CONFIG
-        ))
-    }
+    project_config: permissions::project_config::ProjectConfigGuard,
 }
 
 /// The same call this many times in a row is not run again.
@@ -1086,7 +1018,8 @@ impl Run<'_> {
                         Ok(rule) => self.rules.push(rule),
                         Err(e) => self.out.warn(&e),
                     }
-                    let added = config::add_allow_rule(self.workspace.root(), text);
+                    let added =
+                        permissions::project_config::add_allow_rule(self.workspace.root(), text);
                     self.project_config.accept();
                     match added {
                         Ok(path) => self

@@ -126,7 +126,7 @@ pub struct OllamaClient {
 
 impl OllamaClient {
     /// A client for the server at `base` (as from
-    /// [`crate::config::normalize_host`], e.g. `http://127.0.0.1:11434`).
+    /// [`super::host::normalize_host`], e.g. `http://127.0.0.1:11434`).
     pub fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
         // reqwest is built without a bundled crypto provider; install ring's
         // once. A second install fails harmlessly.
@@ -140,7 +140,7 @@ impl OllamaClient {
         Ok(OllamaClient {
             http,
             timeouts,
-            shown: crate::config::display_host(&base),
+            shown: super::host::display_host(&base),
             base,
         })
     }

@@ -12,40 +12,7 @@ use std::path::Path;
 
 use regex::Regex;
 
-/// Whether a file name is a secret environment file: `.env`, `.env.local`,
-/// `.env.production`, `prod.env`… Templates (`.env.example`, `.env.sample`,
-/// `.env.template`, `.env.dist`) are not secret.
-pub fn is_secret_env_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(is_secret_env_name)
-}
-
-fn is_secret_env_name(name: &str) -> bool {
-    let mut lower = name.to_ascii_lowercase();
-    // Backups and editor copies hold the same secrets: `.env~`, `.env.bak`.
-    for suffix in ["~", ".bak", ".swp", ".orig", ".old", ".save", ".backup"] {
-        if let Some(stem) = lower.strip_suffix(suffix) {
-            lower = stem.to_string();
-        }
-    }
-    let is_env = lower == ".env"
-        || lower.starts_with(".env.")
-        || lower.starts_with(".env-")
-        || lower.starts_with(".env_")
-        || lower.ends_with(".env");
-    let is_template = [".example", ".sample", ".template", ".dist"]
-        .iter()
-        .any(|suffix| lower.ends_with(suffix));
-    is_env && !is_template
-}
-
-/// The project config, which a model must never rewrite: it holds
-/// permission rules for later runs.
-pub fn is_project_config(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|n| n == crate::config::PROJECT_CONFIG)
-}
+use crate::secret_files::is_secret_env_name;
 
 /// The secret `.env` file a shell command names, if any: `cat .env`,
 /// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, also
@@ -297,34 +264,6 @@ fn is_short_cluster(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn secret_env_files() {
-        for name in [
-            ".env",
-            ".env.local",
-            ".env.production",
-            "prod.env",
-            "config/.env",
-            ".ENV",
-            ".env~",
-            ".env.local.bak",
-            ".env-local",
-            ".env_prod",
-        ] {
-            assert!(is_secret_env_file(Path::new(name)), "{name}");
-        }
-        for name in [
-            ".env.example",
-            ".env.sample",
-            ".env.template",
-            ".envrc",
-            "env.rs",
-            "environment.md",
-        ] {
-            assert!(!is_secret_env_file(Path::new(name)), "{name}");
-        }
-    }
 
     #[test]
     fn commands_naming_env_files() {

@@ -4,6 +4,7 @@
 
 pub mod approver;
 pub mod hard_rules;
+pub mod project_config;
 pub mod rules;
 pub mod secrets;
 pub mod shell;
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::tools::{ResolvedPath, ToolInput, ToolName};
 use rules::{Action, Rule};
 
-pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover, TerminalApprover};
+pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover};
 
 /// How permission requests are settled when no rule decides (SPEC §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -325,7 +326,7 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
         .iter()
         .map(|p| std::path::Path::new(p).to_path_buf())
         .chain(paths.iter().map(|p| p.real.clone()))
-        .find(|p| hard_rules::is_secret_env_file(p));
+        .find(|p| crate::secret_files::is_secret_env_file(p));
     if let Some(path) = secret {
         return Some(format!(
             "`{}` is a secret environment file; no tool may read, write, list or search it",
@@ -340,7 +341,7 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
     );
     let config = paths
         .iter()
-        .find(|p| hard_rules::is_project_config(&p.real));
+        .find(|p| project_config::is_project_config(&p.real));
     if let (true, Some(config)) = (writes, config) {
         return Some(format!(
             "`{}` is oc's project config; the agent may read it but never change it",

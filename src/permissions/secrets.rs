@@ -11,7 +11,7 @@ use std::path::Path;
 use aho_corasick::AhoCorasick;
 use ignore::WalkBuilder;
 
-use super::hard_rules::is_secret_env_file;
+use crate::secret_files::is_secret_env_file;
 
 /// What a secret value is replaced with.
 pub const REDACTED: &str = "[redacted secret]";

@@ -5,7 +5,8 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use super::{Output, print_warning, sanitize};
+use super::output::Output;
+use super::term::{err_line, print_warning, sanitize};
 use crate::permissions::PermissionRecord;
 use crate::protocol::{Event, RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Usage};
@@ -121,7 +122,7 @@ impl Output for JsonOutput {
     fn note(&mut self, _message: &str) {}
 
     fn error(&mut self, message: &str) {
-        super::err_line(&format!("oc: error: {message}"));
+        err_line(&format!("oc: error: {message}"));
         self.emit(&Event::Error {
             schema_version: SCHEMA_VERSION,
             message,

@@ -1,0 +1,45 @@
+//! The output seam: what the agent reports while it runs.
+
+use crate::permissions::PermissionRecord;
+use crate::protocol::RunSummary;
+use crate::session::{Session, Usage};
+
+/// Where a run's activity goes: the text renderer, or JSON on stdout
+/// (`--output-format json` / `stream-json`). The agent calls these in
+/// order; each output shows what its format needs.
+pub trait Output {
+    /// The run has a session.
+    fn session_started(&mut self, session: &Session, resumed: bool);
+    /// A model request is about to be sent.
+    fn turn_started(&mut self, turn: u32);
+    /// A piece of thinking.
+    fn thinking(&mut self, turn: u32, delta: &str);
+    /// A piece of the answer.
+    fn content(&mut self, turn: u32, delta: &str);
+    /// The reply is complete.
+    fn turn_completed(&mut self, turn: u32, usage: Usage, done_reason: Option<&str>);
+    /// A tool call is about to be settled; `detail` is the path(s) or
+    /// command, empty when the arguments could not be read.
+    fn tool_call(
+        &mut self,
+        turn: u32,
+        id: &str,
+        name: &str,
+        detail: &str,
+        arguments: &serde_json::Value,
+    );
+    /// A permission decision.
+    fn permission(&mut self, record: &PermissionRecord);
+    /// A tool call's result.
+    fn tool_result(&mut self, turn: u32, id: &str, name: &str, ok: bool, summary: &str);
+    /// The diff of an applied change.
+    fn diff(&mut self, diff: &str);
+    /// A warning; always on stderr.
+    fn warn(&mut self, message: &str);
+    /// Progress information.
+    fn note(&mut self, message: &str);
+    /// An error that ended the run.
+    fn error(&mut self, message: &str);
+    /// The run is over.
+    fn session_completed(&mut self, summary: &RunSummary);
+}

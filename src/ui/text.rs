@@ -1,0 +1,220 @@
+//! The text format (SPEC §8): the answer streams to stdout; thinking (dim),
+//! tool activity, diffs, a spinner while waiting and the closing usage line
+//! go to stderr.
+
+use std::io::{IsTerminal, Write};
+
+use console::Style;
+
+use super::output::Output;
+use super::term::{err, err_line, print_diff, print_warning, sanitize, stderr_colors, style};
+use crate::permissions::PermissionRecord;
+use crate::protocol::RunSummary;
+use crate::session::{Session, Usage};
+
+/// Where the last bytes of text went, so lines can be closed cleanly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Nothing,
+    Thinking,
+    Content,
+}
+
+/// The text format: the answer streams to stdout; thinking, tool activity,
+/// diffs, a spinner while waiting and the closing line go to stderr.
+/// `quiet` leaves only the answer, warnings and errors.
+pub struct TextRenderer {
+    color: bool,
+    quiet: bool,
+    open: Open,
+    content_ends_with_newline: bool,
+    spinner: Option<indicatif::ProgressBar>,
+}
+
+impl TextRenderer {
+    /// A renderer for this process's stdout and stderr.
+    pub fn new(quiet: bool) -> Self {
+        TextRenderer {
+            color: stderr_colors(),
+            quiet,
+            open: Open::Nothing,
+            content_ends_with_newline: true,
+            spinner: None,
+        }
+    }
+
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+
+    /// Ends any open line of thinking or content.
+    fn close_line(&mut self) {
+        self.stop_spinner();
+        match self.open {
+            Open::Thinking => err("\n"),
+            Open::Content if !self.content_ends_with_newline => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(b"\n");
+                let _ = out.flush();
+                self.content_ends_with_newline = true;
+            }
+            Open::Content | Open::Nothing => {}
+        }
+        self.open = Open::Nothing;
+    }
+}
+
+impl Output for TextRenderer {
+    fn session_started(&mut self, _session: &Session, _resumed: bool) {}
+
+    fn turn_started(&mut self, _turn: u32) {
+        self.close_line();
+        // A spinner only for a person watching stderr.
+        if !self.quiet && std::io::stderr().is_terminal() {
+            let spinner = indicatif::ProgressBar::new_spinner();
+            spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            spinner.set_message("waiting for the model");
+            spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+            self.spinner = Some(spinner);
+        }
+    }
+
+    fn thinking(&mut self, _turn: u32, delta: &str) {
+        if delta.is_empty() || self.quiet {
+            return;
+        }
+        self.stop_spinner();
+        if self.open == Open::Content {
+            self.close_line();
+        }
+        self.open = Open::Thinking;
+        let dim = style(self.color, Style::new().dim().italic());
+        err(&dim.apply_to(sanitize(delta)).to_string());
+    }
+
+    fn content(&mut self, _turn: u32, delta: &str) {
+        if delta.is_empty() {
+            return;
+        }
+        self.stop_spinner();
+        if self.open == Open::Thinking {
+            err("\n");
+        }
+        self.open = Open::Content;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(delta.as_bytes());
+        let _ = out.flush();
+        self.content_ends_with_newline = delta.ends_with('\n');
+    }
+
+    fn turn_completed(&mut self, _turn: u32, _usage: Usage, _done_reason: Option<&str>) {
+        self.close_line();
+    }
+
+    fn tool_call(
+        &mut self,
+        _turn: u32,
+        _id: &str,
+        name: &str,
+        detail: &str,
+        _arguments: &serde_json::Value,
+    ) {
+        self.close_line();
+        if self.quiet {
+            return;
+        }
+        let cyan = style(self.color, Style::new().cyan().bold());
+        let detail: String = detail
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(160)
+            .collect();
+        err_line(&format!(
+            "{} {}",
+            cyan.apply_to(format!("● {}", sanitize(name))),
+            sanitize(&detail)
+        ));
+    }
+
+    fn permission(&mut self, _record: &PermissionRecord) {}
+
+    fn tool_result(&mut self, _turn: u32, _id: &str, _name: &str, ok: bool, summary: &str) {
+        if self.quiet {
+            return;
+        }
+        let (mark, s) = if ok {
+            ("✓", Style::new().green())
+        } else {
+            ("✗", Style::new().red())
+        };
+        let s = style(self.color, s);
+        err_line(&format!("  {} {}", s.apply_to(mark), sanitize(summary)));
+    }
+
+    fn diff(&mut self, diff: &str) {
+        if !self.quiet {
+            print_diff(diff, self.color);
+        }
+    }
+
+    fn warn(&mut self, message: &str) {
+        self.close_line();
+        print_warning(message);
+    }
+
+    fn note(&mut self, message: &str) {
+        self.close_line();
+        if !self.quiet {
+            let dim = style(self.color, Style::new().dim());
+            err_line(&dim.apply_to(message).to_string());
+        }
+    }
+
+    fn error(&mut self, message: &str) {
+        self.close_line();
+        let red = style(self.color, Style::new().red().bold());
+        err_line(&format!("{} {message}", red.apply_to("oc: error:")));
+    }
+
+    fn session_completed(&mut self, summary: &RunSummary) {
+        self.close_line();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        self.note(&format!(
+            "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · session {}",
+            summary.turns,
+            plural(summary.turns as usize),
+            summary.usage.prompt_tokens,
+            summary.usage.completion_tokens,
+            summary.tool_calls,
+            plural(summary.tool_calls),
+            summary.files_changed.len(),
+            plural(summary.files_changed.len()),
+            summary.duration_ms as f64 / 1000.0,
+            summary.session_id
+        ));
+        let denials = &summary.permission_denials;
+        if !denials.is_empty() {
+            let mut text = format!(
+                "{} action{} needed approval and no one could give it (no terminal):",
+                denials.len(),
+                plural(denials.len())
+            );
+            for d in denials {
+                text.push_str(&format!(
+                    "\n  - {} {}    ({})",
+                    d.tool,
+                    sanitize(&d.detail),
+                    d.allow
+                ));
+            }
+            text.push_str(
+                "\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.",
+            );
+            print_warning(&text);
+        }
+    }
+}
