@@ -17,7 +17,8 @@ use nix::unistd::Pid;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolOutcome, Workspace};
+use super::outcome::ToolOutcome;
+use super::workspace::Workspace;
 
 /// Timeout when the model gives none.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;

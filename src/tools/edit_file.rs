@@ -5,7 +5,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{FileChange, Workspace, edit_match};
+use super::change::FileChange;
+use super::edit_match;
+use super::workspace::Workspace;
 
 /// Arguments of `edit_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -25,7 +27,7 @@ pub struct Args {
 pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
-    super::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
+    super::file_text::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
     let text = match std::fs::read(&path.real) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
             format!("{display} is not UTF-8 text; rewrite it with write_file instead")

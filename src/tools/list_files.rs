@@ -5,7 +5,9 @@ use globset::GlobBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolOutcome, Workspace, walk};
+use super::outcome::ToolOutcome;
+use super::walk;
+use super::workspace::Workspace;
 
 /// Most paths listed; the rest are counted.
 pub const MAX_ENTRIES: usize = 500;

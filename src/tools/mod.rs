@@ -3,25 +3,28 @@
 //! [`ToolOutcome`] for the model, never a crash.
 
 pub mod bash;
+pub mod change;
 pub mod edit_file;
 pub mod edit_match;
+pub mod file_text;
 pub mod lenient;
 pub mod list_files;
 pub mod move_file;
+pub mod outcome;
 pub mod read_file;
 pub mod search;
 pub mod walk;
 pub mod workspace;
 pub mod write_file;
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::vocab::Mode;
+pub use change::{COMPACT_DIFF_LINES, FileChange, Seen};
+pub use file_text::{LATIN1_NOTE, decode_text, regular_file};
+pub use outcome::ToolOutcome;
 pub use workspace::{ResolvedPath, Workspace};
 
 /// Every tool `oc` has, in the order they are offered to the model.
@@ -221,188 +224,6 @@ impl ToolInput {
             },
             ToolInput::Bash(a) => a.command.clone(),
         }
-    }
-}
-
-/// What a tool call produced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutcome {
-    /// False when the call failed; the content then says why.
-    pub ok: bool,
-    /// The tool result sent to the model.
-    pub content: String,
-    /// One line for people (stderr, sessions).
-    pub summary: String,
-    /// Files created, changed or moved, relative to the workspace.
-    pub changed: Vec<String>,
-}
-
-impl ToolOutcome {
-    /// A failed call: the model gets `message`.
-    pub fn error(message: impl Into<String>) -> Self {
-        let message = message.into();
-        ToolOutcome {
-            ok: false,
-            summary: first_line(&message),
-            content: format!("error: {message}"),
-            changed: Vec::new(),
-        }
-    }
-
-    /// A successful call that changed nothing.
-    pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
-        ToolOutcome {
-            ok: true,
-            content: content.into(),
-            summary: summary.into(),
-            changed: Vec::new(),
-        }
-    }
-}
-
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().to_string()
-}
-
-/// Text of a file's bytes: UTF-8 as is (a BOM kept), anything else decoded
-/// as Latin-1 (windows-1252), which never fails and is right for the usual
-/// legacy files. The flag says whether the fallback was used.
-pub fn decode_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (std::borrow::Cow::Borrowed(text), false),
-        Err(_) => {
-            let (text, _, _) = encoding_rs::WINDOWS_1252.decode(bytes);
-            (text, true)
-        }
-    }
-}
-
-/// The note shown with text decoded by the [`decode_text`] fallback.
-pub const LATIN1_NOTE: &str =
-    "note: the file is not valid UTF-8; it is shown decoded as Latin-1 (windows-1252)";
-
-/// Checks that `real`, when it exists, is a regular file: reading a FIFO
-/// would block forever and a device is never a source file. The error
-/// completes a sentence that starts with the path.
-pub fn regular_file(real: &Path) -> Result<(), String> {
-    match std::fs::metadata(real) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            Err("is not a regular file (a FIFO, socket or device); it cannot be used".into())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Most diff lines a file change reports back to the model.
-pub const COMPACT_DIFF_LINES: usize = 40;
-
-/// A change to one file, computed before anything is written so that it can
-/// be shown (as a diff) and approved first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileChange {
-    pub path: ResolvedPath,
-    /// Current text, `None` when the file does not exist yet.
-    pub before: Option<String>,
-    pub after: String,
-    /// What the tool did, e.g. "replaced 1 occurrence".
-    pub note: String,
-}
-
-impl FileChange {
-    /// A unified diff of the change (for prompts and logs).
-    pub fn unified_diff(&self) -> String {
-        let before = self.before.as_deref().unwrap_or("");
-        similar::TextDiff::from_lines(before, &self.after)
-            .unified_diff()
-            .context_radius(3)
-            .header(&self.path.display, &self.path.display)
-            .to_string()
-    }
-
-    /// The changed lines with one line of context, for the model: hunks
-    /// headed `@@ -a,b +c,d @@`, at most [`COMPACT_DIFF_LINES`] lines.
-    pub fn compact_diff(&self) -> String {
-        let before = self.before.as_deref().unwrap_or("");
-        let diff = similar::TextDiff::from_lines(before, &self.after);
-        let text = diff.unified_diff().context_radius(1).to_string();
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.len() <= COMPACT_DIFF_LINES {
-            return lines.join("\n");
-        }
-        format!(
-            "{}\n[… {} more diff lines]",
-            lines[..COMPACT_DIFF_LINES].join("\n"),
-            lines.len() - COMPACT_DIFF_LINES
-        )
-    }
-
-    /// Lines added and removed.
-    pub fn line_counts(&self) -> (usize, usize) {
-        let before = self.before.as_deref().unwrap_or("");
-        let diff = similar::TextDiff::from_lines(before, &self.after);
-        let mut added = 0;
-        let mut removed = 0;
-        for change in diff.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => added += 1,
-                similar::ChangeTag::Delete => removed += 1,
-                similar::ChangeTag::Equal => {}
-            }
-        }
-        (added, removed)
-    }
-
-    /// Writes the change atomically (temp file in the same directory, then
-    /// rename; the file's permissions kept).
-    pub fn apply(&self) -> ToolOutcome {
-        let display = &self.path.display;
-        if self.before.as_deref() == Some(self.after.as_str()) {
-            return ToolOutcome::ok(
-                format!("no change: {display} already has this content"),
-                format!("{display}: no change"),
-            );
-        }
-        if let Err(e) = crate::fsutil::write_atomic(&self.path.real, self.after.as_bytes(), 0o666) {
-            return ToolOutcome::error(format!("cannot write {display}: {e}"));
-        }
-        let (added, removed) = self.line_counts();
-        let verb = if self.before.is_some() {
-            "updated"
-        } else {
-            "created"
-        };
-        let summary = format!("{verb} {display} (+{added} -{removed}) {}", self.note)
-            .trim_end()
-            .to_string();
-        let content = match self.before {
-            Some(_) => format!("{summary}\n{}", self.compact_diff()),
-            None => summary.clone(),
-        };
-        ToolOutcome {
-            ok: true,
-            content,
-            summary,
-            changed: vec![display.clone()],
-        }
-    }
-}
-
-/// The files a run has read or written (real paths). `write_file` refuses to
-/// replace an existing file the model has not looked at in this run.
-#[derive(Debug, Clone, Default)]
-pub struct Seen {
-    files: HashSet<PathBuf>,
-}
-
-impl Seen {
-    /// Notes that the model has seen the current content of `real`.
-    pub fn insert(&mut self, real: &Path) {
-        self.files.insert(real.to_path_buf());
-    }
-
-    /// Whether the model has seen `real` in this run.
-    pub fn contains(&self, real: &Path) -> bool {
-        self.files.contains(real)
     }
 }
 

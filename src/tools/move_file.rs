@@ -4,7 +4,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Seen, ToolOutcome, Workspace};
+use super::change::Seen;
+use super::outcome::ToolOutcome;
+use super::workspace::Workspace;
 
 /// Arguments of `move_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -5,7 +5,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolOutcome, Workspace};
+use super::outcome::ToolOutcome;
+use super::workspace::Workspace;
 
 /// Lines shown when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -39,7 +40,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             "{display} is a directory; use list_files to see what is in it"
         ));
     }
-    if let Err(why) = super::regular_file(&path.real) {
+    if let Err(why) = super::file_text::regular_file(&path.real) {
         return ToolOutcome::error(format!("{display} {why}"));
     }
     let bytes = match std::fs::read(&path.real) {
@@ -57,7 +58,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             bytes.len()
         ));
     }
-    let (text, latin1) = super::decode_text(&bytes);
+    let (text, latin1) = super::file_text::decode_text(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
     let offset = args.offset.unwrap_or(1).max(1);
@@ -76,7 +77,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     let end = offset.saturating_sub(1).saturating_add(limit).min(total);
     let mut out = String::new();
     if latin1 {
-        out.push_str(super::LATIN1_NOTE);
+        out.push_str(super::file_text::LATIN1_NOTE);
         out.push('\n');
     }
     for (i, line) in lines[offset - 1..end].iter().enumerate() {

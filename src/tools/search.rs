@@ -13,7 +13,9 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolOutcome, Workspace, walk};
+use super::outcome::ToolOutcome;
+use super::walk;
+use super::workspace::Workspace;
 
 /// Most matching lines shown; the rest are counted.
 pub const MAX_MATCHES: usize = 200;
@@ -167,7 +169,7 @@ fn search_file(
     let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_IN_MEMORY);
     let searched = if small {
         let bytes = std::fs::read(path).ok()?;
-        let (text, _) = super::decode_text(&bytes);
+        let (text, _) = super::file_text::decode_text(&bytes);
         searcher.search_slice(matcher, text.as_bytes(), sink)
     } else {
         searcher.search_path(matcher, path, sink)

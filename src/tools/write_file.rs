@@ -5,7 +5,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{FileChange, Seen, Workspace};
+use super::change::{FileChange, Seen};
+use super::workspace::Workspace;
 
 /// Arguments of `write_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -31,7 +32,7 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
     if path.real.is_dir() {
         return Err(format!("{} is a directory; give a file path", path.display));
     }
-    super::regular_file(&path.real).map_err(|why| format!("{} {why}", path.display))?;
+    super::file_text::regular_file(&path.real).map_err(|why| format!("{} {why}", path.display))?;
     let before = match std::fs::read(&path.real) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
