@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::config::Overrides;
 use crate::vocab::{TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
@@ -256,4 +257,26 @@ pub struct CommonArgs {
     /// [default: ~/.ollama-code]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
+}
+
+impl CommonArgs {
+    /// The flags' part of the settings merge ([`crate::config::Settings::resolve`]).
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            model: self.model.clone(),
+            host: self.host.clone(),
+            num_ctx: self.num_ctx,
+            max_turns: self.max_turns,
+            think: self.think,
+            temperature: self.temperature,
+            top_p: self.top_p,
+            top_k: self.top_k,
+            presence_penalty: self.presence_penalty,
+            yes: self.yes,
+            plan: self.plan,
+            text_tools: self.text_tools,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+        }
+    }
 }

@@ -177,7 +177,7 @@ fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
     if let Some(mut project) =
         config::load_file(&cwd.join(permissions::project_config::PROJECT_CONFIG))?
     {
-        if let Some(warning) = config::drop_remote_host(&mut project) {
+        if let Some(warning) = config::file::drop_remote_host(&mut project) {
             ui::print_warning(&warning);
         }
         files.push(project);
@@ -201,7 +201,7 @@ fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
             ));
         }
     }
-    Settings::resolve(common, mode, &env, &files, cwd, home)
+    Settings::resolve(&common.overrides(), mode, &env, &files, cwd, home)
 }
 
 fn workspace_dir(flag: Option<&Path>) -> Result<PathBuf> {

@@ -4,18 +4,19 @@
 //! Loading files is I/O ([`load_file`]); merging is the pure
 //! [`Settings::resolve`], unit-tested below.
 
+pub mod file;
+
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::cli::CommonArgs;
 use crate::client::Timeouts;
-use crate::client::host::{is_loopback, normalize_host};
+use crate::client::host::normalize_host;
 use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
 use crate::permissions::rules::{Action, Rule};
 use crate::vocab::{Mode, Sampling, TextTools, Think};
+
+pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 
 /// Default model (SPEC §3).
 pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
@@ -25,15 +26,14 @@ pub const DEFAULT_HOST: &str = "http://localhost:11434";
 pub const DEFAULT_NUM_CTX: u32 = 32768;
 /// Default cap on model requests per run.
 pub const DEFAULT_MAX_TURNS: u32 = 25;
-/// Smallest `num_ctx` accepted; below this no system prompt fits.
-pub const MIN_NUM_CTX: u32 = 256;
 /// File name of the user config inside `OC_HOME`.
 pub const USER_CONFIG: &str = "config.json";
 
-/// One config file (`config.json`, `.ollama-code.json`): every key optional.
-/// Unknown keys produce a warning, not an error.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct FileConfig {
+/// What the command line sets, as plain values: the flags' part of the
+/// merge. `cli` fills it from the parsed arguments; `None` and `false` mean
+/// "not given".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
     pub model: Option<String>,
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
@@ -43,106 +43,15 @@ pub struct FileConfig {
     pub top_p: Option<f64>,
     pub top_k: Option<u32>,
     pub presence_penalty: Option<f64>,
-    pub permissions: Option<FilePermissions>,
-    pub connect_timeout_secs: Option<u64>,
-    pub first_byte_timeout_secs: Option<u64>,
-    pub idle_timeout_secs: Option<u64>,
+    /// `--yes`: permission mode yolo in code mode.
+    pub yes: bool,
+    /// `--plan`: `oc run` in plan mode.
+    pub plan: bool,
     pub text_tools: Option<TextTools>,
-}
-
-/// The `permissions` section of a config file.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct FilePermissions {
-    /// `[{"action": "allow" | "ask" | "deny", "rule": "TOOL(PATTERN)"}]`
-    #[serde(default)]
-    pub rules: Vec<FileRule>,
-}
-
-/// One entry of `permissions.rules`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FileRule {
-    pub action: Action,
-    pub rule: String,
-}
-
-/// A config file as loaded: where it came from, its values and its warnings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFile {
-    pub path: PathBuf,
-    pub config: FileConfig,
-    /// Keys that `oc` does not know, as dotted paths.
-    pub unknown_keys: Vec<String>,
-}
-
-/// Reads one config file. A missing file is `Ok(None)`; a file that is not
-/// valid JSON or has a value of the wrong type is [`Error::ConfigSyntax`]
-/// with the 1-based line and column.
-pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(Error::ConfigRead {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
-    parse_file(path, &text).map(Some)
-}
-
-/// Parses the text of a config file; see [`load_file`].
-pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
-        return Ok(LoadedFile {
-            path: path.to_path_buf(),
-            config: FileConfig::default(),
-            unknown_keys: Vec::new(),
-        });
-    }
-    let syntax = |e: serde_json::Error| {
-        let full = e.to_string();
-        let message = match full.rfind(" at line ") {
-            Some(cut) => full[..cut].to_string(),
-            None => full,
-        };
-        Error::ConfigSyntax {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message,
-        }
-    };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut unknown_keys = Vec::new();
-    let config: FileConfig =
-        serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key.to_string()))
-            .map_err(syntax)?;
-    de.end().map_err(syntax)?;
-    Ok(LoadedFile {
-        path: path.to_path_buf(),
-        config,
-        unknown_keys,
-    })
-}
-
-/// Drops a `host` that a project config (a file that came with the
-/// repository, so not trusted) points away from this machine: a cloned
-/// repository must not send prompts and code elsewhere. Returns the warning
-/// to show. Loopback hosts are kept.
-pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
-    let host = file.config.host.as_deref()?;
-    let loopback = normalize_host(host).is_ok_and(|url| is_loopback(&url));
-    if loopback {
-        return None;
-    }
-    let warning = format!(
-        "`{}` sets `host` to `{host}`, which is not this machine; it is ignored. Set a remote host with `--host`, `OLLAMA_HOST` or `OC_HOME/config.json`",
-        file.path.display()
-    );
-    file.config.host = None;
-    Some(warning)
+    /// `--allow RULE`, in order.
+    pub allow: Vec<String>,
+    /// `--deny RULE`, in order.
+    pub deny: Vec<String>,
 }
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
@@ -219,7 +128,7 @@ impl Settings {
     /// Errors: a bad host form or an out-of-range value in a file
     /// ([`Error::Usage`], exit 2).
     pub fn resolve(
-        flags: &CommonArgs,
+        flags: &Overrides,
         mode: Mode,
         env: &EnvValues,
         files: &[LoadedFile],
@@ -236,7 +145,7 @@ impl Settings {
                 rules.push(rule);
             }
             let c = &file.config;
-            check_file_values(file)?;
+            file::check_values(file)?;
             macro_rules! take {
                 ($($field:ident),*) => { $( if c.$field.is_some() { merged.$field = c.$field.clone(); } )* };
             }
@@ -363,32 +272,6 @@ fn check_sampling(s: &Sampling) -> Result<()> {
     Ok(())
 }
 
-fn check_file_values(file: &LoadedFile) -> Result<()> {
-    let bad = |key: &str, what: &str| {
-        Err(Error::Usage(format!(
-            "config file `{}`: `{key}` {what}",
-            file.path.display()
-        )))
-    };
-    let c = &file.config;
-    if c.num_ctx.is_some_and(|n| n < MIN_NUM_CTX) {
-        return bad("num_ctx", &format!("must be at least {MIN_NUM_CTX}"));
-    }
-    if c.max_turns == Some(0) {
-        return bad("max_turns", "must be at least 1");
-    }
-    for (key, value) in [
-        ("connect_timeout_secs", c.connect_timeout_secs),
-        ("first_byte_timeout_secs", c.first_byte_timeout_secs),
-        ("idle_timeout_secs", c.idle_timeout_secs),
-    ] {
-        if value == Some(0) {
-            return bad(key, "must be at least 1");
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,7 +282,7 @@ mod tests {
     }
 
     /// Resolves in code mode with no environment.
-    fn resolve_files(flags: &CommonArgs, files: &[LoadedFile]) -> Result<Settings> {
+    fn resolve_files(flags: &Overrides, files: &[LoadedFile]) -> Result<Settings> {
         Settings::resolve(
             flags,
             Mode::Code,
@@ -410,7 +293,7 @@ mod tests {
         )
     }
 
-    fn resolve(flags: &CommonArgs, env: &EnvValues, files: &[LoadedFile]) -> Settings {
+    fn resolve(flags: &Overrides, env: &EnvValues, files: &[LoadedFile]) -> Settings {
         Settings::resolve(
             flags,
             Mode::Code,
@@ -424,7 +307,7 @@ mod tests {
 
     #[test]
     fn defaults_apply_when_nothing_is_set() {
-        let s = resolve(&CommonArgs::default(), &EnvValues::default(), &[]);
+        let s = resolve(&Overrides::default(), &EnvValues::default(), &[]);
         assert_eq!(s.model, "qwen3.5:latest");
         assert_eq!(s.host, "http://localhost:11434");
         assert_eq!(s.num_ctx, 32768);
@@ -443,9 +326,9 @@ mod tests {
             host: Some("env-host".into()),
             ..EnvValues::default()
         };
-        let flags = CommonArgs {
+        let flags = Overrides {
             model: Some("flag".into()),
-            ..CommonArgs::default()
+            ..Overrides::default()
         };
         let files = [user, project];
         let s = resolve(&flags, &env, &files);
@@ -453,19 +336,19 @@ mod tests {
         assert_eq!(s.host, "http://env-host:11434");
         assert_eq!(s.num_ctx, 2000);
         assert_eq!(s.sampling.top_k, 5);
-        let s = resolve(&CommonArgs::default(), &env, &files);
+        let s = resolve(&Overrides::default(), &env, &files);
         assert_eq!(s.model, "env");
-        let s = resolve(&CommonArgs::default(), &EnvValues::default(), &files);
+        let s = resolve(&Overrides::default(), &EnvValues::default(), &files);
         assert_eq!(s.model, "project");
         assert_eq!(s.host, "http://project-host:11434");
     }
 
     #[test]
     fn plan_mode_defaults_think_off_and_is_read_only() {
-        let flags = CommonArgs {
+        let flags = Overrides {
             plan: true,
             yes: true,
-            ..CommonArgs::default()
+            ..Overrides::default()
         };
         let s = resolve(&flags, &EnvValues::default(), &[]);
         assert_eq!(s.mode, Mode::Plan);
@@ -475,9 +358,9 @@ mod tests {
 
     #[test]
     fn yes_means_yolo_in_code_mode() {
-        let flags = CommonArgs {
+        let flags = Overrides {
             yes: true,
-            ..CommonArgs::default()
+            ..Overrides::default()
         };
         assert_eq!(
             resolve(&flags, &EnvValues::default(), &[]).permission_mode,
@@ -486,55 +369,27 @@ mod tests {
     }
 
     #[test]
-    fn malformed_file_names_line_and_column() {
-        let err = parse_file(Path::new("p.json"), "{\n  \"model\": \"x\",\n  oops\n}").unwrap_err();
-        match err {
-            Error::ConfigSyntax { line, column, .. } => assert_eq!((line, column), (3, 3)),
-            other => panic!("unexpected {other:?}"),
-        }
-        let err = parse_file(Path::new("p.json"), r#"{"num_ctx": "big"}"#).unwrap_err();
-        assert!(err.to_string().contains("line 1, column"), "{err}");
-    }
-
-    #[test]
-    fn unknown_keys_are_reported() {
-        let f = file(r#"{"model":"m","modle":"x","extra":{"a":1}}"#);
-        assert_eq!(
-            f.unknown_keys,
-            vec!["modle".to_string(), "extra".to_string()]
-        );
-    }
-
-    #[test]
-    fn think_accepts_bools_and_levels() {
-        assert_eq!(file(r#"{"think":false}"#).config.think, Some(Think::Off));
-        assert_eq!(file(r#"{"think":"high"}"#).config.think, Some(Think::High));
-        assert!(parse_file(Path::new("x"), r#"{"think":"max"}"#).is_err());
-        assert_eq!("Medium".parse::<Think>(), Ok(Think::Medium));
-    }
-
-    #[test]
     fn sampling_values_are_checked() {
         for flags in [
-            CommonArgs {
+            Overrides {
                 temperature: Some(f64::NAN),
-                ..CommonArgs::default()
+                ..Overrides::default()
             },
-            CommonArgs {
+            Overrides {
                 temperature: Some(-1.0),
-                ..CommonArgs::default()
+                ..Overrides::default()
             },
-            CommonArgs {
+            Overrides {
                 top_p: Some(-3.0),
-                ..CommonArgs::default()
+                ..Overrides::default()
             },
-            CommonArgs {
+            Overrides {
                 top_p: Some(1.5),
-                ..CommonArgs::default()
+                ..Overrides::default()
             },
-            CommonArgs {
+            Overrides {
                 presence_penalty: Some(f64::INFINITY),
-                ..CommonArgs::default()
+                ..Overrides::default()
             },
         ] {
             let result = resolve_files(&flags, &[]);
@@ -543,40 +398,14 @@ mod tests {
     }
 
     #[test]
-    fn project_config_cannot_point_away_from_this_machine() {
-        let mut remote = file(r#"{"host": "https://evil.example", "model": "m"}"#);
-        assert!(
-            drop_remote_host(&mut remote)
-                .unwrap()
-                .contains("not this machine")
-        );
-        assert_eq!(remote.config.host, None);
-        assert_eq!(remote.config.model.as_deref(), Some("m"));
-        for tricky in [
-            r"http://0.0.0.0:11665\@localhost",
-            "http://evil#@localhost",
-            "http://evil?@localhost",
-        ] {
-            let mut f = file(&serde_json::json!({ "host": tricky }).to_string());
-            assert!(drop_remote_host(&mut f).is_some(), "{tricky}");
-            assert!(normalize_host(tricky).is_err(), "{tricky}");
-        }
-        for local in ["localhost:11500", "127.0.0.1", "http://[::1]:11434", "::1"] {
-            let mut f = file(&format!(r#"{{"host": "{local}"}}"#));
-            assert_eq!(drop_remote_host(&mut f), None, "{local}");
-            assert!(f.config.host.is_some());
-        }
-    }
-
-    #[test]
     fn rules_come_from_files_then_flags() {
         let f = file(
             r#"{"permissions": {"rules": [{"action": "deny", "rule": "write(src/**)"}, {"action": "ask", "rule": "bash(git push*)"}]}}"#,
         );
-        let flags = CommonArgs {
+        let flags = Overrides {
             allow: vec!["bash(cargo test*)".into()],
             deny: vec!["read(secrets/)".into()],
-            ..CommonArgs::default()
+            ..Overrides::default()
         };
         let s = resolve(&flags, &EnvValues::default(), &[f]);
         let rules: Vec<(Action, &str)> = s
@@ -593,9 +422,9 @@ mod tests {
                 (Action::Deny, "read(secrets/)"),
             ]
         );
-        let bad = CommonArgs {
+        let bad = Overrides {
             allow: vec!["shell(ls)".into()],
-            ..CommonArgs::default()
+            ..Overrides::default()
         };
         let err = resolve_files(&bad, &[]).unwrap_err();
         assert!(
@@ -604,7 +433,7 @@ mod tests {
             "{err}"
         );
         let f = file(r#"{"permissions": {"rules": [{"action": "allow", "rule": "bash("}]}}"#);
-        let err = resolve_files(&CommonArgs::default(), &[f]).unwrap_err();
+        let err = resolve_files(&Overrides::default(), &[f]).unwrap_err();
         assert!(
             err.to_string()
                 .contains("config file `c.json`: invalid rule `bash(`"),
@@ -620,18 +449,9 @@ mod tests {
     }
 
     #[test]
-    fn empty_files_and_a_bom_are_fine() {
-        assert_eq!(file("").config, FileConfig::default());
-        assert_eq!(
-            file("\u{feff}{\"model\": \"m\"}").config.model.as_deref(),
-            Some("m")
-        );
-    }
-
-    #[test]
     fn out_of_range_file_values_are_usage_errors() {
         let f = file(r#"{"max_turns":0}"#);
-        let err = resolve_files(&CommonArgs::default(), &[f]).unwrap_err();
+        let err = resolve_files(&Overrides::default(), &[f]).unwrap_err();
         assert!(err.to_string().contains("max_turns"), "{err}");
     }
 

@@ -1,0 +1,233 @@
+//! The config file format (`OC_HOME/config.json`, `./.ollama-code.json`,
+//! `--config FILE`): every key optional, unknown keys reported, errors with
+//! the file, line and column.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::client::host::{is_loopback, normalize_host};
+use crate::error::{Error, Result};
+use crate::permissions::rules::Action;
+use crate::vocab::{TextTools, Think};
+
+/// Smallest `num_ctx` accepted (the flag's limit too); below this no system
+/// prompt fits.
+pub const MIN_NUM_CTX: u32 = 256;
+
+/// One config file (`config.json`, `.ollama-code.json`): every key optional.
+/// Unknown keys produce a warning, not an error.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FileConfig {
+    pub model: Option<String>,
+    pub host: Option<String>,
+    pub num_ctx: Option<u32>,
+    pub max_turns: Option<u32>,
+    pub think: Option<Think>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub top_k: Option<u32>,
+    pub presence_penalty: Option<f64>,
+    pub permissions: Option<FilePermissions>,
+    pub connect_timeout_secs: Option<u64>,
+    pub first_byte_timeout_secs: Option<u64>,
+    pub idle_timeout_secs: Option<u64>,
+    pub text_tools: Option<TextTools>,
+}
+
+/// The `permissions` section of a config file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FilePermissions {
+    /// `[{"action": "allow" | "ask" | "deny", "rule": "TOOL(PATTERN)"}]`
+    #[serde(default)]
+    pub rules: Vec<FileRule>,
+}
+
+/// One entry of `permissions.rules`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FileRule {
+    pub action: Action,
+    pub rule: String,
+}
+
+/// A config file as loaded: where it came from, its values and its warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedFile {
+    pub path: PathBuf,
+    pub config: FileConfig,
+    /// Keys that `oc` does not know, as dotted paths.
+    pub unknown_keys: Vec<String>,
+}
+
+/// Reads one config file. A missing file is `Ok(None)`; a file that is not
+/// valid JSON or has a value of the wrong type is [`Error::ConfigSyntax`]
+/// with the 1-based line and column.
+pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::ConfigRead {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    parse_file(path, &text).map(Some)
+}
+
+/// Parses the text of a config file; see [`load_file`].
+pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Ok(LoadedFile {
+            path: path.to_path_buf(),
+            config: FileConfig::default(),
+            unknown_keys: Vec::new(),
+        });
+    }
+    let syntax = |e: serde_json::Error| {
+        let full = e.to_string();
+        let message = match full.rfind(" at line ") {
+            Some(cut) => full[..cut].to_string(),
+            None => full,
+        };
+        Error::ConfigSyntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let mut unknown_keys = Vec::new();
+    let config: FileConfig =
+        serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key.to_string()))
+            .map_err(syntax)?;
+    de.end().map_err(syntax)?;
+    Ok(LoadedFile {
+        path: path.to_path_buf(),
+        config,
+        unknown_keys,
+    })
+}
+
+/// Drops a `host` that a project config (a file that came with the
+/// repository, so not trusted) points away from this machine: a cloned
+/// repository must not send prompts and code elsewhere. Returns the warning
+/// to show. Loopback hosts are kept.
+pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
+    let host = file.config.host.as_deref()?;
+    let loopback = normalize_host(host).is_ok_and(|url| is_loopback(&url));
+    if loopback {
+        return None;
+    }
+    let warning = format!(
+        "`{}` sets `host` to `{host}`, which is not this machine; it is ignored. Set a remote host with `--host`, `OLLAMA_HOST` or `OC_HOME/config.json`",
+        file.path.display()
+    );
+    file.config.host = None;
+    Some(warning)
+}
+
+/// Values a file may not hold: a `num_ctx` below the minimum, zero turns or
+/// zero timeouts.
+///
+/// Errors: [`Error::Usage`] naming the file and the key.
+pub fn check_values(file: &LoadedFile) -> Result<()> {
+    let bad = |key: &str, what: &str| {
+        Err(Error::Usage(format!(
+            "config file `{}`: `{key}` {what}",
+            file.path.display()
+        )))
+    };
+    let c = &file.config;
+    if c.num_ctx.is_some_and(|n| n < MIN_NUM_CTX) {
+        return bad("num_ctx", &format!("must be at least {MIN_NUM_CTX}"));
+    }
+    if c.max_turns == Some(0) {
+        return bad("max_turns", "must be at least 1");
+    }
+    for (key, value) in [
+        ("connect_timeout_secs", c.connect_timeout_secs),
+        ("first_byte_timeout_secs", c.first_byte_timeout_secs),
+        ("idle_timeout_secs", c.idle_timeout_secs),
+    ] {
+        if value == Some(0) {
+            return bad(key, "must be at least 1");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(json: &str) -> LoadedFile {
+        parse_file(Path::new("c.json"), json).unwrap()
+    }
+
+    #[test]
+    fn malformed_file_names_line_and_column() {
+        let err = parse_file(Path::new("p.json"), "{\n  \"model\": \"x\",\n  oops\n}").unwrap_err();
+        match err {
+            Error::ConfigSyntax { line, column, .. } => assert_eq!((line, column), (3, 3)),
+            other => panic!("unexpected {other:?}"),
+        }
+        let err = parse_file(Path::new("p.json"), r#"{"num_ctx": "big"}"#).unwrap_err();
+        assert!(err.to_string().contains("line 1, column"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_reported() {
+        let f = file(r#"{"model":"m","modle":"x","extra":{"a":1}}"#);
+        assert_eq!(
+            f.unknown_keys,
+            vec!["modle".to_string(), "extra".to_string()]
+        );
+    }
+
+    #[test]
+    fn think_accepts_bools_and_levels() {
+        assert_eq!(file(r#"{"think":false}"#).config.think, Some(Think::Off));
+        assert_eq!(file(r#"{"think":"high"}"#).config.think, Some(Think::High));
+        assert!(parse_file(Path::new("x"), r#"{"think":"max"}"#).is_err());
+        assert_eq!("Medium".parse::<Think>(), Ok(Think::Medium));
+    }
+
+    #[test]
+    fn project_config_cannot_point_away_from_this_machine() {
+        let mut remote = file(r#"{"host": "https://evil.example", "model": "m"}"#);
+        assert!(
+            drop_remote_host(&mut remote)
+                .unwrap()
+                .contains("not this machine")
+        );
+        assert_eq!(remote.config.host, None);
+        assert_eq!(remote.config.model.as_deref(), Some("m"));
+        for tricky in [
+            r"http://0.0.0.0:11665\@localhost",
+            "http://evil#@localhost",
+            "http://evil?@localhost",
+        ] {
+            let mut f = file(&serde_json::json!({ "host": tricky }).to_string());
+            assert!(drop_remote_host(&mut f).is_some(), "{tricky}");
+            assert!(normalize_host(tricky).is_err(), "{tricky}");
+        }
+        for local in ["localhost:11500", "127.0.0.1", "http://[::1]:11434", "::1"] {
+            let mut f = file(&format!(r#"{{"host": "{local}"}}"#));
+            assert_eq!(drop_remote_host(&mut f), None, "{local}");
+            assert!(f.config.host.is_some());
+        }
+    }
+
+    #[test]
+    fn empty_files_and_a_bom_are_fine() {
+        assert_eq!(file("").config, FileConfig::default());
+        assert_eq!(
+            file("\u{feff}{\"model\": \"m\"}").config.model.as_deref(),
+            Some("m")
+        );
+    }
+}
