@@ -2,6 +2,7 @@
 //! is the one spoken today; the message types ([`message`]) are its wire
 //! format and are also what sessions and fine-tuning records store.
 
+pub mod fenced;
 pub mod host;
 pub mod message;
 pub mod ndjson;

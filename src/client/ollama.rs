@@ -10,7 +10,7 @@ use super::message::{Message, ToolCall};
 use super::ndjson::LineBuffer;
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
-use crate::vocab::Think;
+use crate::vocab::{Sampling, Think};
 
 /// Body of `POST /api/chat` (always `stream: true`).
 #[derive(Debug, Serialize)]
@@ -37,6 +37,19 @@ pub struct ChatOptions {
     pub top_p: f64,
     pub top_k: u32,
     pub presence_penalty: f64,
+}
+
+impl ChatOptions {
+    /// `num_ctx` (tokens) and the sampling options.
+    pub fn new(num_ctx: u32, sampling: &Sampling) -> Self {
+        ChatOptions {
+            num_ctx,
+            temperature: sampling.temperature,
+            top_p: sampling.top_p,
+            top_k: sampling.top_k,
+            presence_penalty: sampling.presence_penalty,
+        }
+    }
 }
 
 /// One line of the `/api/chat` NDJSON stream. `message.content` and

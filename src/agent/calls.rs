@@ -1,0 +1,432 @@
+//! One tool call under policy (SPEC §5–7): validate the arguments, resolve
+//! the paths, settle permission (rules, then the approver), run, and report
+//! the result with secrets scrubbed. Every failure is a result for the
+//! model, never a crash.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::config::Settings;
+use crate::permissions::project_config::{self, ProjectConfigGuard};
+use crate::permissions::rules::{Action, Rule};
+use crate::permissions::secrets::Secrets;
+use crate::permissions::{
+    self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
+};
+use crate::protocol::Denial;
+use crate::session::Session;
+use crate::tools::{self, FileChange, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
+use crate::ui::Output;
+use crate::vocab::Mode;
+
+/// Runs the calls of one run and keeps what they add up to.
+pub struct CallRunner<'a> {
+    settings: &'a Settings,
+    workspace: &'a Workspace,
+    offered: &'a [ToolName],
+    approver: &'a mut dyn Approver,
+    /// The permission rules, with those added by "always" answers.
+    rules: Vec<Rule>,
+    /// Files the model has read or written in this run.
+    seen: tools::Seen,
+    /// Values scrubbed from every tool result.
+    secrets: Secrets,
+    /// Undoes any change a command makes to `./.ollama-code.json`.
+    project_config: ProjectConfigGuard,
+    /// Calls that needed approval no one could give.
+    pub denials: Vec<Denial>,
+    /// Calls run (validated and settled, whatever their outcome).
+    pub tool_calls: usize,
+    /// Files created, changed or moved, relative to the workspace.
+    pub files_changed: Vec<String>,
+}
+
+impl<'a> CallRunner<'a> {
+    /// A runner for the tools `offered` in `workspace`.
+    pub fn new(
+        settings: &'a Settings,
+        workspace: &'a Workspace,
+        offered: &'a [ToolName],
+        approver: &'a mut dyn Approver,
+    ) -> Self {
+        CallRunner {
+            settings,
+            workspace,
+            offered,
+            approver,
+            rules: settings.rules.clone(),
+            seen: tools::Seen::default(),
+            secrets: Secrets::gather(workspace.root()),
+            project_config: ProjectConfigGuard::new(workspace.root()),
+            denials: Vec::new(),
+            tool_calls: 0,
+            files_changed: Vec::new(),
+        }
+    }
+
+    /// The permission rules as they stand (with "always" answers added).
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Validates, settles permission for and runs one call. `arguments` is
+    /// the parsed object, or the error for the model when it was not usable.
+    pub async fn run(
+        &mut self,
+        session: &mut Session,
+        out: &mut dyn Output,
+        id: &str,
+        name: &str,
+        arguments: Result<Value, String>,
+    ) -> ToolOutcome {
+        self.tool_calls += 1;
+        let turn = session.turns;
+        let arguments = match arguments {
+            Ok(a) => a,
+            Err(message) => {
+                out.tool_call(turn, id, name, "", &Value::Null);
+                return self.report(out, turn, id, name, ToolOutcome::error(message));
+            }
+        };
+        let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
+            return self.refuse_unoffered(session, out, id, name, &arguments);
+        };
+        let input = match ToolInput::parse(tool, &arguments) {
+            Ok(input) => input,
+            Err(message) => {
+                out.tool_call(turn, id, name, "", &arguments);
+                return self.report(out, turn, id, name, ToolOutcome::error(message));
+            }
+        };
+        let detail = input.detail();
+        out.tool_call(turn, id, name, &detail, &arguments);
+        let decision = PermissionRecord {
+            turn,
+            tool_call_id: id.to_string(),
+            tool: name.to_string(),
+            detail: detail.clone(),
+            allowed: false,
+            source: Source::HardRule,
+            rule: None,
+            reason: None,
+        };
+        let mut resolved: Vec<ResolvedPath> = Vec::new();
+        for path in input.paths() {
+            match self.workspace.resolve(path) {
+                Ok(p) => resolved.push(p),
+                Err(why) => {
+                    let record = PermissionRecord {
+                        reason: Some(why.clone()),
+                        ..decision
+                    };
+                    decide(session, out, record);
+                    let outcome = ToolOutcome::error(format!("refused: {why}"));
+                    return self.report(out, turn, id, name, outcome);
+                }
+            }
+        }
+        let request = permissions::Request {
+            input: &input,
+            paths: &resolved,
+            root: self.workspace.root(),
+        };
+        let verdict = permissions::check(self.settings.permission_mode, &self.rules, &request);
+        let exact = permissions::exact_rules(&request);
+        // A write or edit that cannot apply fails before anyone is asked.
+        let change = if matches!(verdict, Verdict::Deny { .. }) {
+            None
+        } else {
+            match tools::prepare_change(&input, self.workspace, &self.seen) {
+                Ok(change) => change,
+                Err(message) => {
+                    return self.report(out, turn, id, name, ToolOutcome::error(message));
+                }
+            }
+        };
+        let asked = matches!(verdict, Verdict::Ask { .. });
+        let (source, rule, denied) = match verdict {
+            Verdict::Allow { source, rule } => (source, rule, None),
+            Verdict::Deny { source, reason } => (source, None, Some(reason)),
+            Verdict::Ask { rule } => {
+                let (source, added, denied) =
+                    self.ask(out, name, &detail, change.as_ref(), &exact, rule.as_deref());
+                (source, added.or(rule), denied)
+            }
+        };
+        if let Some(reason) = denied {
+            let record = PermissionRecord {
+                source,
+                rule,
+                reason: Some(reason.clone()),
+                ..decision
+            };
+            decide(session, out, record);
+            let outcome = ToolOutcome::error(format!("not approved: {reason}"));
+            return self.report(out, turn, id, name, outcome);
+        }
+        let record = PermissionRecord {
+            allowed: true,
+            source,
+            rule,
+            ..decision
+        };
+        decide(session, out, record);
+        let outcome = self
+            .execute(out, &input, change, asked, resolved.last())
+            .await;
+        self.report(out, turn, id, name, outcome)
+    }
+
+    /// Runs an approved call: applies a prepared change, or executes the
+    /// tool; then hides denied paths, undoes changes to the project config,
+    /// and notes what the model has now seen and what changed.
+    async fn execute(
+        &mut self,
+        out: &mut dyn Output,
+        input: &ToolInput,
+        change: Option<FileChange>,
+        asked: bool,
+        last_path: Option<&ResolvedPath>,
+    ) -> ToolOutcome {
+        let mut outcome = match change {
+            Some(change) => {
+                let outcome = change.apply();
+                if outcome.ok {
+                    self.seen.insert(&change.path.real);
+                    // A diff the user just approved is not shown twice.
+                    if !outcome.changed.is_empty() && !asked {
+                        out.diff(&change.unified_diff());
+                    }
+                }
+                outcome
+            }
+            None => tools::execute(input, self.workspace, &self.seen).await,
+        };
+        if matches!(input, ToolInput::ListFiles(_) | ToolInput::Search(_)) {
+            self.hide_denied_paths(&mut outcome);
+        }
+        if let ToolInput::Bash(_) = input
+            && let Some(undone) = self.project_config.restore()
+        {
+            out.warn(&undone);
+            outcome.ok = false;
+            outcome.content.push_str(&format!("\n[{undone}]"));
+        }
+        if outcome.ok {
+            // What the model now knows the content of: a file it read, or
+            // the new place of a file it moved.
+            if let (ToolInput::ReadFile(_) | ToolInput::MoveFile(_), Some(path)) =
+                (input, last_path)
+            {
+                self.seen.insert(&path.real);
+            }
+        }
+        for file in &outcome.changed {
+            if !self.files_changed.contains(file) {
+                self.files_changed.push(file.clone());
+            }
+        }
+        outcome
+    }
+
+    /// A call to a tool this mode does not offer, or that does not exist.
+    fn refuse_unoffered(
+        &mut self,
+        session: &mut Session,
+        out: &mut dyn Output,
+        id: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> ToolOutcome {
+        let turn = session.turns;
+        let shown = ToolName::from_name(name)
+            .and_then(|t| ToolInput::parse(t, arguments).ok())
+            .map(|input| input.detail())
+            .unwrap_or_default();
+        out.tool_call(turn, id, name, &shown, arguments);
+        let message = self.unknown_tool(name);
+        if ToolName::from_name(name).is_some() {
+            // A real tool this mode does not offer: a refusal by mode.
+            let record = PermissionRecord {
+                turn,
+                tool_call_id: id.to_string(),
+                tool: name.to_string(),
+                detail: shown,
+                allowed: false,
+                source: Source::Mode,
+                rule: None,
+                reason: Some(message.clone()),
+            };
+            decide(session, out, record);
+        }
+        self.report(out, turn, id, name, ToolOutcome::error(message))
+    }
+
+    /// Drops the lines of a `list_files` or `search` result whose path a
+    /// deny rule keeps from being read: a denied file must not show up in a
+    /// listing or a search either.
+    fn hide_denied_paths(&self, outcome: &mut ToolOutcome) {
+        let denies: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| {
+                r.action == Action::Deny
+                    && (r.covers(ToolName::ReadFile)
+                        || r.covers(ToolName::Search)
+                        || r.covers(ToolName::ListFiles))
+            })
+            .collect();
+        if denies.is_empty() {
+            return;
+        }
+        let mut hidden = 0;
+        let kept: Vec<&str> = outcome
+            .content
+            .lines()
+            .filter(|line| {
+                let path = line.split(':').next().unwrap_or(line);
+                let denied =
+                    !line.starts_with('(') && denies.iter().any(|r| r.matches_path(path, false));
+                hidden += usize::from(denied);
+                !denied
+            })
+            .collect();
+        if hidden > 0 {
+            outcome.content = format!("{}\n({hidden} lines hidden by deny rules)", kept.join("\n"));
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        let available: Vec<&str> = self.offered.iter().map(|t| t.as_str()).collect();
+        let available = if available.is_empty() {
+            "none: answer in text".to_string()
+        } else {
+            available.join(", ")
+        };
+        match ToolName::from_name(name) {
+            Some(_) if self.settings.mode == Mode::Plan => format!(
+                "`{name}` is not available in plan mode (read-only); available tools: {available}"
+            ),
+            _ => format!("there is no tool `{name}`; available tools: {available}"),
+        }
+    }
+
+    /// Shows a result and returns it with secret values scrubbed: nothing
+    /// the model sees, or the session keeps, holds them.
+    fn report(
+        &self,
+        out: &mut dyn Output,
+        turn: u32,
+        id: &str,
+        name: &str,
+        mut outcome: ToolOutcome,
+    ) -> ToolOutcome {
+        if let Cow::Owned(clean) = self.secrets.scrub(&outcome.content) {
+            outcome.content = clean;
+        }
+        if let Cow::Owned(clean) = self.secrets.scrub(&outcome.summary) {
+            outcome.summary = clean;
+        }
+        out.tool_result(turn, id, name, outcome.ok, &outcome.summary);
+        outcome
+    }
+
+    /// Asks the approver. Returns who decided, the rule added by an
+    /// "always" answer, and for a denial, why.
+    fn ask(
+        &mut self,
+        out: &mut dyn Output,
+        name: &str,
+        detail: &str,
+        change: Option<&FileChange>,
+        exact: &[String],
+        ask_rule: Option<&str>,
+    ) -> (Source, Option<String>, Option<String>) {
+        let request = ApprovalRequest {
+            tool: name.to_string(),
+            detail: detail.to_string(),
+            diff: change.map(|c| c.unified_diff()),
+            always_rules: if ask_rule.is_some() {
+                Vec::new()
+            } else {
+                exact.to_vec()
+            },
+        };
+        match self.approver.approve(&request) {
+            Approval::Yes => (Source::User, None, None),
+            Approval::Always => {
+                self.allow_always(out, exact);
+                (Source::User, Some(exact.join(", ")), None)
+            }
+            Approval::No { reason: Some(r) } => (
+                Source::User,
+                None,
+                Some(format!("the user declined this call: {r}")),
+            ),
+            Approval::No { reason: None } => (
+                Source::User,
+                None,
+                Some("the user declined this call".to_string()),
+            ),
+            Approval::Unavailable => {
+                let reason = self.deny_headless(name, detail, exact, ask_rule);
+                (Source::NoApprover, None, Some(reason))
+            }
+        }
+    }
+
+    /// An "always" answer: the exact rules are allowed from now on, in this
+    /// run and in the project config.
+    fn allow_always(&mut self, out: &mut dyn Output, exact: &[String]) {
+        for text in exact {
+            match Rule::parse(Action::Allow, text) {
+                Ok(rule) => self.rules.push(rule),
+                Err(e) => out.warn(&e),
+            }
+            let added = project_config::add_allow_rule(self.workspace.root(), text);
+            self.project_config.accept();
+            match added {
+                Ok(path) => out.note(&format!("added `allow {text}` to `{}`", path.display())),
+                Err(e) => out.warn(&format!("{e:#}")),
+            }
+        }
+    }
+
+    /// No one can approve: the call is denied and listed, and the model is
+    /// told how the user could allow it.
+    fn deny_headless(
+        &mut self,
+        name: &str,
+        detail: &str,
+        exact: &[String],
+        ask_rule: Option<&str>,
+    ) -> String {
+        let flags = permissions::allow_flags(exact);
+        self.denials.push(Denial {
+            tool: name.to_string(),
+            detail: detail.to_string(),
+            allow: match ask_rule {
+                Some(rule) => format!("the rule `ask {rule}` needs a terminal"),
+                None => flags.clone(),
+            },
+        });
+        let how = match ask_rule {
+            Some(rule) => format!(
+                "the rule `ask {rule}` requires approval and no one is at a terminal to give it. \
+                 Only a person at a terminal can allow it"
+            ),
+            None => format!(
+                "`{name}` needs approval and no one is at a terminal to give it. \
+                 The user can allow it by re-running with `--yes` or `{flags}`"
+            ),
+        };
+        format!("{how}. Do not retry it; go on without it, or finish and say what is needed")
+    }
+}
+
+/// Records a permission decision in the session and the output.
+fn decide(session: &mut Session, out: &mut dyn Output, record: PermissionRecord) {
+    out.permission(&record);
+    session.permissions.push(record);
+}

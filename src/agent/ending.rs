@@ -1,0 +1,78 @@
+//! How a run ended, and what that means for the session status, the exit
+//! code (SPEC §8) and what the user is told.
+
+use super::guards::REPEAT_STOP;
+use super::interrupt::Interruption;
+use crate::error::{Error, ExitStatus};
+use crate::session::Status;
+use crate::ui::Output;
+
+/// How the turns ended.
+pub enum Ending {
+    /// The model answered without tool calls.
+    Answered,
+    /// `max_turns` requests were made.
+    MaxTurns,
+    /// A model or server error.
+    Failed(Error),
+    /// A signal or `--timeout`.
+    Interrupted(Interruption),
+    /// The model made the same call [`REPEAT_STOP`] times in a row.
+    Stuck,
+}
+
+impl Ending {
+    /// The session status, the exit reason and the exit status. `denied`:
+    /// some calls needed approval no one could give.
+    pub fn verdict(&self, max_turns: u32, denied: bool) -> (Status, String, ExitStatus) {
+        match self {
+            Ending::Answered if !denied => (
+                Status::Finished,
+                "answered".to_string(),
+                ExitStatus::Success,
+            ),
+            Ending::Answered => (
+                Status::Finished,
+                "answered; some actions were denied for want of approval".to_string(),
+                ExitStatus::Denied,
+            ),
+            Ending::MaxTurns => (
+                Status::MaxTurns,
+                format!("max turns ({max_turns}) reached"),
+                ExitStatus::MaxTurns,
+            ),
+            Ending::Failed(e) => (Status::Failed, e.to_string(), ExitStatus::Failure),
+            Ending::Interrupted(stop) => (stop.status(), stop.describe(), stop.exit_status()),
+            Ending::Stuck => (
+                Status::Stuck,
+                format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
+                ExitStatus::MaxTurns,
+            ),
+        }
+    }
+
+    /// Whether `--check` runs after this ending: whenever the model stopped
+    /// on its own or was stopped by a cap, not after errors or interruptions.
+    pub fn runs_check(&self) -> bool {
+        match self {
+            Ending::Answered | Ending::MaxTurns | Ending::Stuck => true,
+            Ending::Failed(_) | Ending::Interrupted(_) => false,
+        }
+    }
+
+    /// Tells the user why the run stopped short, if it did. `turns`: the
+    /// turns of this run.
+    pub fn explain(&self, turns: u32, out: &mut dyn Output) {
+        match self {
+            Ending::MaxTurns => out.warn(&format!(
+                "stopped after {turns} turn{} (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",
+                if turns == 1 { "" } else { "s" }
+            )),
+            Ending::Failed(e) => out.error(&format!("{e:#}")),
+            Ending::Stuck => out.warn(&format!(
+                "stopped: the model made the same call {REPEAT_STOP} times in a row"
+            )),
+            Ending::Answered | Ending::Interrupted(_) => {}
+        }
+    }
+}

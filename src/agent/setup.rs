@@ -1,0 +1,180 @@
+//! Before the first turn: the workspace, what the model can do (from
+//! `/api/show`), and the session to go on with. Also the first request as
+//! `--dry-run` shows it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::prompt;
+use crate::client::host::display_host;
+use crate::client::{ChatOptions, ChatRequest, Message, ModelInfo, Role};
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::session::{Session, Status};
+use crate::tools::{ToolName, Workspace};
+use crate::ui::Output;
+use crate::vocab::{Mode, TextTools, Think};
+
+/// How this run talks to this model, settled once from its capabilities.
+#[derive(Debug, Clone)]
+pub struct ModelSetup {
+    /// The `think` field to send; `None` for a model without `thinking`.
+    pub think: Option<Think>,
+    /// The context window sent with every request (tokens), clamped to the
+    /// model's context length.
+    pub num_ctx: u32,
+    /// The tools offered in this mode.
+    pub offered: Vec<ToolName>,
+    /// The model has no native tool calling: the tools are described in the
+    /// system prompt and called as ```tool fences.
+    pub fenced: bool,
+    /// The offered tools' schemas (also recorded in the fine-tuning record).
+    pub schemas: Vec<Value>,
+}
+
+impl ModelSetup {
+    /// Reads the capabilities in `info`; warns and notes on `out` where the
+    /// settings cannot be honoured (no thinking, a smaller context, no tools).
+    pub fn from_capabilities(info: &ModelInfo, settings: &Settings, out: &mut dyn Output) -> Self {
+        let think = if info.has("thinking") {
+            Some(settings.think)
+        } else {
+            if settings.think_explicit && settings.think.is_on() {
+                out.warn(&format!(
+                    "model `{}` cannot think (no `thinking` capability); `--think` is ignored",
+                    settings.model
+                ));
+            }
+            None
+        };
+        let num_ctx = match info.context_length {
+            Some(max) if u64::from(settings.num_ctx) > max => {
+                let clamped = u32::try_from(max).unwrap_or(u32::MAX);
+                out.note(&format!(
+                    "num_ctx {} is more than `{}` supports; using {clamped}",
+                    settings.num_ctx, settings.model
+                ));
+                clamped
+            }
+            _ => settings.num_ctx,
+        };
+        let native_tools = info.has("tools");
+        let offered = if native_tools || settings.text_tools == TextTools::Auto {
+            ToolName::for_mode(settings.mode)
+        } else {
+            if settings.mode != Mode::Chat {
+                out.warn(&format!(
+                    "model `{}` has no `tools` capability and `--text-tools off` is set; it can only answer",
+                    settings.model
+                ));
+            }
+            Vec::new()
+        };
+        let fenced = !native_tools && !offered.is_empty();
+        let schemas = offered.iter().map(|t| t.schema()).collect();
+        ModelSetup {
+            think,
+            num_ctx,
+            offered,
+            fenced,
+            schemas,
+        }
+    }
+
+    /// The schemas sent as `tools`: none for the fenced-tool protocol.
+    pub fn wire_schemas(&self) -> &[Value] {
+        if self.fenced { &[] } else { &self.schemas }
+    }
+
+    /// `options` of every request of the run.
+    pub fn options(&self, settings: &Settings) -> ChatOptions {
+        ChatOptions::new(self.num_ctx, &settings.sampling)
+    }
+}
+
+/// The workspace the tools are confined to.
+///
+/// Errors: the directory cannot be used ([`Error::Usage`], exit 2).
+pub fn open_workspace(cwd: &Path) -> Result<Workspace> {
+    Workspace::new(cwd).map_err(|e| {
+        Error::Usage(format!(
+            "cannot use `{}` as the workspace: {e}",
+            cwd.display()
+        ))
+    })
+}
+
+/// The session this run adds to: `resume` with the new prompt appended (its
+/// system prompt kept byte for byte, so the server can reuse its cache of
+/// the conversation), or a new one with this mode's system prompt.
+pub fn open_session(
+    settings: &Settings,
+    resume: Option<Session>,
+    prompt: String,
+    model: &ModelSetup,
+    workspace: &Workspace,
+) -> Session {
+    let mut session = match resume {
+        Some(mut session) => {
+            session.mode = settings.mode;
+            session.model = settings.model.clone();
+            session.num_ctx = model.num_ctx;
+            session.status = Status::Running;
+            session.exit_reason = None;
+            session.aborted_reply = None;
+            session
+        }
+        None => {
+            let system = prompt::system_prompt(
+                settings.mode,
+                workspace.root(),
+                &model.offered,
+                model.fenced,
+            );
+            let mut session = Session::new(
+                settings.mode,
+                &settings.model,
+                &display_host(&settings.host),
+                workspace.root(),
+                &prompt,
+                model.num_ctx,
+            );
+            session.messages.push(Message::text(Role::System, system));
+            session
+        }
+    };
+    session.messages.push(Message::text(Role::User, prompt));
+    session
+}
+
+/// The first request of a run, built without contacting the server
+/// (`--dry-run`): the body as it would be sent to `/api/chat`, for a model
+/// with native tool calling, plus the bytes of the system prompt and of the
+/// tool schemas.
+pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usize, usize)> {
+    let workspace = open_workspace(&settings.cwd)?;
+    let offered = ToolName::for_mode(settings.mode);
+    let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
+    let system = prompt::system_prompt(settings.mode, workspace.root(), &offered, false);
+    let messages = [
+        Message::text(Role::System, system.clone()),
+        Message::text(Role::User, prompt),
+    ];
+    let request = ChatRequest {
+        model: &settings.model,
+        messages: &messages,
+        tools: &schemas,
+        stream: true,
+        think: settings.think_explicit.then_some(settings.think),
+        options: ChatOptions::new(settings.num_ctx, &settings.sampling),
+    };
+    let body = serde_json::to_string(&request)
+        .map_err(|e| Error::Server(format!("cannot encode the request: {e}")))?;
+    let tools_bytes = serde_json::to_string(&schemas).map_or(0, |t| t.len());
+    Ok((
+        body,
+        system.len(),
+        if schemas.is_empty() { 0 } else { tools_bytes },
+    ))
+}

@@ -1,0 +1,351 @@
+//! The turn loop (SPEC §5): send the conversation, stream the reply, answer
+//! each of its calls, until the model answers without calls or the turn cap
+//! is reached.
+
+use serde_json::Value;
+
+use super::calls::CallRunner;
+use super::context;
+use super::ending::Ending;
+use super::guards::{self, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
+use super::normalize::normalize_calls;
+use super::setup::ModelSetup;
+use super::text_calls::{Filtered, TextCallFilter};
+use crate::client::fenced::fenced_wire;
+use crate::client::{
+    ChatOptions, ChatRequest, FunctionCall, Message, OllamaClient, Role, ToolCall,
+};
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::session::{AbortedReply, Repair, Session, Store, Usage};
+use crate::tools::{ToolInput, ToolName};
+use crate::ui::Output;
+use crate::vocab::TextTools;
+
+/// One streamed reply.
+struct Reply {
+    message: Message,
+    done_reason: Option<String>,
+    prompt_eval_count: u64,
+    eval_count: u64,
+}
+
+/// The reply being streamed, kept outside the stream's future so that an
+/// interrupt does not lose it.
+#[derive(Debug, Default)]
+struct PartialReply {
+    thinking: String,
+    /// Every content delta as it came, held-back text included, for a reply
+    /// cut short.
+    raw: String,
+}
+
+/// State shared by the turns of one run.
+pub struct Turns<'a> {
+    settings: &'a Settings,
+    client: &'a OllamaClient,
+    model: &'a ModelSetup,
+    options: ChatOptions,
+    /// `None` with `--no-save`.
+    store: Option<&'a Store>,
+    /// The session's turn count when this run began.
+    first_turn: u32,
+    partial: PartialReply,
+    repeats: RepeatGuard,
+    empty_replies: EmptyReplyGuard,
+    /// Runs the calls under policy and keeps their tally.
+    pub calls: CallRunner<'a>,
+}
+
+impl<'a> Turns<'a> {
+    /// The loop for a session that has made `first_turn` turns so far.
+    pub fn new(
+        settings: &'a Settings,
+        client: &'a OllamaClient,
+        model: &'a ModelSetup,
+        store: Option<&'a Store>,
+        first_turn: u32,
+        calls: CallRunner<'a>,
+    ) -> Self {
+        Turns {
+            settings,
+            client,
+            model,
+            options: model.options(settings),
+            store,
+            first_turn,
+            partial: PartialReply::default(),
+            repeats: RepeatGuard::default(),
+            empty_replies: EmptyReplyGuard::default(),
+            calls,
+        }
+    }
+
+    /// Turns until an answer or the cap.
+    pub async fn run(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<Ending> {
+        loop {
+            // `--max-turns` caps the requests of this run; the session's
+            // turn counter goes on across resumed runs.
+            if session.turns - self.first_turn >= self.settings.max_turns {
+                return Ok(Ending::MaxTurns);
+            }
+            session.turns += 1;
+            let turn = session.turns;
+            out.turn_started(turn);
+            let reply = self.stream_reply(session, out).await?;
+            self.count_usage(session, &reply, out);
+            let cut_off = reply.done_reason.as_deref() == Some("length");
+            let mut message = reply.message;
+            let parsed = normalize_calls(&mut message.tool_calls, turn, &self.model.offered);
+            let empty = message.content.trim().is_empty() && message.tool_calls.is_empty();
+            session.messages.push(message.clone());
+            record_repairs(session, out, &message, &parsed);
+            match self.empty_replies.check(empty) {
+                EmptyReply::Nudge => {
+                    out.warn("the model sent an empty reply; asking it once to go on");
+                    session
+                        .messages
+                        .push(Message::text(Role::User, guards::NUDGE));
+                    self.save(session)?;
+                    continue;
+                }
+                EmptyReply::GiveUp => {
+                    self.save(session)?;
+                    return Err(Error::Server(
+                        "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
+                    ));
+                }
+                EmptyReply::Fine => {}
+            }
+            // Saved before any tool runs: a run killed mid-call leaves the
+            // calls on record, and a resumed run answers them as unknown.
+            self.save(session)?;
+            if message.tool_calls.is_empty() {
+                return Ok(Ending::Answered);
+            }
+            let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
+            if let Some(ending) = self
+                .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
+                .await?
+            {
+                return Ok(ending);
+            }
+            self.save(session)?;
+        }
+    }
+
+    /// Keeps a reply cut short by a signal or the timeout in the session.
+    pub fn keep_partial_reply(&mut self, session: &mut Session) {
+        let partial = std::mem::take(&mut self.partial);
+        if !partial.raw.is_empty() || !partial.thinking.is_empty() {
+            session.aborted_reply = Some(AbortedReply {
+                aborted: true,
+                content: partial.raw,
+                thinking: partial.thinking,
+            });
+        }
+    }
+
+    /// Adds the reply's tokens to the session; warns when the prompt filled
+    /// the whole context.
+    fn count_usage(&self, session: &mut Session, reply: &Reply, out: &mut dyn Output) {
+        session.usage.prompt_tokens += reply.prompt_eval_count;
+        session.usage.completion_tokens += reply.eval_count;
+        out.turn_completed(
+            session.turns,
+            Usage {
+                prompt_tokens: reply.prompt_eval_count,
+                completion_tokens: reply.eval_count,
+            },
+            reply.done_reason.as_deref(),
+        );
+        if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
+            let advice = if self.options.num_ctx < self.settings.num_ctx {
+                "this is the model's whole context; split the task or use a model with a longer context"
+            } else {
+                "raise `--num-ctx`"
+            };
+            out.warn(&format!(
+                "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it: {advice}",
+                reply.prompt_eval_count, self.options.num_ctx
+            ));
+        }
+    }
+
+    /// Answers each call of the reply with one `role: "tool"` message: run
+    /// it, or say why it was not run. `Some` when the run must end.
+    async fn answer_calls(
+        &mut self,
+        session: &mut Session,
+        out: &mut dyn Output,
+        calls: &[ToolCall],
+        arguments: impl Iterator<Item = std::result::Result<Value, String>>,
+        cut_off: bool,
+    ) -> Result<Option<Ending>> {
+        let turn = session.turns;
+        for (call, arguments) in calls.iter().zip(arguments) {
+            let id = call.id.clone().unwrap_or_default();
+            let name = call.function.name.clone();
+            let content = match self.repeats.check(&name, &call.function.arguments) {
+                Repeat::Stop => {
+                    session.messages.push(Message::tool_result(
+                        &name,
+                        &id,
+                        "error: not run: the same call again",
+                    ));
+                    session.answer_unanswered_calls("error: not run: the run was stopped");
+                    self.save(session)?;
+                    return Ok(Some(Ending::Stuck));
+                }
+                Repeat::Block(times) => {
+                    let detail = ToolName::from_name(&name)
+                        .and_then(|t| ToolInput::parse(t, &call.function.arguments).ok())
+                        .map(|input| input.detail())
+                        .unwrap_or_default();
+                    out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
+                    let text = guards::repeat_blocked(times);
+                    out.tool_result(turn, &id, &name, false, &text);
+                    format!("error: {text}")
+                }
+                Repeat::Run if cut_off => {
+                    out.tool_call(turn, &id, &name, "", &call.function.arguments);
+                    out.tool_result(turn, &id, &name, false, guards::CUT_OFF);
+                    format!("error: {}", guards::CUT_OFF)
+                }
+                Repeat::Run => {
+                    let outcome = self.calls.run(session, out, &id, &name, arguments).await;
+                    if !outcome.ok {
+                        session.failed_tool_calls.push(id.clone());
+                    }
+                    context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
+                }
+            };
+            if content.starts_with("error: not run") {
+                session.failed_tool_calls.push(id.clone());
+            }
+            session
+                .messages
+                .push(Message::tool_result(&name, &id, content));
+        }
+        Ok(None)
+    }
+
+    /// Saves the session, unless `--no-save`.
+    fn save(&self, session: &mut Session) -> Result<()> {
+        match self.store {
+            Some(store) => store.save(session),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends the conversation and streams the reply, printing as it comes.
+    async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
+        let fenced_messages;
+        let messages = if self.model.fenced {
+            fenced_messages = fenced_wire(&session.messages);
+            &fenced_messages
+        } else {
+            &session.messages
+        };
+        let request = ChatRequest {
+            model: &self.settings.model,
+            messages,
+            tools: self.model.wire_schemas(),
+            stream: true,
+            think: self.model.think,
+            options: self.options,
+        };
+        self.partial = PartialReply::default();
+        let mut stream = self.client.chat(&request).await?;
+        let mut tool_calls: Vec<ToolCall> = Vec::new();
+        let mut native_thinking = String::new();
+        let mut filter = TextCallFilter::new(
+            &self.model.offered,
+            self.settings.text_tools == TextTools::Auto,
+        );
+        loop {
+            let Some(chunk) = stream.next().await? else {
+                return Err(Error::Server(format!(
+                    "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
+                    self.client.host()
+                )));
+            };
+            if let Some(message) = chunk.message {
+                if let Some(delta) = message.thinking {
+                    out.thinking(session.turns, &delta);
+                    self.partial.thinking.push_str(&delta);
+                    native_thinking.push_str(&delta);
+                }
+                if let Some(delta) = message.content {
+                    self.partial.raw.push_str(&delta);
+                    let shown = filter.push(&delta);
+                    self.show(out, session.turns, &shown);
+                }
+                tool_calls.extend(message.tool_calls.unwrap_or_default());
+            }
+            if chunk.done {
+                let shown = filter.finish();
+                self.show(out, session.turns, &shown);
+                let _ = std::mem::take(&mut self.partial);
+                let (content, tag_thinking, text_calls) = filter.into_parts();
+                let mut thinking = native_thinking;
+                thinking.push_str(&tag_thinking);
+                tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
+                    id: None,
+                    function: FunctionCall {
+                        index: None,
+                        name: call.tool.as_str().to_string(),
+                        arguments: call.arguments,
+                    },
+                    recovered: Some(true),
+                }));
+                return Ok(Reply {
+                    message: Message {
+                        thinking: (!thinking.is_empty()).then_some(thinking),
+                        tool_calls,
+                        ..Message::text(Role::Assistant, content)
+                    },
+                    done_reason: chunk.done_reason,
+                    prompt_eval_count: chunk.prompt_eval_count.unwrap_or(0),
+                    eval_count: chunk.eval_count.unwrap_or(0),
+                });
+            }
+        }
+    }
+
+    /// Shows filtered text and keeps it in case the reply is cut short.
+    fn show(&mut self, out: &mut dyn Output, turn: u32, shown: &Filtered) {
+        if !shown.thinking.is_empty() {
+            out.thinking(turn, &shown.thinking);
+            self.partial.thinking.push_str(&shown.thinking);
+        }
+        if !shown.content.is_empty() {
+            out.content(turn, &shown.content);
+        }
+    }
+}
+
+/// Notes the repairs made to the reply's calls, in the session and on
+/// `out`.
+fn record_repairs(
+    session: &mut Session,
+    out: &mut dyn Output,
+    message: &Message,
+    parsed: &[(std::result::Result<Value, String>, Vec<String>)],
+) {
+    for (call, (_, notes)) in message.tool_calls.iter().zip(parsed) {
+        if notes.is_empty() {
+            continue;
+        }
+        out.note(&format!(
+            "repaired {}: {}",
+            call.function.name,
+            notes.join("; ")
+        ));
+        session.repairs.push(Repair {
+            turn: session.turns,
+            tool_call_id: call.id.clone().unwrap_or_default(),
+            notes: notes.clone(),
+        });
+    }
+}
