@@ -198,18 +198,21 @@ fn split_words(piece: &str) -> Vec<String> {
 fn check_words(words: &[String]) -> Option<String> {
     let mut rest = words;
     // Leading `VAR=value` assignments.
-    while rest.first().is_some_and(|w| super::shell::is_assignment(w)) {
+    while rest
+        .first()
+        .is_some_and(|w| super::wrappers::is_assignment(w))
+    {
         rest = &rest[1..];
     }
     let (program, args) = rest.split_first()?;
     let name = program.rsplit('/').next().unwrap_or(program);
     // Wrappers (the crude reading meets them still wrapped).
-    match super::shell::unwrap(name, args) {
-        super::shell::Unwrapped::Command(inner, _) if !inner.is_empty() => {
+    match super::wrappers::unwrap(name, args) {
+        super::wrappers::Unwrapped::Command(inner, _) if !inner.is_empty() => {
             return check_words(&inner);
         }
-        super::shell::Unwrapped::Script(script) => return destructive_command(&script),
-        super::shell::Unwrapped::Command(..) | super::shell::Unwrapped::Plain => {}
+        super::wrappers::Unwrapped::Script(script) => return destructive_command(&script),
+        super::wrappers::Unwrapped::Command(..) | super::wrappers::Unwrapped::Plain => {}
     }
     match name {
         "rm" => {

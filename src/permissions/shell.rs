@@ -13,6 +13,8 @@
 use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
 
+use super::wrappers::{SHELLS, Unwrapped, is_assignment, split_assignments, unwrap};
+
 /// Operators that end a simple command.
 const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", ")"];
 /// How deep `bash -c`, `eval` and substitutions are followed.
@@ -113,8 +115,6 @@ pub fn command_text(words: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
-
-const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
 
 /// A shell with neither `-c` nor a script file reads its script from stdin.
 fn reads_script_from_stdin(words: &[String]) -> bool {
@@ -291,141 +291,6 @@ impl Parser {
     }
 }
 
-/// What a wrapper runs.
-pub(crate) enum Unwrapped {
-    /// Not a wrapper (or a wrapper with nothing to run).
-    Plain,
-    /// The wrapped command, and assignments the wrapper adds (`env A=1`).
-    Command(Vec<String>, Vec<String>),
-    /// A script given as one string (`bash -c '…'`, `env -S '…'`).
-    Script(String),
-}
-
-/// Options that take a value, and positional arguments before the command,
-/// for each wrapper.
-pub(crate) fn unwrap(name: &str, args: &[String]) -> Unwrapped {
-    let plain = |rest: Vec<String>| Unwrapped::Command(rest, Vec::new());
-    match name {
-        "sudo" | "doas" => plain(skip_options(
-            args,
-            &[
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-U",
-                "-r",
-                "-t",
-                "--user",
-                "--group",
-                "--chdir",
-                "--prompt",
-                "--host",
-                "--other-user",
-                "--role",
-                "--type",
-                "--close-from",
-            ],
-            0,
-        )),
-        "env" => {
-            for (i, a) in args.iter().enumerate() {
-                if a == "-S" || a == "--split-string" {
-                    return args
-                        .get(i + 1)
-                        .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
-                }
-                if let Some(script) = a
-                    .strip_prefix("--split-string=")
-                    .or_else(|| a.strip_prefix("-S").filter(|s| !s.is_empty()))
-                {
-                    return Unwrapped::Script(script.to_string());
-                }
-            }
-            let rest = skip_options(args, &["-u", "-C", "--unset", "--chdir"], 0);
-            let (assigned, rest) = split_assignments(rest);
-            Unwrapped::Command(rest, assigned)
-        }
-        "timeout" => plain(skip_options(
-            args,
-            &["-s", "-k", "--signal", "--kill-after"],
-            1,
-        )),
-        "nice" => plain(skip_options(args, &["-n", "--adjustment"], 0)),
-        "xargs" => plain(skip_options(
-            args,
-            &[
-                "-a",
-                "-d",
-                "-E",
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-                "--max-lines",
-                "--max-chars",
-                "--replace",
-                "--eof",
-                "--process-slot-var",
-            ],
-            0,
-        )),
-        // `command -v x` only looks x up.
-        "command" if args.iter().any(|a| a == "-v" || a == "-V") => Unwrapped::Plain,
-        "command" | "nohup" | "builtin" | "setsid" | "unbuffer" | "unshare" => {
-            plain(skip_options(args, &[], 0))
-        }
-        "exec" => plain(skip_options(args, &["-a"], 0)),
-        "stdbuf" => plain(skip_options(args, &["-i", "-o", "-e"], 0)),
-        "ionice" => plain(skip_options(args, &["-c", "-n", "-p", "-P", "-u"], 0)),
-        "chrt" | "taskset" => plain(skip_options(args, &[], 1)),
-        "flock" => {
-            if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
-                return args
-                    .get(i + 1)
-                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
-            }
-            plain(skip_options(
-                args,
-                &["-w", "--timeout", "-E", "--conflict-exit-code"],
-                1,
-            ))
-        }
-        "script" => {
-            match args.iter().position(|a| {
-                a == "-c"
-                    || a == "--command"
-                    || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-            }) {
-                Some(i) => args
-                    .get(i + 1)
-                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
-                None => Unwrapped::Plain,
-            }
-        }
-        shell if SHELLS.contains(&shell) => {
-            // The script is the first argument that is not an option after
-            // the option cluster holding `c` (`-c`, `-lc`, `-c -e`, `-c --`).
-            let c_flag = args
-                .iter()
-                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
-            match c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-'))) {
-                Some(script) => Unwrapped::Script(script.clone()),
-                None => Unwrapped::Plain,
-            }
-        }
-        "eval" => Unwrapped::Script(args.join(" ")),
-        _ => Unwrapped::Plain,
-    }
-}
-
 /// Single-level brace expansion as bash does it: `{rm,-rf,x}` is three
 /// words, `{.,}env` is `.env env`. Words without a `{a,b}` come back whole.
 fn expand_braces(word: &str) -> Vec<String> {
@@ -596,42 +461,6 @@ fn find_execs(args: &[String]) -> Vec<Vec<String>> {
         rest = &rest[1..];
     }
     execs
-}
-
-/// Whether `word` is a `NAME=value` assignment.
-pub fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
-fn split_assignments(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
-    let count = words.iter().take_while(|w| is_assignment(w)).count();
-    let rest = words.split_off(count);
-    (words, rest)
-}
-
-/// Skips leading options (those in `with_value` also take the next word),
-/// then `positional` arguments; returns the rest.
-fn skip_options(args: &[String], with_value: &[&str], positional: usize) -> Vec<String> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        if arg == "--" {
-            i += 1;
-            break;
-        }
-        if !arg.starts_with('-') || arg == "-" {
-            break;
-        }
-        i += if with_value.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
-    args.get(i + positional..).unwrap_or_default().to_vec()
 }
 
 #[cfg(test)]

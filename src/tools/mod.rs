@@ -13,6 +13,7 @@ pub mod move_file;
 pub mod outcome;
 pub mod read_file;
 pub mod search;
+pub mod similarity;
 pub mod walk;
 pub mod workspace;
 pub mod write_file;

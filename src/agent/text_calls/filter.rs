@@ -1,159 +1,10 @@
-//! Tool calls written as text. Small models served with tools often put the
-//! call in `message.content` instead of `tool_calls` (captures in
-//! `fixtures/ollama/real-model/`): a ```json fence holding
-//! `{"name", "arguments"}`, `<tool_call>…</tool_call>` tags, `<function=NAME>`
-//! blocks with `<parameter=K>V</parameter>`, a bare JSON object, or a JSON
-//! array of calls. Models without native tool calling are asked for a
-//! ```tool fence (the fenced-tool protocol) and parsed the same way.
-//!
-//! [`TextCallFilter`] sits on the content stream: text that could still be a
-//! call is held back until its block is complete, then either swallowed (a
-//! call to an offered tool) or released unchanged. It also moves
-//! `<think>…</think>` out of the content.
+//! The streaming filter on the content: text that could still be a call is
+//! held back until its block is complete, then either swallowed (a call to
+//! an offered tool) or released unchanged; `<think>…</think>` is moved out
+//! of the content. Correct however the stream is cut into chunks.
 
-use serde_json::{Map, Value};
-
+use super::parse::{TextCall, parse_block};
 use crate::tools::ToolName;
-
-/// A call recovered from text: the tool (its name repaired) and arguments
-/// as sent.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TextCall {
-    pub tool: ToolName,
-    pub arguments: Value,
-}
-
-/// Finds the offered tool a model-written name means: exact, or after
-/// trimming, lower-casing and dropping a `functions.` / `tools.` prefix.
-/// `None` unless exactly one offered tool matches.
-pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
-    if let Some(tool) = offered.iter().find(|t| t.as_str() == name) {
-        return Some(*tool);
-    }
-    let cleaned = name.trim().to_ascii_lowercase();
-    let cleaned = cleaned
-        .strip_prefix("functions.")
-        .or_else(|| cleaned.strip_prefix("tools."))
-        .unwrap_or(&cleaned)
-        .replace('-', "_");
-    let matches: Vec<ToolName> = offered
-        .iter()
-        .copied()
-        .filter(|t| t.as_str() == cleaned)
-        .collect();
-    match matches.as_slice() {
-        [one] => Some(*one),
-        _ => None,
-    }
-}
-
-/// The calls in one block of text (a fence body, a tag body, a bare JSON
-/// value), or `None` when it is not a call to offered tools. Every call in
-/// the block must name an offered tool.
-pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
-    let trimmed = text.trim();
-    if let Some(calls) = parse_function_tags(trimmed, offered) {
-        return Some(calls);
-    }
-    // Small models write regexes with JSON-invalid escapes (`".*\.py$"`,
-    // the 0.5B capture): read such a backslash as a literal one.
-    let value: Value = serde_json::from_str(trimmed)
-        .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
-        .ok()?;
-    let items = match value {
-        Value::Array(items) if !items.is_empty() => items,
-        Value::Object(_) => vec![value],
-        _ => return None,
-    };
-    items
-        .into_iter()
-        .map(|item| call_from_json(item, offered))
-        .collect()
-}
-
-/// `text` with every backslash that does not start a valid JSON escape
-/// doubled.
-fn escape_stray_backslashes(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
-                    out.push(c);
-                    if let Some(next) = chars.next() {
-                        out.push(next);
-                    }
-                }
-                _ => out.push_str("\\\\"),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `{"name", "arguments" | "parameters"}`, or the OpenAI shape
-/// `{"type": "function", "function": {"name", "arguments"}}`.
-fn call_from_json(item: Value, offered: &[ToolName]) -> Option<TextCall> {
-    let Value::Object(mut object) = item else {
-        return None;
-    };
-    if let Some(Value::Object(inner)) = object.remove("function") {
-        object = inner;
-    }
-    let name = object.get("name")?.as_str()?;
-    let tool = repair_name(name, offered)?;
-    let arguments = object
-        .remove("arguments")
-        .or_else(|| object.remove("parameters"))
-        .unwrap_or(Value::Object(Map::new()));
-    // Only keys a call has: an object with other keys is data, not a call.
-    if object
-        .keys()
-        .any(|k| k != "name" && k != "type" && k != "id")
-    {
-        return None;
-    }
-    Some(TextCall { tool, arguments })
-}
-
-/// `<function=NAME><parameter=K>V</parameter>…</function>` blocks.
-fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
-    if !text.starts_with("<function=") {
-        return None;
-    }
-    let mut calls = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("<function=") {
-        let after = &rest[start + "<function=".len()..];
-        let name_end = after.find('>')?;
-        let tool = repair_name(&after[..name_end], offered)?;
-        let body_end = after.find("</function>")?;
-        let body = &after[name_end + 1..body_end];
-        let mut arguments = Map::new();
-        let mut params = body;
-        while let Some(p) = params.find("<parameter=") {
-            let after_p = &params[p + "<parameter=".len()..];
-            let key_end = after_p.find('>')?;
-            let value_end = after_p.find("</parameter>")?;
-            let key = after_p[..key_end].trim().to_string();
-            let value = after_p[key_end + 1..value_end]
-                .strip_prefix('\n')
-                .unwrap_or(&after_p[key_end + 1..value_end]);
-            let value = value.strip_suffix('\n').unwrap_or(value);
-            arguments.insert(key, Value::String(value.to_string()));
-            params = &after_p[value_end + "</parameter>".len()..];
-        }
-        calls.push(TextCall {
-            tool,
-            arguments: Value::Object(arguments),
-        });
-        rest = &after[body_end + "</function>".len()..];
-    }
-    rest.trim().is_empty().then_some(calls)
-}
 
 /// Where a held-back block ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -540,6 +391,7 @@ fn partial_marker_len(text: &str) -> usize {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::Value;
     use serde_json::json;
 
     const ALL: [ToolName; 7] = ToolName::ALL;
@@ -682,33 +534,5 @@ mod tests {
         shown.push_str(&filter.finish().content);
         assert_eq!(shown, text);
         assert!(filter.into_parts().2.is_empty());
-    }
-
-    #[test]
-    fn stray_backslashes_are_read_literally() {
-        let calls = parse_block(
-            r#"{"name": "search", "arguments": {"pattern": ".*\.py$"}}"#,
-            &ALL,
-        )
-        .unwrap();
-        assert_eq!(calls[0].arguments, json!({"pattern": r".*\.py$"}));
-        let calls = parse_block(
-            r#"{"name": "search", "arguments": {"pattern": "a\nb\\c"}}"#,
-            &ALL,
-        )
-        .unwrap();
-        assert_eq!(calls[0].arguments, json!({"pattern": "a\nb\\c"}));
-    }
-
-    #[test]
-    fn names_are_repaired_only_when_unambiguous() {
-        assert_eq!(repair_name(" Read_File ", &ALL), Some(ToolName::ReadFile));
-        assert_eq!(
-            repair_name("functions.search", &ALL),
-            Some(ToolName::Search)
-        );
-        assert_eq!(repair_name("list-files", &ALL), Some(ToolName::ListFiles));
-        assert_eq!(repair_name("run_shell", &ALL), None);
-        assert_eq!(repair_name("write_file", &[ToolName::ReadFile]), None);
     }
 }

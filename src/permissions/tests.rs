@@ -1,0 +1,336 @@
+//! The permission decision table (SPEC §7): every order of rules, modes
+//! and hard rules, pinned.
+
+use super::*;
+use crate::tools::Workspace;
+use serde_json::{Value, json};
+
+fn parse_rules(rules: &[(Action, &str)]) -> Vec<Rule> {
+    rules
+        .iter()
+        .map(|(action, text)| Rule::parse(*action, text).unwrap())
+        .collect()
+}
+
+fn verdict(mode: PermissionMode, rules: &[(Action, &str)], tool: ToolName, args: Value) -> Verdict {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let ws = Workspace::new(dir.path()).unwrap();
+    let input = ToolInput::parse(tool, &args).unwrap();
+    let paths: Vec<ResolvedPath> = input
+        .paths()
+        .iter()
+        .filter_map(|p| ws.resolve(p).ok())
+        .collect();
+    let request = Request {
+        input: &input,
+        paths: &paths,
+        root: ws.root(),
+    };
+    check(mode, &parse_rules(rules), &request)
+}
+
+fn short(v: &Verdict) -> String {
+    match v {
+        Verdict::Allow { source, .. } => format!("allow:{source:?}"),
+        Verdict::Deny { source, .. } => format!("deny:{source:?}"),
+        Verdict::Ask { .. } => "ask".to_string(),
+    }
+}
+
+/// One row: mode, rules, call, expected verdict.
+type Case<'a> = (
+    PermissionMode,
+    &'a [(Action, &'a str)],
+    &'a (ToolName, Value),
+    &'a str,
+);
+
+/// The whole decision table: hard rules → plan mode → deny → ask →
+/// allow → yolo → defaults.
+#[test]
+fn decision_table() {
+    use Action::{Allow, Ask, Deny};
+    use PermissionMode::{Normal, Plan, Yolo};
+    let read = (ToolName::ReadFile, json!({"path": "a.txt"}));
+    let write_src = (
+        ToolName::WriteFile,
+        json!({"path": "src/a.rs", "content": ""}),
+    );
+    let write_doc = (
+        ToolName::WriteFile,
+        json!({"path": "doc.md", "content": ""}),
+    );
+    let test = (ToolName::Bash, json!({"command": "cargo test --lib"}));
+    let publish = (ToolName::Bash, json!({"command": "cargo publish"}));
+    let both = (
+        ToolName::Bash,
+        json!({"command": "cargo test && cargo publish"}),
+    );
+    let env_read = (ToolName::ReadFile, json!({"path": ".env.local"}));
+    let rm = (
+        ToolName::Bash,
+        json!({"command": "echo ok && rm -rf build"}),
+    );
+    let config = (
+        ToolName::WriteFile,
+        json!({"path": ".ollama-code.json", "content": "{}"}),
+    );
+    let config_read = (ToolName::ReadFile, json!({"path": ".ollama-code.json"}));
+    let allow_test: &[(Action, &str)] = &[(Allow, "bash(cargo test*)")];
+    let deny_src: &[(Action, &str)] = &[(Deny, "write(src/**)")];
+    let everything: &[(Action, &str)] = &[(Allow, "*"), (Allow, "bash")];
+    let none: &[(Action, &str)] = &[];
+    let cases: Vec<Case<'_>> = vec![
+        // defaults
+        (Normal, none, &read, "allow:Default"),
+        (Normal, none, &write_src, "ask"),
+        (Normal, none, &test, "ask"),
+        (Plan, none, &read, "allow:Default"),
+        (Plan, none, &write_src, "deny:Mode"),
+        (Plan, none, &test, "deny:Mode"),
+        (Yolo, none, &write_src, "allow:Mode"),
+        (Yolo, none, &test, "allow:Mode"),
+        // hard rules beat everything
+        (Yolo, everything, &env_read, "deny:HardRule"),
+        (Normal, everything, &rm, "deny:HardRule"),
+        (Yolo, everything, &config, "deny:HardRule"),
+        (Normal, none, &config_read, "allow:Default"),
+        // plan mode beats allow rules
+        (Plan, everything, &write_src, "deny:Mode"),
+        // allow rules
+        (Normal, allow_test, &test, "allow:Rule"),
+        (Normal, allow_test, &publish, "ask"),
+        (Normal, allow_test, &both, "ask"),
+        (
+            Normal,
+            &[(Allow, "bash(cargo test*)"), (Allow, "bash(cargo publish)")],
+            &both,
+            "allow:Rule",
+        ),
+        (
+            Normal,
+            &[(Allow, "write(src/**)")],
+            &write_src,
+            "allow:Rule",
+        ),
+        (Normal, &[(Allow, "write(src/**)")], &write_doc, "ask"),
+        (Normal, &[(Allow, "write")], &write_doc, "allow:Rule"),
+        (Normal, &[(Allow, "edit")], &write_doc, "ask"),
+        // deny rules beat --yes and allow rules
+        (Yolo, deny_src, &write_src, "deny:Rule"),
+        (Yolo, deny_src, &write_doc, "allow:Mode"),
+        (
+            Normal,
+            &[(Allow, "write"), (Deny, "write(src/**)")],
+            &write_src,
+            "deny:Rule",
+        ),
+        (Yolo, &[(Deny, "bash(cargo publish*)")], &both, "deny:Rule"),
+        (Normal, &[(Deny, "read(secrets/)")], &read, "allow:Default"),
+        // ask rules beat allow rules and --yes
+        (Yolo, &[(Ask, "bash(cargo publish*)")], &publish, "ask"),
+        (
+            Normal,
+            &[(Allow, "bash"), (Ask, "bash(cargo publish*)")],
+            &publish,
+            "ask",
+        ),
+        (Normal, &[(Ask, "read")], &read, "ask"),
+    ];
+    for (mode, rules, (tool, args), want) in cases {
+        let got = short(&verdict(mode, rules, *tool, args.clone()));
+        assert_eq!(got, want, "{mode:?} {rules:?} {tool:?} {args}");
+    }
+    // A write rule covers every way of changing a file; an allowed
+    // command that writes needs the write allowed too; hidden
+    // substitutions, assignments and computed commands are not covered.
+    let check_one =
+        |mode: PermissionMode, rules: &[(Action, &str)], call: (ToolName, Value), want: &str| {
+            let got = short(&verdict(mode, rules, call.0, call.1.clone()));
+            assert_eq!(got, want, "{mode:?} {rules:?} {:?} {}", call.0, call.1);
+        };
+    check_one(
+        Yolo,
+        deny_src,
+        (
+            ToolName::EditFile,
+            json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        "deny:Rule",
+    );
+    check_one(
+        Yolo,
+        deny_src,
+        (
+            ToolName::MoveFile,
+            json!({"from": "doc.md", "to": "src/doc.md"}),
+        ),
+        "deny:Rule",
+    );
+    check_one(
+        Yolo,
+        deny_src,
+        (
+            ToolName::Bash,
+            json!({"command": "git status > src/main.rs"}),
+        ),
+        "deny:Rule",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (ToolName::Bash, json!({"command": "git status > out.txt"})),
+        "ask",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)"), (Allow, "write(out.txt)")],
+        (ToolName::Bash, json!({"command": "git status > out.txt"})),
+        "allow:Rule",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (ToolName::Bash, json!({"command": "git status 2>/dev/null"})),
+        "allow:Rule",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (ToolName::Bash, json!({"command": "git status <(touch p5)"})),
+        "ask",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (
+            ToolName::Bash,
+            json!({"command": "git status ${x:-$(touch p6)}"}),
+        ),
+        "ask",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (
+            ToolName::Bash,
+            json!({"command": "GIT_CONFIG_COUNT=1 git status"}),
+        ),
+        "ask",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash(git status*)")],
+        (
+            ToolName::Bash,
+            json!({"command": "env -S'touch p9' git status"}),
+        ),
+        "ask",
+    );
+    check_one(
+        Normal,
+        &[(Allow, "bash")],
+        (ToolName::Bash, json!({"command": "$CMD"})),
+        "deny:HardRule",
+    );
+    check_one(
+        Yolo,
+        &[(Deny, "bash(git push*)")],
+        (ToolName::Bash, json!({"command": "time -p git push"})),
+        "deny:Rule",
+    );
+    check_one(
+        Yolo,
+        &[(Deny, "bash(git push*)")],
+        (ToolName::Bash, json!({"command": "{git,push}"})),
+        "deny:Rule",
+    );
+    check_one(
+        Yolo,
+        &[(Deny, "bash(git push*)")],
+        (ToolName::Bash, json!({"command": "env -S'git push'"})),
+        "deny:Rule",
+    );
+}
+
+#[test]
+fn deny_reasons_name_the_rule_and_allow_names_the_rules_used() {
+    let v = verdict(
+        PermissionMode::Yolo,
+        &[(Action::Deny, "write(src/**)")],
+        ToolName::WriteFile,
+        json!({"path": "src/a.rs", "content": ""}),
+    );
+    assert_eq!(
+        v,
+        Verdict::Deny {
+            source: Source::Rule,
+            reason: "the rule `deny write(src/**)` forbids it".into()
+        }
+    );
+    let v = verdict(
+        PermissionMode::Normal,
+        &[
+            (Action::Allow, "bash(cargo *)"),
+            (Action::Allow, "bash(git status)"),
+        ],
+        ToolName::Bash,
+        json!({"command": "git status; cargo fmt"}),
+    );
+    assert_eq!(
+        v,
+        Verdict::Allow {
+            source: Source::Rule,
+            rule: Some("bash(git status), bash(cargo *)".into())
+        }
+    );
+}
+
+#[test]
+fn exact_rules_for_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::new(dir.path()).unwrap();
+    let input = ToolInput::parse(
+        ToolName::Bash,
+        &json!({"command": "cargo fmt && cargo test"}),
+    )
+    .unwrap();
+    let request = Request {
+        input: &input,
+        paths: &[],
+        root: ws.root(),
+    };
+    let rules = exact_rules(&request);
+    assert_eq!(rules, ["bash(cargo fmt)", "bash(cargo test)"]);
+    assert_eq!(
+        allow_flags(&rules),
+        "--allow 'bash(cargo fmt)' --allow 'bash(cargo test)'"
+    );
+    assert_eq!(
+        allow_flags(&["bash(echo 'x')".into()]),
+        "--allow 'bash(echo '\\''x'\\'')'"
+    );
+}
+
+#[test]
+fn symlink_to_env_is_caught_by_its_real_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "KEY=1").unwrap();
+    std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt")).unwrap();
+    let ws = Workspace::new(dir.path()).unwrap();
+    let input = ToolInput::parse(ToolName::ReadFile, &json!({"path": "notes.txt"})).unwrap();
+    let paths = vec![ws.resolve("notes.txt").unwrap()];
+    let request = Request {
+        input: &input,
+        paths: &paths,
+        root: ws.root(),
+    };
+    assert!(matches!(
+        check(PermissionMode::Yolo, &[], &request),
+        Verdict::Deny {
+            source: Source::HardRule,
+            ..
+        }
+    ));
+}
