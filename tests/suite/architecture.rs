@@ -1,0 +1,406 @@
+//! The shape of the house (ARCHITECTURE.md): the modules under `src/` import
+//! each other without a cycle, and no source file is longer than a reader can
+//! hold in mind.
+//!
+//! The import graph is read from the source with `syn`: one node per module
+//! (a file, or an inline `mod`), one edge per module that a `use` or a path
+//! names (`crate::…`, `super::…`, `self::…`, a child module, or a name a `use`
+//! brought in). Test code (`#[cfg(test)]`) is left out. `cargo test
+//! module_graph -- --nocapture` prints the graph in dependency order.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
+
+/// The longest a file under `src/` may be.
+const MAX_LINES: usize = 700;
+
+type ModPath = Vec<String>;
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn name(path: &ModPath) -> String {
+    if path.is_empty() {
+        "crate".to_string()
+    } else {
+        path.join("::")
+    }
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test"))
+    })
+}
+
+/// Every module of the library, with the paths its code names.
+#[derive(Default)]
+struct Crate {
+    /// Module → the paths named in it, as written (with the module's
+    /// aliases already applied where they start a path).
+    named: BTreeMap<ModPath, Vec<ModPath>>,
+}
+
+impl Crate {
+    fn load() -> Crate {
+        let mut krate = Crate::default();
+        krate.load_file(&src_dir().join("lib.rs"), Vec::new(), &src_dir());
+        krate
+    }
+
+    /// Reads a module file; `dir` is where its child modules' files are.
+    fn load_file(&mut self, file: &Path, module: ModPath, dir: &Path) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        self.load_items(&parsed.items, module, dir);
+    }
+
+    fn load_items(&mut self, items: &[syn::Item], module: ModPath, dir: &Path) {
+        let mut collector = Collector::default();
+        for item in items {
+            match item {
+                syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
+                syn::Item::Mod(m) => {
+                    let child_name = m.ident.to_string();
+                    collector.children.insert(child_name.clone());
+                    let mut child = module.clone();
+                    child.push(child_name.clone());
+                    match &m.content {
+                        Some((_, inner)) => {
+                            self.load_items(inner, child, &dir.join(&child_name));
+                        }
+                        None => {
+                            let flat = dir.join(format!("{child_name}.rs"));
+                            let file = if flat.exists() {
+                                flat
+                            } else {
+                                dir.join(&child_name).join("mod.rs")
+                            };
+                            self.load_file(&file, child, &dir.join(&child_name));
+                        }
+                    }
+                }
+                other => collector.item(other),
+            }
+        }
+        let named = collector.resolve(&module);
+        self.named.insert(module, named);
+    }
+
+    /// Module → the modules it imports.
+    fn graph(&self) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+        let modules: BTreeSet<&ModPath> = self.named.keys().collect();
+        self.named
+            .iter()
+            .map(|(module, paths)| {
+                let targets = paths
+                    .iter()
+                    .filter_map(|path| {
+                        (1..=path.len())
+                            .rev()
+                            .map(|n| path[..n].to_vec())
+                            .find(|prefix| modules.contains(prefix))
+                    })
+                    .filter(|target| target != module)
+                    .collect();
+                (module.clone(), targets)
+            })
+            .collect()
+    }
+}
+
+/// The paths one module's (non-test) items name.
+#[derive(Default)]
+struct Collector {
+    children: BTreeSet<String>,
+    /// Names brought in by `use`: name → the path it stands for.
+    aliases: HashMap<String, ModPath>,
+    /// `use` paths and other paths, as written.
+    paths: Vec<ModPath>,
+}
+
+impl Collector {
+    fn item(&mut self, item: &syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Const(i) => &i.attrs,
+            syn::Item::Enum(i) => &i.attrs,
+            syn::Item::Fn(i) => &i.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Macro(i) => &i.attrs,
+            syn::Item::Static(i) => &i.attrs,
+            syn::Item::Struct(i) => &i.attrs,
+            syn::Item::Trait(i) => &i.attrs,
+            syn::Item::Type(i) => &i.attrs,
+            syn::Item::Use(i) => &i.attrs,
+            _ => &[],
+        };
+        if is_cfg_test(attrs) {
+            return;
+        }
+        if let syn::Item::Use(u) = item {
+            self.use_tree(&u.tree, Vec::new());
+        } else {
+            self.visit_item(item);
+        }
+    }
+
+    fn use_tree(&mut self, tree: &syn::UseTree, prefix: ModPath) {
+        let with = |segment: String| {
+            let mut path = prefix.clone();
+            path.push(segment);
+            path
+        };
+        match tree {
+            syn::UseTree::Path(p) => self.use_tree(&p.tree, with(p.ident.to_string())),
+            syn::UseTree::Name(n) if n.ident == "self" => {
+                if let Some(last) = prefix.last() {
+                    self.aliases.insert(last.clone(), prefix.clone());
+                }
+                self.paths.push(prefix);
+            }
+            syn::UseTree::Name(n) => {
+                let path = with(n.ident.to_string());
+                self.aliases.insert(n.ident.to_string(), path.clone());
+                self.paths.push(path);
+            }
+            syn::UseTree::Rename(r) => {
+                let path = with(r.ident.to_string());
+                self.aliases.insert(r.rename.to_string(), path.clone());
+                self.paths.push(path);
+            }
+            syn::UseTree::Glob(_) => self.paths.push(prefix),
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    self.use_tree(tree, prefix.clone());
+                }
+            }
+        }
+    }
+
+    /// The paths as absolute module paths, where they lead into this crate.
+    fn resolve(self, module: &ModPath) -> Vec<ModPath> {
+        let resolve_one = |path: &ModPath| -> Option<ModPath> {
+            let (first, rest) = path.split_first()?;
+            let mut base = match first.as_str() {
+                "crate" => Vec::new(),
+                "self" => module.clone(),
+                "super" => module[..module.len().checked_sub(1)?].to_vec(),
+                child if self.children.contains(child) => {
+                    let mut base = module.clone();
+                    base.push(child.to_string());
+                    base
+                }
+                _ => return None,
+            };
+            let mut rest = rest.iter().peekable();
+            while rest.peek().is_some_and(|s| *s == "super") {
+                rest.next();
+                base.pop()?;
+            }
+            base.extend(rest.cloned());
+            Some(base)
+        };
+        self.paths
+            .iter()
+            .filter_map(|path| {
+                let expanded = match path.first().and_then(|f| self.aliases.get(f)) {
+                    // A path through a `use` alias: `tools::bash::run` after `use crate::tools`.
+                    Some(target) if path.len() > 1 || target != path => {
+                        let mut full = target.clone();
+                        full.extend(path[1..].iter().cloned());
+                        full
+                    }
+                    _ => path.clone(),
+                };
+                resolve_one(&expanded)
+            })
+            .collect()
+    }
+
+    fn tokens(&mut self, tokens: TokenStream) {
+        // Paths inside macro calls (`format!("{}", crate::x::y())`) are
+        // tokens: `ident :: ident :: …`.
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < trees.len() {
+            match &trees[i] {
+                TokenTree::Group(g) => self.tokens(g.stream()),
+                TokenTree::Ident(first) => {
+                    let mut path = vec![first.to_string()];
+                    let mut j = i + 1;
+                    while let (
+                        Some(TokenTree::Punct(a)),
+                        Some(TokenTree::Punct(b)),
+                        Some(TokenTree::Ident(next)),
+                    ) = (trees.get(j), trees.get(j + 1), trees.get(j + 2))
+                    {
+                        if a.as_char() != ':' || b.as_char() != ':' {
+                            break;
+                        }
+                        path.push(next.to_string());
+                        j += 3;
+                    }
+                    if path.len() > 1 {
+                        self.paths.push(path);
+                    }
+                    i = j - 1;
+                }
+                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: ModPath = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments.len() > 1 || self.aliases.contains_key(&segments[0]) {
+            self.paths.push(segments);
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        syn::visit::visit_macro(self, mac);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !is_cfg_test(&f.attrs) {
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        // A `use` inside a function body.
+        self.use_tree(&u.tree, Vec::new());
+    }
+}
+
+/// The strongly connected components with more than one module (Tarjan).
+fn cycles(graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<ModPath>> {
+    struct State<'g> {
+        graph: &'g BTreeMap<ModPath, BTreeSet<ModPath>>,
+        index: HashMap<&'g ModPath, usize>,
+        low: HashMap<&'g ModPath, usize>,
+        stack: Vec<&'g ModPath>,
+        found: Vec<Vec<ModPath>>,
+    }
+    fn visit<'g>(s: &mut State<'g>, v: &'g ModPath) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        for w in s.graph.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.stack.contains(&w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                component.push(w.clone());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: HashMap::new(),
+        low: HashMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !state.index.contains_key(v) {
+            visit(&mut state, v);
+        }
+    }
+    state.found
+}
+
+#[test]
+fn module_graph_has_no_cycle() {
+    let graph = Crate::load().graph();
+    let found = cycles(&graph);
+    let described: Vec<String> = found
+        .iter()
+        .map(|component| {
+            let members: BTreeSet<&ModPath> = component.iter().collect();
+            let edges: Vec<String> = component
+                .iter()
+                .flat_map(|from| {
+                    graph[from]
+                        .iter()
+                        .filter(|to| members.contains(to))
+                        .map(move |to| format!("  {} → {}", name(from), name(to)))
+                })
+                .collect();
+            format!(
+                "a cycle of {} modules:\n{}",
+                component.len(),
+                edges.join("\n")
+            )
+        })
+        .collect();
+    assert!(found.is_empty(), "{}", described.join("\n"));
+
+    // No cycle: print the modules leaves first, each with what it imports.
+    let mut placed: Vec<&ModPath> = Vec::new();
+    while placed.len() < graph.len() {
+        let ready: Vec<&ModPath> = graph
+            .iter()
+            .filter(|(m, deps)| !placed.contains(m) && deps.iter().all(|d| placed.contains(&d)))
+            .map(|(m, _)| m)
+            .collect();
+        placed.extend(ready);
+    }
+    let mut err = std::io::stderr().lock();
+    for module in placed {
+        let deps: Vec<String> = graph[module].iter().map(name).collect();
+        let _ = writeln!(err, "{:<28} → {}", name(module), deps.join(", "));
+    }
+}
+
+#[test]
+fn source_files_stay_short() {
+    let mut long = Vec::new();
+    let mut dirs = vec![src_dir()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                if lines > MAX_LINES {
+                    long.push(format!("{} ({lines} lines)", path.display()));
+                }
+            }
+        }
+    }
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines; split them by concern:\n{}",
+        long.join("\n")
+    );
+}
