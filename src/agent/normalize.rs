@@ -75,18 +75,12 @@ fn example(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::FunctionCall;
     use serde_json::json;
 
     fn call(id: Option<&str>, name: &str, arguments: Value) -> ToolCall {
         ToolCall {
             id: id.map(str::to_string),
-            function: FunctionCall {
-                index: None,
-                name: name.into(),
-                arguments,
-            },
-            recovered: None,
+            ..ToolCall::new(name, arguments)
         }
     }
 

@@ -12,9 +12,7 @@ use super::normalize::normalize_calls;
 use super::setup::ModelSetup;
 use super::text_calls::{Filtered, TextCallFilter};
 use crate::client::fenced::fenced_wire;
-use crate::client::{
-    ChatOptions, ChatRequest, FunctionCall, Message, OllamaClient, Role, ToolCall,
-};
+use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::session::{AbortedReply, Repair, Session, Store, Usage};
@@ -291,13 +289,8 @@ impl<'a> Turns<'a> {
                 let mut thinking = native_thinking;
                 thinking.push_str(&tag_thinking);
                 tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
-                    id: None,
-                    function: FunctionCall {
-                        index: None,
-                        name: call.tool.as_str().to_string(),
-                        arguments: call.arguments,
-                    },
                     recovered: Some(true),
+                    ..ToolCall::new(call.tool.as_str(), call.arguments)
                 }));
                 return Ok(Reply {
                     message: Message {

@@ -45,18 +45,13 @@ pub fn fenced_wire(messages: &[Message]) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::message::{FunctionCall, ToolCall};
+    use crate::client::message::ToolCall;
     use serde_json::{Value, json};
 
     fn call(id: Option<&str>, name: &str, arguments: Value) -> ToolCall {
         ToolCall {
             id: id.map(str::to_string),
-            function: FunctionCall {
-                index: None,
-                name: name.into(),
-                arguments,
-            },
-            recovered: None,
+            ..ToolCall::new(name, arguments)
         }
     }
 

@@ -71,6 +71,22 @@ pub struct ToolCall {
     pub recovered: Option<bool>,
 }
 
+impl ToolCall {
+    /// A call of `name` with `arguments`, with no id yet (the agent gives
+    /// each call one) and not marked as recovered.
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: None,
+            function: FunctionCall {
+                index: None,
+                name: name.into(),
+                arguments,
+            },
+            recovered: None,
+        }
+    }
+}
+
 /// The `function` part of a [`ToolCall`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionCall {
