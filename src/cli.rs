@@ -220,18 +220,22 @@ pub struct CommonArgs {
         default_missing_value = "true"
     )]
     pub think: Option<Think>,
-    /// Sampling temperature [default: 1]
-    #[arg(long, global = true, value_name = "T")]
+    /// Sampling temperature (sent only when set; otherwise the model's own
+    /// Modelfile value applies, see `oc models show`)
+    #[arg(long, global = true, value_name = "T", allow_negative_numbers = true)]
     pub temperature: Option<f64>,
-    /// Nucleus sampling cut-off [default: 0.95]
-    #[arg(long, global = true, value_name = "P")]
+    /// Nucleus sampling cut-off (sent only when set)
+    #[arg(long, global = true, value_name = "P", allow_negative_numbers = true)]
     pub top_p: Option<f64>,
-    /// Top-k sampling [default: 20]
+    /// Top-k sampling (sent only when set)
     #[arg(long, global = true, value_name = "K")]
     pub top_k: Option<u32>,
-    /// Presence penalty [default: 1.5]
-    #[arg(long, global = true, value_name = "X")]
+    /// Presence penalty (sent only when set)
+    #[arg(long, global = true, value_name = "X", allow_negative_numbers = true)]
     pub presence_penalty: Option<f64>,
+    /// Seed of the sampler, for reproducible runs (sent as `options.seed`)
+    #[arg(long, global = true, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<i64>,
     /// Approve every action without asking (hard safety rules still apply).
     #[arg(short = 'y', long, global = true)]
     pub yes: bool,
@@ -272,6 +276,7 @@ impl CommonArgs {
             top_p: self.top_p,
             top_k: self.top_k,
             presence_penalty: self.presence_penalty,
+            seed: self.seed,
             yes: self.yes,
             plan: self.plan,
             text_tools: self.text_tools,

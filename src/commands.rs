@@ -362,7 +362,36 @@ fn model_details(name: &str, body: &Value) -> String {
     for (label, value) in rows {
         text.push_str(&format!("  {label:<15}{value}\n"));
     }
+    let modelfile = modelfile_parameters(body["parameters"].as_str().unwrap_or_default());
+    if modelfile.is_empty() {
+        text.push_str(&format!(
+            "  {:<15}none set (the server's defaults apply)\n",
+            "modelfile"
+        ));
+    }
+    for (n, (key, values)) in modelfile.iter().enumerate() {
+        let label = if n == 0 { "modelfile" } else { "" };
+        text.push_str(&format!("  {label:<15}{key} {}\n", values.join(", ")));
+    }
     text
+}
+
+/// The Modelfile parameters of `/api/show` (`parameters`: one `key value`
+/// per line, keys repeated for lists such as `stop`), grouped by key in
+/// their order. These decide sampling when `oc` sends no option.
+fn modelfile_parameters(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.trim().split_once(char::is_whitespace) else {
+            continue;
+        };
+        let value = value.trim().to_string();
+        match grouped.iter_mut().find(|(k, _)| k == key) {
+            Some((_, values)) => values.push(value),
+            None => grouped.push((key.to_string(), vec![value])),
+        }
+    }
+    grouped
 }
 
 /// `oc export-ft`: records in, trainer JSONL out (stdout or `--out`,
@@ -490,5 +519,21 @@ mod tests {
         assert_eq!(human_size(986_000_000), "986 MB");
         assert_eq!(human_size(4_700_000_000), "4.7 GB");
         assert_eq!(short_time("2026-11-30T01:41:02.123Z"), "2026-11-30 01:41");
+    }
+
+    #[test]
+    fn model_details_show_the_modelfile_parameters() {
+        let body = serde_json::json!({
+            "details": {"family": "qwen2", "parameter_size": "1.8B"},
+            "capabilities": ["completion", "tools"],
+            "parameters": "stop                           \"<|im_start|>\"\nstop                           \"<|im_end|>\"\ntemperature                    0.7",
+        });
+        let text = model_details("m", &body);
+        assert!(
+            text.contains("  modelfile      stop \"<|im_start|>\", \"<|im_end|>\"\n                 temperature 0.7\n"),
+            "{text}"
+        );
+        let text = model_details("m", &serde_json::json!({"details": {}}));
+        assert!(text.contains("modelfile      none set"), "{text}");
     }
 }

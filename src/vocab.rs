@@ -115,22 +115,15 @@ pub enum TextTools {
     Off,
 }
 
-/// Sampling options sent in `options` of every `/api/chat` request.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Sampling options the user set (flag or config file). Only those are
+/// sent in `options` of `/api/chat`; anything unset is left to the model's
+/// own Modelfile parameters and the server's defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
-    pub temperature: f64,
-    pub top_p: f64,
-    pub top_k: u32,
-    pub presence_penalty: f64,
-}
-
-impl Default for Sampling {
-    fn default() -> Self {
-        Sampling {
-            temperature: 1.0,
-            top_p: 0.95,
-            top_k: 20,
-            presence_penalty: 1.5,
-        }
-    }
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub top_k: Option<u32>,
+    pub presence_penalty: Option<f64>,
+    /// Seed of the sampler, for reproducible runs.
+    pub seed: Option<i64>,
 }

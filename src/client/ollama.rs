@@ -29,18 +29,25 @@ pub struct ChatRequest<'a> {
     pub options: ChatOptions,
 }
 
-/// `options` of a chat request: the context window and the sampling options.
+/// `options` of a chat request: the context window, and only the sampling
+/// options the user set (the rest is the model's own Modelfile parameters).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ChatOptions {
     pub num_ctx: u32,
-    pub temperature: f64,
-    pub top_p: f64,
-    pub top_k: u32,
-    pub presence_penalty: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
 }
 
 impl ChatOptions {
-    /// `num_ctx` (tokens) and the sampling options.
+    /// `num_ctx` (tokens) and the sampling options that are set.
     pub fn new(num_ctx: u32, sampling: &Sampling) -> Self {
         ChatOptions {
             num_ctx,
@@ -48,6 +55,7 @@ impl ChatOptions {
             top_p: sampling.top_p,
             top_k: sampling.top_k,
             presence_penalty: sampling.presence_penalty,
+            seed: sampling.seed,
         }
     }
 }
@@ -467,13 +475,14 @@ mod tests {
             tools: &[],
             stream: true,
             think: None,
-            options: ChatOptions {
-                num_ctx: 4096,
-                temperature: 1.0,
-                top_p: 0.95,
-                top_k: 20,
-                presence_penalty: 1.5,
-            },
+            options: ChatOptions::new(
+                4096,
+                &Sampling {
+                    temperature: Some(0.2),
+                    seed: Some(7),
+                    ..Sampling::default()
+                },
+            ),
         };
         let json = serde_json::to_value(&request).unwrap();
         assert_eq!(
@@ -482,7 +491,7 @@ mod tests {
                 "model": "m",
                 "messages": [{"role": "user", "content": "hi"}],
                 "stream": true,
-                "options": {"num_ctx": 4096, "temperature": 1.0, "top_p": 0.95, "top_k": 20, "presence_penalty": 1.5}
+                "options": {"num_ctx": 4096, "temperature": 0.2, "seed": 7}
             })
         );
     }

@@ -28,6 +28,7 @@ pub struct FileConfig {
     pub top_p: Option<f64>,
     pub top_k: Option<u32>,
     pub presence_penalty: Option<f64>,
+    pub seed: Option<i64>,
     pub permissions: Option<FilePermissions>,
     pub connect_timeout_secs: Option<u64>,
     pub first_byte_timeout_secs: Option<u64>,

@@ -43,6 +43,8 @@ pub struct Overrides {
     pub top_p: Option<f64>,
     pub top_k: Option<u32>,
     pub presence_penalty: Option<f64>,
+    /// `--seed N`.
+    pub seed: Option<i64>,
     /// `--yes`: permission mode yolo in code mode.
     pub yes: bool,
     /// `--plan`: `oc run` in plan mode.
@@ -159,13 +161,13 @@ impl Settings {
                 top_p,
                 top_k,
                 presence_penalty,
+                seed,
                 connect_timeout_secs,
                 first_byte_timeout_secs,
                 idle_timeout_secs,
                 text_tools
             );
         }
-        let defaults = Sampling::default();
         let model_explicit = flags.model.is_some() || env.model.is_some() || merged.model.is_some();
         let model = flags
             .model
@@ -199,16 +201,11 @@ impl Settings {
             Mode::Plan | Mode::Chat => Think::Off,
         };
         let sampling = Sampling {
-            temperature: flags
-                .temperature
-                .or(merged.temperature)
-                .unwrap_or(defaults.temperature),
-            top_p: flags.top_p.or(merged.top_p).unwrap_or(defaults.top_p),
-            top_k: flags.top_k.or(merged.top_k).unwrap_or(defaults.top_k),
-            presence_penalty: flags
-                .presence_penalty
-                .or(merged.presence_penalty)
-                .unwrap_or(defaults.presence_penalty),
+            temperature: flags.temperature.or(merged.temperature),
+            top_p: flags.top_p.or(merged.top_p),
+            top_k: flags.top_k.or(merged.top_k),
+            presence_penalty: flags.presence_penalty.or(merged.presence_penalty),
+            seed: flags.seed.or(merged.seed),
         };
         check_sampling(&sampling)?;
         for (action, texts) in [(Action::Allow, &flags.allow), (Action::Deny, &flags.deny)] {
@@ -260,14 +257,20 @@ fn check_sampling(s: &Sampling) -> Result<()> {
             "{name} {value} is out of range; it must be {want}"
         )))
     };
-    if !s.temperature.is_finite() || s.temperature < 0.0 {
-        return bad("temperature", s.temperature, "a number of at least 0");
+    if let Some(t) = s.temperature
+        && (!t.is_finite() || t < 0.0)
+    {
+        return bad("temperature", t, "a number of at least 0");
     }
-    if !s.top_p.is_finite() || s.top_p <= 0.0 || s.top_p > 1.0 {
-        return bad("top_p", s.top_p, "above 0 and at most 1");
+    if let Some(p) = s.top_p
+        && (!p.is_finite() || p <= 0.0 || p > 1.0)
+    {
+        return bad("top_p", p, "above 0 and at most 1");
     }
-    if !s.presence_penalty.is_finite() {
-        return bad("presence_penalty", s.presence_penalty, "a finite number");
+    if let Some(x) = s.presence_penalty
+        && !x.is_finite()
+    {
+        return bad("presence_penalty", x, "a finite number");
     }
     Ok(())
 }
@@ -335,7 +338,7 @@ mod tests {
         assert_eq!(s.model, "flag");
         assert_eq!(s.host, "http://env-host:11434");
         assert_eq!(s.num_ctx, 2000);
-        assert_eq!(s.sampling.top_k, 5);
+        assert_eq!(s.sampling.top_k, Some(5));
         let s = resolve(&Overrides::default(), &env, &files);
         assert_eq!(s.model, "env");
         let s = resolve(&Overrides::default(), &EnvValues::default(), &files);

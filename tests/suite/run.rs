@@ -79,8 +79,9 @@ fn model_writes_a_file_then_answers() {
     );
 }
 
-/// What `oc` sends: num_ctx and sampling options always, no `think` for a
-/// model without the thinking capability, tool results with `tool_name`.
+/// What `oc` sends: num_ctx always and no sampling option the user did not
+/// set (the model's own Modelfile parameters decide), no `think` for a model
+/// without the thinking capability, tool results with `tool_name`.
 #[test]
 fn requests_carry_options_tools_and_tool_names() {
     let env = TestEnv::new();
@@ -98,10 +99,7 @@ fn requests_carry_options_tools_and_tool_names() {
     let first = &requests[0];
     assert_eq!(first["model"], MODEL);
     assert_eq!(first["stream"], true);
-    assert_eq!(
-        first["options"],
-        json!({"num_ctx": 32768, "temperature": 1.0, "top_p": 0.95, "top_k": 20, "presence_penalty": 1.5})
-    );
+    assert_eq!(first["options"], json!({"num_ctx": 32768}));
     assert!(
         first.get("think").is_none(),
         "think sent to a model without thinking"
@@ -373,4 +371,31 @@ fn max_turns_is_a_hard_cap_with_exit_4() {
         .args(["run", "--max-turns", "1", "hi"])
         .assert()
         .success();
+}
+
+/// Sampling options go out only when set, from flags or a config file, and
+/// `--seed` becomes `options.seed`.
+#[test]
+fn sampling_options_are_sent_only_when_set() {
+    let env = TestEnv::new();
+    env.write(".ollama-code.json", r#"{"top_k": 30}"#);
+    let server = FakeOllama::start(vec![Reply::fixture("05-chat-stream-plain.ndjson")]);
+    env.oc(&server)
+        .args(["run", "--temperature", "0", "--seed", "-7", "say hi"])
+        .assert()
+        .success();
+    assert_eq!(
+        server.chat_requests()[0]["options"],
+        json!({"num_ctx": 32768, "temperature": 0.0, "top_k": 30, "seed": -7})
+    );
+    let out = env
+        .oc(&server)
+        .args(["run", "--temperature", "-1", "say hi"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("temperature -1 is out of range"),
+        "{stderr}"
+    );
 }

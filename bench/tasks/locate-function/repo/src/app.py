@@ -1,0 +1,5 @@
+from timeutil.parsing import parse_date
+
+
+def main(text):
+    return parse_date(text).year

@@ -1,0 +1,2 @@
+def format_date(d):
+    return d.isoformat()
