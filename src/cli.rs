@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Overrides;
-use crate::vocab::{TextTools, Think};
+use crate::vocab::{EditFormat, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 #[derive(Debug, Parser)]
@@ -169,10 +169,15 @@ pub struct PromptArgs {
     /// Write no session file and no fine-tuning record.
     #[arg(long)]
     pub no_save: bool,
-    /// After the run, run CMD (bash, in the workspace); the fine-tuning record
-    /// counts the run as a success only if it exits 0.
+    /// When the model is done, run CMD (bash, in the workspace); if it fails,
+    /// its output goes back to the model. The run succeeds only if CMD passes
+    /// (exit 6 otherwise).
     #[arg(long, value_name = "CMD")]
     pub check: Option<String>,
+    /// How many times `--check` runs at most (feedback rounds + 1)
+    /// [default: 3]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub check_attempts: Option<u32>,
     /// Stop the whole run after DURATION (e.g. `90s`, `10m`) with exit 124.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<std::time::Duration>,
@@ -245,6 +250,10 @@ pub struct CommonArgs {
     /// Turn tool calls that a model writes as text into real calls (auto) or not (off).
     #[arg(long, global = true, value_enum, value_name = "MODE")]
     pub text_tools: Option<TextTools>,
+    /// How the model changes files: tool calls, whole files, or SEARCH/REPLACE
+    /// blocks; `auto` chooses per model [default: auto]
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub edit_format: Option<EditFormat>,
     /// Print the first request body and its size, and send nothing.
     #[arg(long, global = true)]
     pub dry_run: bool,
@@ -280,6 +289,7 @@ impl CommonArgs {
             yes: self.yes,
             plan: self.plan,
             text_tools: self.text_tools,
+            edit_format: self.edit_format,
             allow: self.allow.clone(),
             deny: self.deny.clone(),
         }

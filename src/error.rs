@@ -19,6 +19,8 @@ pub enum ExitStatus {
     /// 5: finished, but actions that needed approval were denied because no
     /// one could approve them (no terminal, no `--yes`).
     Denied,
+    /// 6: `--check` was given and still failed at the end.
+    CheckFailed,
     /// 124: `--timeout` reached.
     TimedOut,
     /// 130: interrupted by SIGINT (Ctrl-C).
@@ -37,6 +39,7 @@ impl ExitStatus {
             ExitStatus::Unavailable => 3,
             ExitStatus::MaxTurns => 4,
             ExitStatus::Denied => 5,
+            ExitStatus::CheckFailed => 6,
             ExitStatus::TimedOut => 124,
             ExitStatus::Interrupted => 130,
             ExitStatus::Terminated => 143,

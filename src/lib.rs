@@ -151,7 +151,10 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
         save: !args.no_save,
         timeout: args.timeout,
         last_message_file: args.output_last_message.clone(),
-        check: args.check.clone(),
+        check: args.check.clone().map(|command| agent::check::CheckPlan {
+            command,
+            max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
+        }),
     };
     agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::permissions::PermissionRecord;
-use crate::session::{Status, Usage};
+use crate::session::{Check, Status, Usage};
 
 /// Version of the event schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -150,5 +150,8 @@ pub struct RunSummary {
     /// Files created, changed or moved, relative to the workspace.
     pub files_changed: Vec<String>,
     pub permission_denials: Vec<Denial>,
+    /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
     pub duration_ms: u64,
 }

@@ -115,6 +115,33 @@ pub enum TextTools {
     Off,
 }
 
+/// How the model changes files (`--edit-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EditFormat {
+    /// Tool calls: `write_file`, `edit_file` and the other tools.
+    Tools,
+    /// Each changed file whole, in a fenced block headed by its path.
+    Whole,
+    /// SEARCH/REPLACE blocks headed by the file's path.
+    Diff,
+    /// Chosen per model from its size and capabilities.
+    #[default]
+    Auto,
+}
+
+impl EditFormat {
+    /// The name used in flags, sessions and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditFormat::Tools => "tools",
+            EditFormat::Whole => "whole",
+            EditFormat::Diff => "diff",
+            EditFormat::Auto => "auto",
+        }
+    }
+}
+
 /// Sampling options the user set (flag or config file). Only those are
 /// sent in `options` of `/api/chat`; anything unset is left to the model's
 /// own Modelfile parameters and the server's defaults.

@@ -65,6 +65,11 @@ impl<'a> CallRunner<'a> {
         }
     }
 
+    /// The workspace the calls are confined to.
+    pub fn workspace(&self) -> &'a Workspace {
+        self.workspace
+    }
+
     /// The permission rules as they stand (with "always" answers added).
     pub fn rules(&self) -> &[Rule] {
         &self.rules

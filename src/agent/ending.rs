@@ -4,7 +4,7 @@
 use super::guards::REPEAT_STOP;
 use super::interrupt::Interruption;
 use crate::error::{Error, ExitStatus};
-use crate::session::Status;
+use crate::session::{Check, Status};
 use crate::ui::Output;
 
 /// How the turns ended.
@@ -23,9 +23,23 @@ pub enum Ending {
 
 impl Ending {
     /// The session status, the exit reason and the exit status. `denied`:
-    /// some calls needed approval no one could give.
-    pub fn verdict(&self, max_turns: u32, denied: bool) -> (Status, String, ExitStatus) {
+    /// some calls needed approval no one could give; `check`: the last
+    /// `--check` run, if any.
+    pub fn verdict(
+        &self,
+        max_turns: u32,
+        denied: bool,
+        check: Option<&Check>,
+    ) -> (Status, String, ExitStatus) {
         match self {
+            Ending::Answered if check.is_some_and(|c| !c.passed) => {
+                let check = check.map(|c| c.command.as_str()).unwrap_or_default();
+                (
+                    Status::Finished,
+                    format!("answered, but the check `{check}` failed"),
+                    ExitStatus::CheckFailed,
+                )
+            }
             Ending::Answered if !denied => (
                 Status::Finished,
                 "answered".to_string(),
@@ -51,12 +65,13 @@ impl Ending {
         }
     }
 
-    /// Whether `--check` runs after this ending: whenever the model stopped
-    /// on its own or was stopped by a cap, not after errors or interruptions.
-    pub fn runs_check(&self) -> bool {
+    /// Whether `--check` runs once more after this ending: when a cap
+    /// stopped the model (an answer was already checked in the loop), not
+    /// after errors or interruptions.
+    pub fn runs_final_check(&self) -> bool {
         match self {
-            Ending::Answered | Ending::MaxTurns | Ending::Stuck => true,
-            Ending::Failed(_) | Ending::Interrupted(_) => false,
+            Ending::MaxTurns | Ending::Stuck => true,
+            Ending::Answered | Ending::Failed(_) | Ending::Interrupted(_) => false,
         }
     }
 

@@ -26,10 +26,11 @@ use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::session::{FinetuneRecord, Session, Store};
+use crate::session::{FinetuneRecord, Session, Status, Store};
 use crate::signals::Signals;
 use crate::ui::Output;
 use calls::CallRunner;
+use check::CheckPlan;
 use ending::Ending;
 use interrupt::Interruptions;
 use setup::ModelSetup;
@@ -51,9 +52,9 @@ pub struct Job {
     pub timeout: Option<Duration>,
     /// Where to write the final answer (`-o`).
     pub last_message_file: Option<PathBuf>,
-    /// A command run after the model finished (`--check`); the run counts as
-    /// a success for fine-tuning only when it exits 0.
-    pub check: Option<String>,
+    /// `--check`: run when the model says it is done; its failures go back
+    /// to the model, and the run succeeds only when it passes.
+    pub check: Option<CheckPlan>,
 }
 
 /// Runs one agent session to its end and returns the exit status.
@@ -92,7 +93,8 @@ pub async fn run(
     let calls = CallRunner::new(settings, &workspace, &model.offered, approver);
     let saves = job.save.then_some(&store);
     let mut turns = Turns::new(settings, &client, &model, saves, first_turn, calls);
-    let ending = tokio::select! {
+    turns.check = job.check.as_ref();
+    let mut ending = tokio::select! {
         result = turns.run(&mut session, out) => result.unwrap_or_else(Ending::Failed),
         stop = interruptions.next() => Ending::Interrupted(stop),
     };
@@ -101,18 +103,31 @@ pub async fn run(
         turns.keep_partial_reply(&mut session);
         session.answer_unanswered_calls("interrupted: result unknown");
     }
+    let check_runs = turns.check_runs();
     let calls = turns.calls;
-    let (status, reason, mut exit) = ending.verdict(settings.max_turns, !calls.denials.is_empty());
-    session.status = status;
-    session.exit_reason = Some(reason);
-    if let Some(command) = job.check.as_deref().filter(|_| ending.runs_check()) {
-        let (rules, ws) = (calls.rules(), &workspace);
-        let check = check::run_to_end(command, rules, ws, &mut interruptions, &mut session, out);
+    if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
+        let (rules, ws, attempts) = (calls.rules(), &workspace, check_runs + 1);
+        let check = check::run_final(
+            plan,
+            attempts,
+            rules,
+            ws,
+            &mut interruptions,
+            &mut session,
+            out,
+        );
         if let Some(stop) = check.await {
-            exit = stop.exit_status();
+            ending = Ending::Interrupted(stop);
         }
     }
+    let denied = !calls.denials.is_empty();
+    let (status, reason, exit) = ending.verdict(settings.max_turns, denied, session.check.as_ref());
+    if session.status == Status::Running {
+        session.status = status;
+        session.exit_reason = Some(reason);
+    }
 
+    let mut exit = exit;
     if job.save {
         save_with_record(&store, &mut session, &model.schemas, out);
     }
@@ -133,6 +148,7 @@ pub async fn run(
         tool_calls: calls.tool_calls,
         files_changed: calls.files_changed,
         permission_denials: calls.denials,
+        check: session.check.clone(),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
     Ok(exit)

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::calls::CallRunner;
+use super::check::{self, CheckPlan};
 use super::context;
 use super::ending::Ending;
 use super::guards::{self, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
@@ -15,7 +16,7 @@ use crate::client::fenced::fenced_wire;
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::session::{AbortedReply, Repair, Session, Store, Usage};
+use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::TextTools;
@@ -53,6 +54,10 @@ pub struct Turns<'a> {
     empty_replies: EmptyReplyGuard,
     /// Runs the calls under policy and keeps their tally.
     pub calls: CallRunner<'a>,
+    /// `--check`, run when the model says it is done.
+    pub check: Option<&'a CheckPlan>,
+    /// How many times the check ran in this run.
+    check_runs: u32,
 }
 
 impl<'a> Turns<'a> {
@@ -76,6 +81,8 @@ impl<'a> Turns<'a> {
             repeats: RepeatGuard::default(),
             empty_replies: EmptyReplyGuard::default(),
             calls,
+            check: None,
+            check_runs: 0,
         }
     }
 
@@ -119,6 +126,9 @@ impl<'a> Turns<'a> {
             // calls on record, and a resumed run answers them as unknown.
             self.save(session)?;
             if message.tool_calls.is_empty() {
+                if self.check_again(session, out).await? {
+                    continue;
+                }
                 return Ok(Ending::Answered);
             }
             let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
@@ -130,6 +140,63 @@ impl<'a> Turns<'a> {
             }
             self.save(session)?;
         }
+    }
+
+    /// How many times `--check` ran in this run.
+    pub fn check_runs(&self) -> u32 {
+        self.check_runs
+    }
+
+    /// The model says it is done: runs `--check`, if any. When it fails and
+    /// attempts and turns are left, its output goes back to the model and
+    /// this returns true (go on).
+    async fn check_again(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+        let Some(plan) = self.check else {
+            return Ok(false);
+        };
+        self.check_runs += 1;
+        // On record before it runs: an interrupted check counts as failed.
+        session.check = Some(Check {
+            command: plan.command.clone(),
+            exit_code: None,
+            passed: false,
+            attempts: self.check_runs,
+        });
+        let (run, output) = check::run_once(
+            &plan.command,
+            self.calls.rules(),
+            self.calls.workspace(),
+            out,
+        )
+        .await;
+        let run = Check {
+            attempts: self.check_runs,
+            ..run
+        };
+        session.check = Some(run.clone());
+        if run.passed || run.exit_code.is_none() {
+            return Ok(false);
+        }
+        if self.check_runs >= plan.max_attempts {
+            out.warn(&format!(
+                "the check `{}` still fails after {} attempt{}",
+                plan.command,
+                self.check_runs,
+                if self.check_runs == 1 { "" } else { "s" }
+            ));
+            return Ok(false);
+        }
+        if session.turns - self.first_turn >= self.settings.max_turns {
+            return Ok(false);
+        }
+        out.note("the check failed; its output goes back to the model");
+        let how = "Make the change with the tools, then say briefly what you changed.";
+        session.messages.push(Message::text(
+            Role::User,
+            check::feedback(&run, &output, how),
+        ));
+        self.save(session)?;
+        Ok(true)
     }
 
     /// Keeps a reply cut short by a signal or the timeout in the session.

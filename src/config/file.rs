@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
 use crate::permissions::rules::Action;
-use crate::vocab::{TextTools, Think};
+use crate::vocab::{EditFormat, TextTools, Think};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
@@ -34,6 +34,8 @@ pub struct FileConfig {
     pub first_byte_timeout_secs: Option<u64>,
     pub idle_timeout_secs: Option<u64>,
     pub text_tools: Option<TextTools>,
+    pub edit_format: Option<EditFormat>,
+    pub check_attempts: Option<u32>,
 }
 
 /// The `permissions` section of a config file.
@@ -148,6 +150,9 @@ pub fn check_values(file: &LoadedFile) -> Result<()> {
     }
     if c.max_turns == Some(0) {
         return bad("max_turns", "must be at least 1");
+    }
+    if c.check_attempts == Some(0) {
+        return bad("check_attempts", "must be at least 1");
     }
     for (key, value) in [
         ("connect_timeout_secs", c.connect_timeout_secs),

@@ -14,7 +14,7 @@ use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
 use crate::permissions::rules::{Action, Rule};
-use crate::vocab::{Mode, Sampling, TextTools, Think};
+use crate::vocab::{EditFormat, Mode, Sampling, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 
@@ -26,6 +26,8 @@ pub const DEFAULT_HOST: &str = "http://localhost:11434";
 pub const DEFAULT_NUM_CTX: u32 = 32768;
 /// Default cap on model requests per run.
 pub const DEFAULT_MAX_TURNS: u32 = 25;
+/// Default rounds of `--check`: the first run and two more after feedback.
+pub const DEFAULT_CHECK_ATTEMPTS: u32 = 3;
 /// File name of the user config inside `OC_HOME`.
 pub const USER_CONFIG: &str = "config.json";
 
@@ -50,6 +52,7 @@ pub struct Overrides {
     /// `--plan`: `oc run` in plan mode.
     pub plan: bool,
     pub text_tools: Option<TextTools>,
+    pub edit_format: Option<EditFormat>,
     /// `--allow RULE`, in order.
     pub allow: Vec<String>,
     /// `--deny RULE`, in order.
@@ -121,6 +124,10 @@ pub struct Settings {
     pub rules: Vec<Rule>,
     pub timeouts: Timeouts,
     pub text_tools: TextTools,
+    /// How the model changes files; `Auto` is settled per model.
+    pub edit_format: EditFormat,
+    /// Rounds of `--check` feedback (`check_attempts`, default 3).
+    pub check_attempts: u32,
 }
 
 impl Settings {
@@ -165,7 +172,9 @@ impl Settings {
                 connect_timeout_secs,
                 first_byte_timeout_secs,
                 idle_timeout_secs,
-                text_tools
+                text_tools,
+                edit_format,
+                check_attempts
             );
         }
         let model_explicit = flags.model.is_some() || env.model.is_some() || merged.model.is_some();
@@ -235,6 +244,8 @@ impl Settings {
             permission_mode,
             rules,
             text_tools: flags.text_tools.or(merged.text_tools).unwrap_or_default(),
+            edit_format: flags.edit_format.or(merged.edit_format).unwrap_or_default(),
+            check_attempts: merged.check_attempts.unwrap_or(DEFAULT_CHECK_ATTEMPTS),
             timeouts: {
                 let d = Timeouts::default();
                 let secs = |v: Option<u64>, default: std::time::Duration| {

@@ -115,6 +115,9 @@ pub struct Check {
     /// The exit code; `None` when it did not run or was killed.
     pub exit_code: Option<i32>,
     pub passed: bool,
+    /// How many times it ran in this run (feedback rounds + 1).
+    #[serde(default)]
+    pub attempts: u32,
 }
 
 impl Session {

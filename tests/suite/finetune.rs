@@ -165,16 +165,51 @@ fn credentials_are_redacted_in_the_record_and_exports() {
     }
 }
 
+/// `--check` decides: a check that still fails after its attempts ends the
+/// run with exit 6 and a record with `success: false`; one that passes, 0.
 #[test]
 fn check_decides_success() {
     let env = TestEnv::new();
-    let server = FakeOllama::start(vec![Reply::answer("done"), Reply::answer("done")]);
+    let server = FakeOllama::start(vec![
+        Reply::answer("done"),
+        Reply::answer("done again"),
+        Reply::answer("done"),
+    ]);
     let out = env
         .oc(&server)
-        .args(["run", "--check", "exit 1", "x"])
+        .args([
+            "run",
+            "--check",
+            "echo broken; exit 1",
+            "--check-attempts",
+            "2",
+            "x",
+        ])
         .assert()
-        .success();
-    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("the check `exit 1`"));
+        .code(6);
+    assert!(
+        String::from_utf8_lossy(&out.get_output().stderr)
+            .contains("the check `echo broken; exit 1`")
+    );
+    let requests = server.chat_requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "one feedback round, then the attempts are used up"
+    );
+    let feedback = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(feedback["role"], "user");
+    let text = feedback["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("The check `echo broken; exit 1` failed (exit code 1)."),
+        "{text}"
+    );
+    assert!(text.contains("```\nbroken\n"), "{text}");
     env.oc(&server)
         .args(["run", "--check", "true", "y"])
         .assert()
@@ -183,10 +218,47 @@ fn check_decides_success() {
     assert_eq!(records[0]["success"], false);
     assert_eq!(
         records[0]["check"],
-        json!({"command": "exit 1", "exit_code": 1, "passed": false})
+        json!({"command": "echo broken; exit 1", "exit_code": 1, "passed": false, "attempts": 2})
     );
     assert_eq!(records[1]["success"], true);
     assert_eq!(records[1]["check"]["exit_code"], 0);
+    assert_eq!(records[1]["check"]["attempts"], 1);
+}
+
+/// The check closes the loop: its failure goes back to the model, which
+/// fixes the problem; the JSON result carries the check.
+#[test]
+fn a_failing_check_goes_back_to_the_model() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::answer("All done."),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "fixed.txt", "content": "ok\n"}),
+        )]),
+        Reply::answer("Created fixed.txt."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--output-format",
+            "json",
+            "--check",
+            "test -f fixed.txt",
+            "fix it",
+        ])
+        .assert()
+        .success();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        result["check"],
+        json!({"command": "test -f fixed.txt", "exit_code": 0, "passed": true, "attempts": 2})
+    );
+    assert_eq!(result["exit_code"], 0);
+    assert_eq!(result["final_text"], "Created fixed.txt.");
+    assert_eq!(server.chat_requests().len(), 3);
 }
 
 #[test]

@@ -23,9 +23,13 @@ enum Block {
     Think,
     /// A fence in another language, streaming until its closing ```.
     Code,
+    /// `<tool_response>` … `</tool_response>`: the model echoing the
+    /// template's result markup; never shown.
+    ToolResponse,
 }
 
-/// Fence labels that may hold a call.
+/// Fence labels that usually hold a call. A fence with another label holds
+/// one too when its body starts like one ([`CALL_SHAPES`]).
 const CALL_LABELS: [&str; 7] = [
     "",
     "json",
@@ -36,8 +40,12 @@ const CALL_LABELS: [&str; 7] = [
     "json5",
 ];
 
-const OPENERS: [(&str, Block); 5] = [
+/// How the body of a call starts, whatever the fence says it is.
+const CALL_SHAPES: [&str; 4] = ["{", "[", "<function=", "<tool_call>"];
+
+const OPENERS: [(&str, Block); 6] = [
     ("```", Block::Fence),
+    ("<tool_response>", Block::ToolResponse),
     ("<tool_call>", Block::ToolCallTag),
     ("[tool_call]", Block::BracketTag),
     ("<function=", Block::Function),
@@ -210,7 +218,15 @@ impl TextCallFilter {
             match self.pending.find('\n') {
                 Some(newline) => {
                     let label = self.pending[3..newline].trim();
-                    if !CALL_LABELS.contains(&label) {
+                    let body = self.pending[newline + 1..].trim_start();
+                    // Recovery by shape: ```python around a call is a call.
+                    let could_be_call = CALL_SHAPES
+                        .iter()
+                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
+                    if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
+                        return false;
+                    }
+                    if !CALL_LABELS.contains(&label) && !could_be_call {
                         let opener: String = self.pending.drain(..=newline).collect();
                         self.show(out, &opener);
                         self.open = Some(Block::Code);
@@ -276,6 +292,10 @@ impl TextCallFilter {
             }
             Block::Json => balanced_json_end(&self.pending),
             Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
+            Block::ToolResponse => self
+                .pending
+                .find("</tool_response>")
+                .map(|i| i + "</tool_response>".len()),
             // Handled above: code streams and never reaches here.
             Block::Code => Some(0),
         };
@@ -286,6 +306,9 @@ impl TextCallFilter {
         };
         let block_text: String = self.pending.drain(..end).collect();
         self.open = None;
+        if block == Block::ToolResponse {
+            return true;
+        }
         if block == Block::Think {
             let inner = block_text
                 .trim_start_matches("<think>")
@@ -298,7 +321,7 @@ impl TextCallFilter {
             Block::ToolCallTag => Some(strip_tags(&block_text, "<tool_call>", "</tool_call>")),
             Block::BracketTag => Some(strip_tags(&block_text, "[tool_call]", "[/tool_call]")),
             Block::Function | Block::Json | Block::Think => Some(block_text.as_str()),
-            Block::Code => None,
+            Block::Code | Block::ToolResponse => None,
         };
         match body.and_then(|b| parse_block(b, &self.offered)) {
             Some(calls) => {
@@ -312,15 +335,11 @@ impl TextCallFilter {
     }
 }
 
-/// The body of a ``` fence whose label is empty or names JSON or a tool
-/// call; `None` for other languages (code, not calls).
+/// The body of a ``` fence held back as a possible call (whatever its
+/// label: the body's shape decided).
 fn fence_body(fence: &str) -> Option<&str> {
     let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
-    let (label, body) = match inner.split_once('\n') {
-        Some((label, body)) => (label.trim(), body),
-        None => ("", inner),
-    };
-    CALL_LABELS.contains(&label).then_some(body)
+    Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
 }
 
 fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
@@ -374,6 +393,7 @@ fn partial_marker_len(text: &str) -> usize {
         "<function=",
         "<think>",
         "</think>",
+        "<tool_response>",
     ];
     let mut keep = 0;
     for marker in markers {
@@ -465,6 +485,23 @@ mod tests {
                 "",
                 vec![call(ToolName::Bash, json!("{\"command\": \"ls\"}"))],
             ),
+            // Recovery by shape (real 1.5B replies): a call in a fence of
+            // another language, a bare tool name, an echoed tool response.
+            (
+                "```python\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "```json\n{\"name\": list_files, \"arguments\": {\"pattern\": \"*.py\"}}\n```",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "<tool_response>\nfixed error in utils.py\n</tool_response>\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}",
+                "\n",
+                vec![list.clone()],
+            ),
         ];
         for (text, visible, calls) in cases {
             for size in [1, 3, 1000] {
@@ -483,6 +520,8 @@ mod tests {
             "{\"name\": \"x\", \"arguments\": {}}",
             "```rust\nfn main() {}\n```\nDone.",
             "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
+            "```python\n{\"a\": 1}\n```\nA dict.",
+            "```python\n[1, 2]\n```",
             "Plain answer with a < and a ` and [brackets].",
             "unclosed ``` fence",
         ] {

@@ -51,6 +51,7 @@ pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
     // the 0.5B capture): read such a backslash as a literal one.
     let value: Value = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
+        .or_else(|_| serde_json::from_str(&quote_bare_names(trimmed, offered)))
         .ok()?;
     let items = match value {
         Value::Array(items) if !items.is_empty() => items,
@@ -61,6 +62,35 @@ pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
         .into_iter()
         .map(|item| call_from_json(item, offered))
         .collect()
+}
+
+/// `text` with a bare word after `"name":` quoted when the word is exactly
+/// an offered tool's name: `{"name": edit_file, …}` is how small models
+/// sometimes write it.
+fn quote_bare_names(text: &str, offered: &[ToolName]) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut rest = text;
+    while let Some(i) = rest.find("\"name\"") {
+        let (head, tail) = rest.split_at(i + "\"name\"".len());
+        out.push_str(head);
+        let after_colon = tail.trim_start().strip_prefix(':');
+        let word = after_colon.map(|a| {
+            let a = a.trim_start();
+            let end = a
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(a.len());
+            (a, &a[..end])
+        });
+        match word {
+            Some((a, word)) if offered.iter().any(|t| t.as_str() == word) => {
+                out.push_str(&format!(": \"{word}\""));
+                rest = &a[word.len()..];
+            }
+            _ => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with every backslash that does not start a valid JSON escape
@@ -169,6 +199,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(calls[0].arguments, json!({"pattern": "a\nb\\c"}));
+    }
+
+    /// Regression: the 1.5B model wrote `{"name": edit_file, …}`, which
+    /// is not JSON.
+    #[test]
+    fn a_bare_tool_name_is_read_as_the_name() {
+        let calls = parse_block(
+            r#"{"name": edit_file, "arguments": {"path": "a.py", "old_string": "x", "new_string": "y"}}"#,
+            &ALL,
+        )
+        .unwrap();
+        assert_eq!(calls[0].tool, ToolName::EditFile);
+        assert_eq!(calls[0].arguments["path"], "a.py");
+        assert!(parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL).is_none());
     }
 
     #[test]
