@@ -153,6 +153,7 @@ def bench(args):
                     prepare(task, work)
                     row = runner(args, task, work, home, answer, model)
                     solved, check_out = check(task, work, answer)
+                    row["answer"] = answer.read_text(errors="replace")[:600]
                     diff = subprocess.run(["git", "diff", "--stat"], cwd=work,
                                           capture_output=True, text=True).stdout
                 row.update(task=task["name"], model=model, run=run, solved=solved,

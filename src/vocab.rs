@@ -142,6 +142,45 @@ impl EditFormat {
     }
 }
 
+/// A heuristic of the agent that `OC_DISABLE` can switch off, so that the
+/// benchmark can measure what it is worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heuristic {
+    /// Reading the files the prompt is about before the first turn.
+    Ground,
+    /// One nudge for a reply that describes the change instead of making it.
+    Nudge,
+    /// Refusing a write that breaks a file's syntax.
+    SyntaxGuard,
+}
+
+impl Heuristic {
+    /// All of them, with their names.
+    pub const ALL: [(Heuristic, &'static str); 3] = [
+        (Heuristic::Ground, "ground"),
+        (Heuristic::Nudge, "nudge"),
+        (Heuristic::SyntaxGuard, "syntax-guard"),
+    ];
+
+    /// Parses a comma-separated list such as `ground,nudge`.
+    pub fn parse_list(text: &str) -> Result<Vec<Heuristic>, String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|name| {
+                Heuristic::ALL
+                    .iter()
+                    .find(|(_, n)| *n == name)
+                    .map(|(h, _)| *h)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = Heuristic::ALL.iter().map(|(_, n)| *n).collect();
+                        format!("`{name}` is not a heuristic; known: {}", known.join(", "))
+                    })
+            })
+            .collect()
+    }
+}
+
 /// Sampling options the user set (flag or config file). Only those are
 /// sent in `options` of `/api/chat`; anything unset is left to the model's
 /// own Modelfile parameters and the server's defaults.

@@ -18,13 +18,13 @@ use crate::protocol::Denial;
 use crate::session::Session;
 use crate::tools::{self, FileChange, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;
-use crate::vocab::Mode;
+use crate::vocab::{Heuristic, Mode};
 
 /// Runs the calls of one run and keeps what they add up to.
 pub struct CallRunner<'a> {
     settings: &'a Settings,
     workspace: &'a Workspace,
-    offered: &'a [ToolName],
+    offered: Vec<ToolName>,
     approver: &'a mut dyn Approver,
     /// The permission rules, with those added by "always" answers.
     rules: Vec<Rule>,
@@ -47,7 +47,7 @@ impl<'a> CallRunner<'a> {
     pub fn new(
         settings: &'a Settings,
         workspace: &'a Workspace,
-        offered: &'a [ToolName],
+        offered: Vec<ToolName>,
         approver: &'a mut dyn Approver,
     ) -> Self {
         CallRunner {
@@ -68,6 +68,49 @@ impl<'a> CallRunner<'a> {
     /// The workspace the calls are confined to.
     pub fn workspace(&self) -> &'a Workspace {
         self.workspace
+    }
+
+    /// Reads a file for the first turn ([`super::opening`]): allowed only
+    /// when the rules allow reading it without asking; noted as seen and
+    /// recorded as a permission decision. Returns its text, with secrets
+    /// scrubbed, and whether scrubbing changed it; `None` for a file that
+    /// may not or cannot be read, or is binary.
+    pub fn read_grounded(&mut self, session: &mut Session, path: &str) -> Option<(String, bool)> {
+        let resolved = self.workspace.resolve(path).ok()?;
+        let input = ToolInput::ReadFile(tools::read_file::Args {
+            path: path.to_string(),
+            offset: None,
+            limit: None,
+        });
+        let request = permissions::Request {
+            input: &input,
+            paths: std::slice::from_ref(&resolved),
+            root: self.workspace.root(),
+        };
+        let Verdict::Allow { source, rule } =
+            permissions::check(self.settings.permission_mode, &self.rules, &request)
+        else {
+            return None;
+        };
+        let bytes = std::fs::read(&resolved.real).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        let (text, _) = tools::decode_text(&bytes);
+        session.permissions.push(PermissionRecord {
+            turn: session.turns,
+            tool_call_id: "grounding".to_string(),
+            tool: ToolName::ReadFile.as_str().to_string(),
+            detail: resolved.display.clone(),
+            allowed: true,
+            source,
+            rule,
+            reason: None,
+        });
+        self.seen.insert(&resolved.real);
+        let scrubbed = self.secrets.scrub(&text);
+        let changed = matches!(scrubbed, Cow::Owned(_));
+        Some((scrubbed.into_owned(), changed))
     }
 
     /// The permission rules as they stand (with "always" answers added).
@@ -142,7 +185,8 @@ impl<'a> CallRunner<'a> {
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None
         } else {
-            match tools::prepare_change(&input, self.workspace, &self.seen) {
+            let guard = self.settings.enabled(Heuristic::SyntaxGuard);
+            match tools::prepare_change(&input, self.workspace, &self.seen, guard) {
                 Ok(change) => change,
                 Err(message) => {
                     return self.report(out, turn, id, name, ToolOutcome::error(message));

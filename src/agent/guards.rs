@@ -92,6 +92,82 @@ impl EmptyReplyGuard {
     }
 }
 
+/// What a reply that describes the change instead of making it gets once,
+/// before how to make it.
+pub const DESCRIBED: &str =
+    "Do not describe the change or tell me how to make it: make it yourself, now.";
+
+/// Whether a reply with no calls reads as instructions to the user rather
+/// than an answer: code blocks of the change, numbered steps, or "you can …".
+pub fn describes_instead_of_doing(reply: &str) -> bool {
+    let lower = reply.to_ascii_lowercase();
+    let steps = reply
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            t.len() > 2 && t.as_bytes()[0].is_ascii_digit() && t[1..].starts_with(['.', ')'])
+        })
+        .count();
+    let advice = [
+        "you can ",
+        "you should ",
+        "you need to",
+        "you'll need",
+        "you will need",
+        "make sure to",
+        "to fix this",
+        "replace the",
+        "modify the",
+        "update the",
+        "change the line",
+    ];
+    reply.contains("```") || steps >= 2 || advice.iter().any(|a| lower.contains(a))
+}
+
+/// Whether a prompt asks a question (an answer in words is then right):
+/// it ends with `?` or starts with a question word.
+pub fn is_question(prompt: &str) -> bool {
+    let trimmed = prompt.trim();
+    let first = trimmed
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    trimmed.ends_with('?')
+        || matches!(
+            first.as_str(),
+            "what" | "which" | "where" | "why" | "how" | "who" | "when" | "explain" | "describe"
+        )
+}
+
+/// One nudge per run for a reply that describes instead of doing.
+#[derive(Debug, Default)]
+pub struct DescribeGuard {
+    /// Off: the prompt asks a question (or the guard is switched off).
+    off: bool,
+    nudged: bool,
+}
+
+impl DescribeGuard {
+    /// The guard for a run with `prompt`; `enabled` false switches it off.
+    pub fn new(prompt: &str, enabled: bool) -> Self {
+        DescribeGuard {
+            off: !enabled || is_question(prompt),
+            nudged: false,
+        }
+    }
+
+    /// Whether to nudge after a reply with no calls: the task asks for a
+    /// change (not a question), nothing changed yet, the reply describes,
+    /// and no nudge was given before.
+    pub fn check(&mut self, reply: &str, files_changed: usize) -> bool {
+        let nudge =
+            !self.off && !self.nudged && files_changed == 0 && describes_instead_of_doing(reply);
+        self.nudged |= nudge;
+        nudge
+    }
+}
+
 /// `value` as JSON with object keys sorted: the same arguments in another
 /// order give the same text.
 fn canonical(value: &Value) -> String {
@@ -142,6 +218,30 @@ mod tests {
             ]
         );
         assert_eq!(guard.check("read_file", &json!({"path": "b"})), Repeat::Run);
+    }
+
+    /// Regression: the 1.5B model's first reply to "fix the test" was a
+    /// numbered how-to with no call, and the run ended as answered.
+    #[test]
+    fn describing_replies_get_one_nudge_and_answers_none() {
+        let how_to =
+            "To fix the bug:\n1. Open utils.py.\n2. Change `-n - 1` to `-n`.\n3. Run the tests.";
+        let mut guard = DescribeGuard::new("Fix the bug in utils.py.", true);
+        assert!(!guard.check(how_to, 1), "after a change it is a summary");
+        assert!(!guard.check("I fixed utils.py; the tests pass.", 0));
+        assert!(guard.check(how_to, 0));
+        assert!(!guard.check(how_to, 0), "only once");
+        let mut guard = DescribeGuard::new("Which file defines parse_date?", true);
+        assert!(!guard.check("In `src/a.py`.", 0));
+        let mut guard = DescribeGuard::new("What does fetch return?", true);
+        assert!(!guard.check("```\nNone\n```", 0));
+        assert!(!DescribeGuard::new("Fix it.", false).check(how_to, 0));
+        assert!(describes_instead_of_doing(
+            "You can replace line 3 with `return x`."
+        ));
+        assert!(describes_instead_of_doing(
+            "Here is the fix:\n```python\nx = 1\n```"
+        ));
     }
 
     #[test]

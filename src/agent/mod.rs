@@ -7,10 +7,13 @@
 pub mod calls;
 pub mod check;
 pub mod context;
+pub mod edits;
 pub mod ending;
+pub mod grounding;
 pub mod guards;
 pub mod interrupt;
 pub mod normalize;
+pub mod opening;
 pub mod prompt;
 pub mod setup;
 pub mod text_calls;
@@ -29,10 +32,13 @@ use crate::protocol::{RunSummary, SCHEMA_VERSION};
 use crate::session::{FinetuneRecord, Session, Status, Store};
 use crate::signals::Signals;
 use crate::ui::Output;
+use crate::vocab::Heuristic;
 use calls::CallRunner;
 use check::CheckPlan;
 use ending::Ending;
+use guards::DescribeGuard;
 use interrupt::Interruptions;
+use opening::grounding_budget;
 use setup::ModelSetup;
 use turns::Turns;
 
@@ -83,16 +89,34 @@ pub async fn run(
     let model = ModelSetup::from_capabilities(&info, settings, out);
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
-    let mut session = setup::open_session(settings, job.resume, job.prompt, &model, &workspace);
+    let mut session = setup::open_session(settings, job.resume, &job.prompt, &model, &workspace);
     if job.save {
         store.save(&mut session)?;
     }
     out.session_started(&session, resumed);
     let first_turn = session.turns;
 
-    let calls = CallRunner::new(settings, &workspace, &model.offered, approver);
+    let protocol = model.protocol(workspace.root());
+    let calls = CallRunner::new(settings, &workspace, protocol.runnable(), approver);
     let saves = job.save.then_some(&store);
-    let mut turns = Turns::new(settings, &client, &model, saves, first_turn, calls);
+    let mut turns = Turns::new(
+        settings, &client, &model, saves, first_turn, protocol, calls,
+    );
+    turns.descriptions = DescribeGuard::new(&job.prompt, settings.enabled(Heuristic::Nudge));
+    let (ground, budget) = (
+        settings.enabled(Heuristic::Ground),
+        grounding_budget(model.num_ctx),
+    );
+    opening::open(
+        &mut session,
+        job.prompt,
+        &mut turns.protocol,
+        &mut turns.calls,
+        ground,
+        budget,
+        out,
+    )
+    .await;
     turns.check = job.check.as_ref();
     let mut ending = tokio::select! {
         result = turns.run(&mut session, out) => result.unwrap_or_else(Ending::Failed),
@@ -131,7 +155,7 @@ pub async fn run(
     if job.save {
         save_with_record(&store, &mut session, &model.schemas, out);
     }
-    let final_text = final_text(&session);
+    let final_text = final_text(&session, &calls.files_changed);
     if let Some(path) = job.last_message_file.as_deref() {
         exit = write_last_message(path, &final_text, exit, out);
     }
@@ -165,15 +189,20 @@ fn save_with_record(store: &Store, session: &mut Session, schemas: &[Value], out
     }
 }
 
-/// The last assistant message's text, or nothing.
-fn final_text(session: &Session) -> String {
-    session
+/// The last assistant message's text; when it has none (its reply was only
+/// file blocks) and files changed, which ones.
+fn final_text(session: &Session, files_changed: &[String]) -> String {
+    let text = session
         .messages
         .iter()
         .rev()
         .find(|m| m.role == Role::Assistant)
         .map(|m| m.content.clone())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    if text.trim().is_empty() && !files_changed.is_empty() {
+        return format!("Changed {}.", files_changed.join(", "));
+    }
+    text
 }
 
 /// Writes the final answer to `-o FILE` (nothing when there is none).

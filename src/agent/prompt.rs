@@ -59,6 +59,40 @@ pub fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) 
     prompt
 }
 
+/// The system prompt of the text edit formats (code mode): the model is
+/// shown files and answers with file blocks (`diff`: SEARCH/REPLACE blocks;
+/// otherwise whole files).
+pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
+    let git = if is_git_repo(root) {
+        ", a git repository"
+    } else {
+        ""
+    };
+    let how = if diff {
+        "To change a file, write its path on a line, then a fenced block of SEARCH/REPLACE edits:\n\
+         path/to/file.py\n\
+         ```\n\
+         <<<<<<< SEARCH\n\
+         the lines to replace, copied exactly from the file\n\
+         =======\n\
+         the new lines\n\
+         >>>>>>> REPLACE\n\
+         ```\n\
+         SEARCH must match the file exactly, indentation included. To create a file, leave SEARCH empty."
+    } else {
+        "To change a file, write its path on a line, then a fenced code block with the complete new \
+         content of the file: every line, unchanged lines too, never `...` for code left out."
+    };
+    format!(
+        "You are oc, a coding agent. You work in {} ({}{git}). The user shows you files and a task.\n\
+         {how}\n\
+         Change only the files the user says you may change, and only as the task needs. \
+         If the task is a question, answer it in words. If you need to see another file, name it.",
+        root.display(),
+        std::env::consts::OS
+    )
+}
+
 /// Whether `dir` or one of its parents holds a `.git`.
 fn is_git_repo(dir: &Path) -> bool {
     dir.ancestors().any(|d| d.join(".git").exists())

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::edits::Protocol;
+use super::edits::file_blocks::FileBlocks;
 use super::prompt;
 use crate::client::host::display_host;
 use crate::client::{ChatOptions, ChatRequest, Message, ModelInfo, Role};
@@ -14,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::session::{Session, Status};
 use crate::tools::{ToolName, Workspace};
 use crate::ui::Output;
-use crate::vocab::{Mode, TextTools, Think};
+use crate::vocab::{EditFormat, Mode, TextTools, Think};
 
 /// How this run talks to this model, settled once from its capabilities.
 #[derive(Debug, Clone)]
@@ -31,6 +33,9 @@ pub struct ModelSetup {
     pub fenced: bool,
     /// The offered tools' schemas (also recorded in the fine-tuning record).
     pub schemas: Vec<Value>,
+    /// How the model changes files: `Tools`, `Whole` or `Diff` (`Auto`
+    /// settled).
+    pub edit_format: EditFormat,
 }
 
 impl ModelSetup {
@@ -60,7 +65,11 @@ impl ModelSetup {
             _ => settings.num_ctx,
         };
         let native_tools = info.has("tools");
-        let offered = if native_tools || settings.text_tools == TextTools::Auto {
+        let edit_format = choose_edit_format(settings, info);
+        let offered = if matches!(edit_format, EditFormat::Whole | EditFormat::Diff) {
+            // The files are in the conversation and changes come as blocks.
+            Vec::new()
+        } else if native_tools || settings.text_tools == TextTools::Auto {
             ToolName::for_mode(settings.mode)
         } else {
             if settings.mode != Mode::Chat {
@@ -79,6 +88,19 @@ impl ModelSetup {
             offered,
             fenced,
             schemas,
+            edit_format,
+        }
+    }
+
+    /// The edit protocol of the run.
+    pub fn protocol(&self, root: &Path) -> Protocol {
+        match self.edit_format {
+            EditFormat::Whole => Protocol::FileBlocks(FileBlocks::new(false, root)),
+            EditFormat::Diff => Protocol::FileBlocks(FileBlocks::new(true, root)),
+            EditFormat::Tools | EditFormat::Auto => Protocol::ToolCalls {
+                offered: self.offered.clone(),
+                fenced: self.fenced,
+            },
         }
     }
 
@@ -90,6 +112,17 @@ impl ModelSetup {
     /// `options` of every request of the run.
     pub fn options(&self, settings: &Settings) -> ChatOptions {
         ChatOptions::new(self.num_ctx, &settings.sampling)
+    }
+}
+
+/// The edit format for this model: the one asked for, in code mode;
+/// `auto` settles on tool calls. Plan and chat mode always use tool calls
+/// (read-only tools, or none).
+fn choose_edit_format(settings: &Settings, _info: &ModelInfo) -> EditFormat {
+    match (settings.mode, settings.edit_format) {
+        (Mode::Plan | Mode::Chat, _) => EditFormat::Tools,
+        (Mode::Code, EditFormat::Auto) => EditFormat::Tools,
+        (Mode::Code, chosen) => chosen,
     }
 }
 
@@ -105,17 +138,18 @@ pub fn open_workspace(cwd: &Path) -> Result<Workspace> {
     })
 }
 
-/// The session this run adds to: `resume` with the new prompt appended (its
-/// system prompt kept byte for byte, so the server can reuse its cache of
-/// the conversation), or a new one with this mode's system prompt.
+/// The session this run adds to: `resume` (its system prompt kept byte for
+/// byte, so the server can reuse its cache of the conversation), or a new
+/// one with this mode's system prompt. The prompt is added by the turns
+/// (with the files it needs).
 pub fn open_session(
     settings: &Settings,
     resume: Option<Session>,
-    prompt: String,
+    prompt: &str,
     model: &ModelSetup,
     workspace: &Workspace,
 ) -> Session {
-    let mut session = match resume {
+    match resume {
         Some(mut session) => {
             session.mode = settings.mode;
             session.model = settings.model.clone();
@@ -126,26 +160,28 @@ pub fn open_session(
             session
         }
         None => {
-            let system = prompt::system_prompt(
-                settings.mode,
-                workspace.root(),
-                &model.offered,
-                model.fenced,
-            );
+            let system = match model.edit_format {
+                EditFormat::Whole => prompt::file_blocks_prompt(false, workspace.root()),
+                EditFormat::Diff => prompt::file_blocks_prompt(true, workspace.root()),
+                EditFormat::Tools | EditFormat::Auto => prompt::system_prompt(
+                    settings.mode,
+                    workspace.root(),
+                    &model.offered,
+                    model.fenced,
+                ),
+            };
             let mut session = Session::new(
                 settings.mode,
                 &settings.model,
                 &display_host(&settings.host),
                 workspace.root(),
-                &prompt,
+                prompt,
                 model.num_ctx,
             );
             session.messages.push(Message::text(Role::System, system));
             session
         }
-    };
-    session.messages.push(Message::text(Role::User, prompt));
-    session
+    }
 }
 
 /// The first request of a run, built without contacting the server

@@ -7,12 +7,11 @@ use serde_json::Value;
 use super::calls::CallRunner;
 use super::check::{self, CheckPlan};
 use super::context;
+use super::edits::Protocol;
 use super::ending::Ending;
-use super::guards::{self, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
-use super::normalize::normalize_calls;
+use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
 use super::setup::ModelSetup;
 use super::text_calls::{Filtered, TextCallFilter};
-use crate::client::fenced::fenced_wire;
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -39,6 +38,14 @@ struct PartialReply {
     raw: String,
 }
 
+/// How the calls of one reply went.
+enum Answered {
+    /// The same call came too often: the run ends.
+    Stuck,
+    /// Every call was answered; `failed` of them with an error.
+    All { failed: usize },
+}
+
 /// State shared by the turns of one run.
 pub struct Turns<'a> {
     settings: &'a Settings,
@@ -52,6 +59,10 @@ pub struct Turns<'a> {
     partial: PartialReply,
     repeats: RepeatGuard,
     empty_replies: EmptyReplyGuard,
+    /// Replies that describe instead of doing (set by the caller).
+    pub descriptions: DescribeGuard,
+    /// How the model changes files.
+    pub protocol: Protocol,
     /// Runs the calls under policy and keeps their tally.
     pub calls: CallRunner<'a>,
     /// `--check`, run when the model says it is done.
@@ -68,6 +79,7 @@ impl<'a> Turns<'a> {
         model: &'a ModelSetup,
         store: Option<&'a Store>,
         first_turn: u32,
+        protocol: Protocol,
         calls: CallRunner<'a>,
     ) -> Self {
         Turns {
@@ -80,6 +92,8 @@ impl<'a> Turns<'a> {
             partial: PartialReply::default(),
             repeats: RepeatGuard::default(),
             empty_replies: EmptyReplyGuard::default(),
+            descriptions: DescribeGuard::default(),
+            protocol,
             calls,
             check: None,
             check_runs: 0,
@@ -101,7 +115,10 @@ impl<'a> Turns<'a> {
             self.count_usage(session, &reply, out);
             let cut_off = reply.done_reason.as_deref() == Some("length");
             let mut message = reply.message;
-            let parsed = normalize_calls(&mut message.tool_calls, turn, &self.model.offered);
+            let parsed = self.protocol.read_reply(&mut message, turn);
+            if self.protocol.done_when_calls_succeed() && !message.content.is_empty() {
+                out.content(turn, &message.content);
+            }
             let empty = message.content.trim().is_empty() && message.tool_calls.is_empty();
             session.messages.push(message.clone());
             record_repairs(session, out, &message, &parsed);
@@ -126,20 +143,50 @@ impl<'a> Turns<'a> {
             // calls on record, and a resumed run answers them as unknown.
             self.save(session)?;
             if message.tool_calls.is_empty() {
-                if self.check_again(session, out).await? {
+                if self.nudge_if_describing(session, &message.content, out)?
+                    || self.check_again(session, out).await?
+                {
                     continue;
                 }
                 return Ok(Ending::Answered);
             }
             let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
-            if let Some(ending) = self
+            let answered = self
                 .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
-                .await?
-            {
-                return Ok(ending);
-            }
+                .await?;
             self.save(session)?;
+            match answered {
+                Answered::Stuck => return Ok(Ending::Stuck),
+                Answered::All { failed: 0 } if self.protocol.done_when_calls_succeed() => {
+                    if self.check_again(session, out).await? {
+                        continue;
+                    }
+                    return Ok(Ending::Answered);
+                }
+                Answered::All { .. } => {}
+            }
         }
+    }
+
+    /// A reply with no calls that describes the change instead of making it
+    /// gets one nudge in code mode (see [`DescribeGuard`]). Returns whether
+    /// it got one.
+    fn nudge_if_describing(
+        &mut self,
+        session: &mut Session,
+        reply: &str,
+        out: &mut dyn Output,
+    ) -> Result<bool> {
+        let code_mode = self.settings.mode == crate::vocab::Mode::Code;
+        let changed = self.calls.files_changed.len();
+        if !code_mode || !self.descriptions.check(reply, changed) {
+            return Ok(false);
+        }
+        out.note("the model described the change instead of making it; asking it once to make it");
+        let nudge = format!("{} {}", guards::DESCRIBED, self.protocol.how_to_change());
+        session.messages.push(Message::text(Role::User, nudge));
+        self.save(session)?;
+        Ok(true)
     }
 
     /// How many times `--check` ran in this run.
@@ -190,7 +237,7 @@ impl<'a> Turns<'a> {
             return Ok(false);
         }
         out.note("the check failed; its output goes back to the model");
-        let how = "Make the change with the tools, then say briefly what you changed.";
+        let how = self.protocol.how_to_change();
         session.messages.push(Message::text(
             Role::User,
             check::feedback(&run, &output, how),
@@ -246,8 +293,9 @@ impl<'a> Turns<'a> {
         calls: &[ToolCall],
         arguments: impl Iterator<Item = std::result::Result<Value, String>>,
         cut_off: bool,
-    ) -> Result<Option<Ending>> {
+    ) -> Result<Answered> {
         let turn = session.turns;
+        let mut failed = 0;
         for (call, arguments) in calls.iter().zip(arguments) {
             let id = call.id.clone().unwrap_or_default();
             let name = call.function.name.clone();
@@ -260,7 +308,7 @@ impl<'a> Turns<'a> {
                     ));
                     session.answer_unanswered_calls("error: not run: the run was stopped");
                     self.save(session)?;
-                    return Ok(Some(Ending::Stuck));
+                    return Ok(Answered::Stuck);
                 }
                 Repeat::Block(times) => {
                     let detail = ToolName::from_name(&name)
@@ -281,18 +329,20 @@ impl<'a> Turns<'a> {
                     let outcome = self.calls.run(session, out, &id, &name, arguments).await;
                     if !outcome.ok {
                         session.failed_tool_calls.push(id.clone());
+                        failed += 1;
                     }
                     context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
                 }
             };
             if content.starts_with("error: not run") {
                 session.failed_tool_calls.push(id.clone());
+                failed += 1;
             }
             session
                 .messages
                 .push(Message::tool_result(&name, &id, content));
         }
-        Ok(None)
+        Ok(Answered::All { failed })
     }
 
     /// Saves the session, unless `--no-save`.
@@ -305,16 +355,10 @@ impl<'a> Turns<'a> {
 
     /// Sends the conversation and streams the reply, printing as it comes.
     async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
-        let fenced_messages;
-        let messages = if self.model.fenced {
-            fenced_messages = fenced_wire(&session.messages);
-            &fenced_messages
-        } else {
-            &session.messages
-        };
+        let messages = self.protocol.wire(&session.messages);
         let request = ChatRequest {
             model: &self.settings.model,
-            messages,
+            messages: &messages,
             tools: self.model.wire_schemas(),
             stream: true,
             think: self.model.think,
@@ -325,7 +369,7 @@ impl<'a> Turns<'a> {
         let mut tool_calls: Vec<ToolCall> = Vec::new();
         let mut native_thinking = String::new();
         let mut filter = TextCallFilter::new(
-            &self.model.offered,
+            self.protocol.text_call_tools(),
             self.settings.text_tools == TextTools::Auto,
         );
         loop {
@@ -379,7 +423,9 @@ impl<'a> Turns<'a> {
             out.thinking(turn, &shown.thinking);
             self.partial.thinking.push_str(&shown.thinking);
         }
-        if !shown.content.is_empty() {
+        // File blocks are shown once the reply is read: its prose, not the
+        // files (their diffs are shown as they are applied).
+        if !shown.content.is_empty() && !self.protocol.done_when_calls_succeed() {
             out.content(turn, &shown.content);
         }
     }

@@ -14,7 +14,7 @@ use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
 use crate::permissions::rules::{Action, Rule};
-use crate::vocab::{EditFormat, Mode, Sampling, TextTools, Think};
+use crate::vocab::{EditFormat, Heuristic, Mode, Sampling, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 
@@ -67,6 +67,10 @@ pub struct EnvValues {
     pub host: Option<String>,
     pub oc_home: Option<PathBuf>,
     pub home_dir: Option<PathBuf>,
+    /// `OC_DISABLE`, as given.
+    pub disable: Option<String>,
+    /// `OC_EDIT_FORMAT`, as given.
+    pub edit_format: Option<String>,
 }
 
 impl EnvValues {
@@ -78,6 +82,8 @@ impl EnvValues {
             host: get(env_vars::OLLAMA_HOST),
             oc_home: get(env_vars::OC_HOME).map(PathBuf::from),
             home_dir: get(env_vars::HOME).map(PathBuf::from),
+            disable: get(env_vars::OC_DISABLE),
+            edit_format: get(env_vars::OC_EDIT_FORMAT),
         }
     }
 }
@@ -128,9 +134,16 @@ pub struct Settings {
     pub edit_format: EditFormat,
     /// Rounds of `--check` feedback (`check_attempts`, default 3).
     pub check_attempts: u32,
+    /// Heuristics switched off with `OC_DISABLE`.
+    pub disabled: Vec<Heuristic>,
 }
 
 impl Settings {
+    /// Whether `heuristic` is on (not listed in `OC_DISABLE`).
+    pub fn enabled(&self, heuristic: Heuristic) -> bool {
+        !self.disabled.contains(&heuristic)
+    }
+
     /// Merges defaults, config files (in the order given: user, project,
     /// `--config`), environment and flags. Pure: no I/O.
     ///
@@ -244,8 +257,23 @@ impl Settings {
             permission_mode,
             rules,
             text_tools: flags.text_tools.or(merged.text_tools).unwrap_or_default(),
-            edit_format: flags.edit_format.or(merged.edit_format).unwrap_or_default(),
+            edit_format: match (flags.edit_format, &env.edit_format) {
+                (Some(format), _) => format,
+                (None, Some(text)) => <EditFormat as clap::ValueEnum>::from_str(text, true)
+                    .map_err(|_| {
+                        Error::Usage(format!(
+                            "{}: `{text}` is not an edit format; use tools, whole, diff or auto",
+                            env_vars::OC_EDIT_FORMAT
+                        ))
+                    })?,
+                (None, None) => merged.edit_format.unwrap_or_default(),
+            },
             check_attempts: merged.check_attempts.unwrap_or(DEFAULT_CHECK_ATTEMPTS),
+            disabled: match &env.disable {
+                Some(list) => Heuristic::parse_list(list)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", env_vars::OC_DISABLE)))?,
+                None => Vec::new(),
+            },
             timeouts: {
                 let d = Timeouts::default();
                 let secs = |v: Option<u64>, default: std::time::Duration| {

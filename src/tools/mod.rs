@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod read_file;
 pub mod search;
 pub mod similarity;
+pub mod syntax;
 pub mod walk;
 pub mod workspace;
 pub mod write_file;
@@ -229,21 +230,32 @@ impl ToolInput {
 }
 
 /// Computes the change a `write_file` or `edit_file` call would make, without
-/// writing. `Ok(None)` for every other tool.
+/// writing. `Ok(None)` for every other tool. With `syntax_guard`, a change
+/// that would break the syntax of a file that parses is an error (see
+/// [`syntax::check_change`]).
 pub fn prepare_change(
     input: &ToolInput,
     ws: &Workspace,
     seen: &Seen,
+    syntax_guard: bool,
 ) -> Result<Option<FileChange>, String> {
-    match input {
-        ToolInput::WriteFile(args) => write_file::prepare(args, ws, seen).map(Some),
-        ToolInput::EditFile(args) => edit_file::prepare(args, ws).map(Some),
+    let change = match input {
+        ToolInput::WriteFile(args) => write_file::prepare(args, ws, seen)?,
+        ToolInput::EditFile(args) => edit_file::prepare(args, ws)?,
         ToolInput::ReadFile(_)
         | ToolInput::MoveFile(_)
         | ToolInput::ListFiles(_)
         | ToolInput::Search(_)
-        | ToolInput::Bash(_) => Ok(None),
+        | ToolInput::Bash(_) => return Ok(None),
+    };
+    if syntax_guard {
+        syntax::check_change(
+            &change.path.display,
+            change.before.as_deref(),
+            &change.after,
+        )?;
     }
+    Ok(Some(change))
 }
 
 /// Runs a call that is not a prepared file change (see [`prepare_change`]).
@@ -254,11 +266,13 @@ pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutc
         ToolInput::ListFiles(args) => list_files::run(args, ws),
         ToolInput::Search(args) => search::run(args, ws),
         ToolInput::Bash(args) => bash::run(args, ws).await,
-        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => match prepare_change(input, ws, seen) {
-            Ok(Some(change)) => change.apply(),
-            Ok(None) => ToolOutcome::error("nothing to change"),
-            Err(message) => ToolOutcome::error(message),
-        },
+        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => {
+            match prepare_change(input, ws, seen, true) {
+                Ok(Some(change)) => change.apply(),
+                Ok(None) => ToolOutcome::error("nothing to change"),
+                Err(message) => ToolOutcome::error(message),
+            }
+        }
     }
 }
 

@@ -10,6 +10,12 @@ use serde_json::Value;
 
 pub use fake_ollama::{FakeOllama, MODEL, Reply};
 
+/// What most tests run with: the tool-call loop on its own, with no files
+/// read before the first turn, whatever the model. Tests of grounding and
+/// of the edit formats override these.
+pub const LOOP_DEFAULTS: [(&str, &str); 2] =
+    [("OC_EDIT_FORMAT", "tools"), ("OC_DISABLE", "ground,nudge")];
+
 /// A temp `OC_HOME` and a temp workspace with `git init` done.
 pub struct TestEnv {
     pub home: tempfile::TempDir,
@@ -60,6 +66,7 @@ impl TestEnv {
             .env("OLLAMA_HOST", url)
             .env("OC_MODEL", MODEL)
             .env("NO_COLOR", "1")
+            .envs(LOOP_DEFAULTS)
             .timeout(std::time::Duration::from_secs(60));
         cmd
     }
@@ -73,7 +80,8 @@ impl TestEnv {
             .env("HOME", self.home.path())
             .env("OLLAMA_HOST", &server.url)
             .env("OC_MODEL", MODEL)
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            .envs(LOOP_DEFAULTS);
         cmd
     }
 

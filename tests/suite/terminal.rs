@@ -36,6 +36,7 @@ impl Terminal {
             .env("OC_MODEL", MODEL)
             .env("TERM", "xterm")
             .env("NO_COLOR", "1")
+            .envs(crate::common::LOOP_DEFAULTS)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

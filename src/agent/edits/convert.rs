@@ -1,0 +1,471 @@
+//! File blocks into the tool calls they amount to: a whole file is a
+//! `write_file`, a SEARCH/REPLACE pair an `edit_file`. Before anything runs,
+//! each block is checked against the task's scope (which files may change)
+//! and, for whole files, against the usual ways small models lose code:
+//! an empty file, a fragment for the whole, `...` for the rest.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::blocks::{BlockKind, FileBlock};
+use crate::client::ToolCall;
+use crate::tools::similarity::Bigrams;
+
+/// Which files a reply may change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Existing files that may change.
+    pub editable: Vec<String>,
+    /// Files to create.
+    pub new: Vec<String>,
+    /// Files shown for reference only.
+    pub read_only: Vec<String>,
+    /// The task asks to remove something, so a whole file may lose a
+    /// definition.
+    pub removal_allowed: bool,
+}
+
+impl Scope {
+    /// The files that may change or be created, for messages.
+    pub fn writable(&self) -> Vec<&str> {
+        self.editable
+            .iter()
+            .chain(&self.new)
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn may_write(&self, path: &str) -> bool {
+        self.editable.iter().chain(&self.new).any(|p| p == path)
+    }
+
+    /// Every path in play, for reading headers.
+    pub fn known(&self) -> Vec<String> {
+        self.editable
+            .iter()
+            .chain(&self.new)
+            .chain(&self.read_only)
+            .cloned()
+            .collect()
+    }
+}
+
+/// One call made from a block: what is recorded (and rendered back on the
+/// wire), and whether it may run (`Err`: why not, for the model).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditCall {
+    pub call: ToolCall,
+    pub verdict: Result<Value, String>,
+}
+
+/// The calls of a reply's blocks, in order. Blocks without a path that
+/// cannot be placed (several files in scope, or code that is not the file)
+/// are left out: they stay prose.
+pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Vec<EditCall> {
+    let mut calls = Vec::new();
+    for block in blocks {
+        let path = match &block.path {
+            Some(path) => resolve(path, scope, root),
+            None => match lone_target(block, scope, root) {
+                Some(path) => path,
+                None => continue,
+            },
+        };
+        let verdict = check_scope(&path, scope, root);
+        match &block.kind {
+            BlockKind::Whole(content) => {
+                let arguments = json!({"path": path, "content": content});
+                let verdict = verdict.and_then(|()| check_whole(&path, content, root, scope));
+                calls.push(EditCall {
+                    call: ToolCall::new("write_file", arguments.clone()),
+                    verdict: verdict.map(|()| arguments),
+                });
+            }
+            BlockKind::Replace(pairs) => {
+                for (search, replace) in pairs {
+                    let creates = search.trim().is_empty() && !root.join(&path).exists();
+                    let (name, arguments) = if creates {
+                        ("write_file", json!({"path": path, "content": replace}))
+                    } else {
+                        (
+                            "edit_file",
+                            json!({"path": path, "old_string": search, "new_string": replace}),
+                        )
+                    };
+                    let verdict = verdict.clone().and_then(|()| {
+                        if search.trim().is_empty() && !creates {
+                            Err(format!(
+                                "the SEARCH part for {path} is empty; it must quote the lines of the file to replace, exactly"
+                            ))
+                        } else {
+                            Ok(())
+                        }
+                    });
+                    calls.push(EditCall {
+                        call: ToolCall::new(name, arguments.clone()),
+                        verdict: verdict.map(|()| arguments),
+                    });
+                }
+            }
+        }
+    }
+    calls
+}
+
+/// The scope's path a block's path means: itself, the workspace-relative
+/// form of an absolute path inside the workspace, or the one file in scope
+/// it is the tail of (`sum.js` for `src/sum.js`).
+fn resolve(path: &str, scope: &Scope, root: &Path) -> String {
+    let path = path.trim_start_matches("./");
+    let root_text = format!("{}/", root.display());
+    let path = path.strip_prefix(&root_text).unwrap_or(path);
+    let known = scope.known();
+    if known.iter().any(|k| k == path) {
+        return path.to_string();
+    }
+    let suffix = format!("/{path}");
+    let mut tails = known.iter().filter(|k| k.ends_with(&suffix));
+    match (tails.next(), tails.next()) {
+        (Some(one), None) => one.clone(),
+        _ => path.to_string(),
+    }
+}
+
+/// Why `path` may not be written in this task, if it may not.
+fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
+    if scope.may_write(path) {
+        return Ok(());
+    }
+    let allowed = scope.writable().join(", ");
+    if scope.read_only.iter().any(|p| p == path) {
+        return Err(format!(
+            "{path} is shown for reference only and must not be changed; change only: {allowed}"
+        ));
+    }
+    if root.join(path).exists() {
+        return Err(format!(
+            "{path} was not shown to you, so it cannot be rewritten; change only: {allowed} (to see another file, name it and ask)"
+        ));
+    }
+    Err(format!(
+        "creating {path} is not part of this task; change only: {allowed}"
+    ))
+}
+
+/// The one file a block without a path can be: the only file in scope, when
+/// the block is that file (a new file, or most of the old one's lines).
+fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> {
+    let writable = scope.writable();
+    let [only] = writable.as_slice() else {
+        return None;
+    };
+    let BlockKind::Whole(content) = &block.kind else {
+        return Some(only.to_string());
+    };
+    match std::fs::read_to_string(root.join(only)) {
+        Ok(old) if kept_share(&old, content) < 0.5 => None,
+        _ => Some(only.to_string()),
+    }
+}
+
+/// The ways a whole-file block loses code: empty content for a file that
+/// has some, a fragment in place of the file, or an elision such as
+/// `# ... rest of the code ...`.
+fn check_whole(path: &str, content: &str, root: &Path, scope: &Scope) -> Result<(), String> {
+    let Ok(old) = std::fs::read_to_string(root.join(path)) else {
+        return Ok(());
+    };
+    if content.trim().is_empty() && !old.trim().is_empty() {
+        return Err(format!(
+            "the block for {path} is empty; send the complete new content of the file"
+        ));
+    }
+    let old_lines = non_blank(&old).len();
+    if let Some(elision) = elision(&old, content) {
+        return Err(format!(
+            "the block for {path} leaves code out (`{elision}`); send the complete file, every line, unchanged ones too"
+        ));
+    }
+    if !scope.removal_allowed
+        && let Some(dropped) = dropped_definition(&old, content)
+    {
+        return Err(format!(
+            "the block for {path} drops `{dropped}`, which the task does not ask to remove; send the complete file, every line, unchanged ones too"
+        ));
+    }
+    let new_lines = non_blank(content).len();
+    if old_lines >= 8 && kept_share(&old, content) < 0.5 && new_lines * 10 < old_lines * 7 {
+        return Err(format!(
+            "the block for {path} has {new_lines} lines where the file has {old_lines}; send the complete file, every line, unchanged ones too"
+        ));
+    }
+    Ok(())
+}
+
+/// A top-level line of `old` (no indentation: a definition, a section, a
+/// key) that `new` has lost: nothing in `new` is like it. Small models cut
+/// files short and leave the last class or section out.
+fn dropped_definition(old: &str, new: &str) -> Option<String> {
+    let top_level = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with(char::is_whitespace))
+            .map(str::trim)
+            .filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+            .filter(|l| !l.starts_with(['#', '/', '*', '-']))
+            .map(str::to_string)
+            .collect()
+    };
+    let new_lines: Vec<Bigrams> = new
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(Bigrams::of)
+        .collect();
+    let words: std::collections::HashSet<&str> = new
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    top_level(old).into_iter().find(|line| {
+        let grams = Bigrams::of(line);
+        let best = new_lines
+            .iter()
+            .map(|n| n.dice(&grams))
+            .fold(0.0_f64, f64::max);
+        // Kept: the name it defines is still there and a line is like it,
+        // or a line is nearly it (a rename changes only the name).
+        let named = defined_name(line).is_some_and(|name| words.contains(name));
+        !((named && best >= 0.6) || best >= 0.85)
+    })
+}
+
+/// The name a top-level line defines: the first word that is not a
+/// keyword (`class Square(…)` → `Square`, `[tool.ruff]` → `tool`).
+fn defined_name(line: &str) -> Option<&str> {
+    const KEYWORDS: [&str; 18] = [
+        "class",
+        "def",
+        "async",
+        "fn",
+        "pub",
+        "function",
+        "struct",
+        "enum",
+        "impl",
+        "const",
+        "let",
+        "var",
+        "type",
+        "interface",
+        "export",
+        "func",
+        "static",
+        "default",
+    ];
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .find(|w| !KEYWORDS.contains(w))
+}
+
+fn non_blank(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The share of the old text's non-blank lines that the new text keeps.
+fn kept_share(old: &str, new: &str) -> f64 {
+    let old = non_blank(old);
+    if old.is_empty() {
+        return 1.0;
+    }
+    let mut new = non_blank(new);
+    let mut kept = 0;
+    for line in &old {
+        if let Some(i) = new.iter().position(|n| n == line) {
+            new.swap_remove(i);
+            kept += 1;
+        }
+    }
+    kept as f64 / old.len() as f64
+}
+
+/// A line of `new` that stands for left-out code and is not in `old`.
+fn elision(old: &str, new: &str) -> Option<String> {
+    let old: Vec<&str> = non_blank(old);
+    non_blank(new)
+        .into_iter()
+        .filter(|line| !old.contains(line))
+        .find(|line| {
+            let lower = line.to_ascii_lowercase();
+            let comment = lower.trim_start_matches(['#', '/', '*', '-', ' ', '<', '!']);
+            (comment.starts_with("...") && comment.len() < 80)
+                || [
+                    "rest of the",
+                    "existing code",
+                    "remains unchanged",
+                    "unchanged code",
+                    "same as before",
+                ]
+                .iter()
+                .any(|m| comment.contains(m) && line.len() < 100 && lower != comment)
+        })
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::edits::blocks::parse;
+    use pretty_assertions::assert_eq;
+
+    fn setup() -> (tempfile::TempDir, Scope) {
+        let dir = tempfile::tempdir().unwrap();
+        let lines: String = (1..=12).map(|i| format!("x{i} = {i}\n")).collect();
+        std::fs::write(dir.path().join("utils.py"), lines).unwrap();
+        std::fs::write(dir.path().join("test_utils.py"), "import utils\n").unwrap();
+        std::fs::write(dir.path().join("other.py"), "y = 1\n").unwrap();
+        let scope = Scope {
+            editable: vec!["utils.py".into()],
+            new: vec![],
+            read_only: vec!["test_utils.py".into()],
+            removal_allowed: false,
+        };
+        (dir, scope)
+    }
+
+    fn verdicts(reply: &str, scope: &Scope, root: &Path) -> Vec<(String, Result<(), String>)> {
+        let parsed = parse(reply, &scope.known());
+        to_calls(&parsed.blocks, scope, root)
+            .into_iter()
+            .map(|c| (c.call.function.name, c.verdict.map(|_| ())))
+            .collect()
+    }
+
+    #[test]
+    fn whole_files_in_scope_become_write_file() {
+        let (dir, scope) = setup();
+        let full: String = (1..=12).map(|i| format!("x{i} = {}\n", i * 2)).collect();
+        let fixed: String = (1..=12)
+            .map(|i| format!("x{i} = {i}\n"))
+            .collect::<String>()
+            + "z = 0\n";
+        for reply in [
+            format!("utils.py\n```python\n{fixed}```"),
+            format!("```python\n{fixed}```"),
+        ] {
+            let parsed = parse(&reply, &scope.known());
+            let calls = to_calls(&parsed.blocks, &scope, dir.path());
+            assert_eq!(calls.len(), 1, "{reply}");
+            assert_eq!(calls[0].call.function.name, "write_file");
+            assert_eq!(
+                calls[0].verdict.as_ref().unwrap()["content"],
+                fixed.as_str()
+            );
+        }
+        // A lone block that is not the file stays prose.
+        assert!(verdicts(&format!("```python\n{full}```"), &scope, dir.path()).is_empty());
+    }
+
+    #[test]
+    fn out_of_scope_and_lossy_blocks_are_refused_with_reasons() {
+        let (dir, scope) = setup();
+        let cases = [
+            (
+                "test_utils.py\n```\nimport utils\nassert True\n```",
+                "shown for reference only",
+            ),
+            ("other.py\n```\ny = 2\n```", "was not shown to you"),
+            (
+                "src/main.rs\n```\nfn main() {}\n```",
+                "creating src/main.rs is not part of this task",
+            ),
+            ("utils.py\n```\n```", "is empty"),
+            (
+                "utils.py\n```\nx1 = 1\n# ... rest of the code ...\n```",
+                "leaves code out",
+            ),
+            ("utils.py\n```\nx1 = 1\nx2 = 2\n```", "drops `x3 = 3`"),
+        ];
+        for (reply, why) in cases {
+            let got = verdicts(reply, &scope, dir.path());
+            assert_eq!(got.len(), 1, "{reply}");
+            let err = got[0].1.as_ref().unwrap_err();
+            assert!(err.contains(why), "{reply}: {err}");
+        }
+    }
+
+    /// Regression: the 1.5B model, asked to bump a version or add a method,
+    /// sent the file without its last section or class.
+    #[test]
+    fn a_whole_file_that_drops_a_definition_is_refused_unless_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = "[project]\nname = \"w\"\nversion = \"1.1\"\n\n[tool.ruff]\nline-length = 100\n";
+        std::fs::write(dir.path().join("p.toml"), old).unwrap();
+        let mut scope = Scope {
+            editable: vec!["p.toml".into()],
+            ..Scope::default()
+        };
+        let short = "p.toml\n```toml\n[project]\nname = \"w\"\nversion = \"1.2\"\n```";
+        let err = verdicts(short, &scope, dir.path())[0]
+            .1
+            .clone()
+            .unwrap_err();
+        assert!(err.contains("drops `[tool.ruff]`"), "{err}");
+        let renamed = "p.toml\n```toml\n[project]\nname = \"w\"\nversion = \"1.2\"\n\n[tool.ruff]\nline-length = 120\n```";
+        assert_eq!(verdicts(renamed, &scope, dir.path())[0].1, Ok(()));
+        scope.removal_allowed = true;
+        assert_eq!(verdicts(short, &scope, dir.path())[0].1, Ok(()));
+        // A class that looks like the one kept is still a dropped class;
+        // a renamed function is not.
+        std::fs::write(
+            dir.path().join("s.py"),
+            "class Rectangle:\n    pass\n\n\nclass Square(Rectangle):\n    pass\n\n\ndef get_usr(i):\n    return i\n",
+        )
+        .unwrap();
+        scope.editable = vec!["s.py".into()];
+        scope.removal_allowed = false;
+        let without_square = "s.py\n```\nclass Rectangle:\n    def area(self):\n        return 1\n\n\ndef get_usr(i):\n    return i\n```";
+        let err = verdicts(without_square, &scope, dir.path())[0]
+            .1
+            .clone()
+            .unwrap_err();
+        assert!(err.contains("drops `class Square(Rectangle):`"), "{err}");
+        let renamed = "s.py\n```\nclass Rectangle:\n    pass\n\n\nclass Square(Rectangle):\n    pass\n\n\ndef get_user(i):\n    return i\n```";
+        assert_eq!(verdicts(renamed, &scope, dir.path())[0].1, Ok(()));
+    }
+
+    #[test]
+    fn search_replace_pairs_become_edit_file_and_create_new_files() {
+        let (dir, mut scope) = setup();
+        scope.new.push("new.py".into());
+        let reply = "utils.py\n```\n<<<<<<< SEARCH\nx1 = 1\n=======\nx1 = 10\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nx2 = 2\n=======\nx2 = 20\n>>>>>>> REPLACE\n```\nnew.py\n```\n<<<<<<< SEARCH\n=======\nprint(1)\n>>>>>>> REPLACE\n```";
+        let parsed = parse(reply, &scope.known());
+        let calls = to_calls(&parsed.blocks, &scope, dir.path());
+        let names: Vec<&str> = calls
+            .iter()
+            .map(|c| c.call.function.name.as_str())
+            .collect();
+        assert_eq!(names, ["edit_file", "edit_file", "write_file"]);
+        assert_eq!(
+            calls[1].verdict.as_ref().unwrap()["new_string"],
+            "x2 = 20\n"
+        );
+        assert_eq!(calls[2].verdict.as_ref().unwrap()["content"], "print(1)\n");
+    }
+
+    #[test]
+    fn tails_and_absolute_paths_are_read_as_the_scope_file() {
+        let (dir, mut scope) = setup();
+        scope.editable = vec!["src/sum.js".into()];
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/sum.js"), "a\n").unwrap();
+        let absolute = format!("{}/src/sum.js", dir.path().display());
+        for path in ["sum.js", "./src/sum.js", absolute.as_str()] {
+            let reply = format!("{path}\n```js\nb\n```");
+            let got = verdicts(&reply, &scope, dir.path());
+            assert_eq!(got, [("write_file".to_string(), Ok(()))], "{path}");
+        }
+    }
+}

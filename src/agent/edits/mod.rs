@@ -1,0 +1,93 @@
+//! How the model changes files (`--edit-format`), the one seam of the loop
+//! that varies with the model: tool calls (native, or fenced for a model
+//! without native tool calling), or file blocks in its text (`whole`,
+//! `diff`) for small models that cannot drive tool calls but can rewrite a
+//! file they are shown. Either way every change runs through the same write
+//! path (permissions, hard rules, guards, diffs, records).
+
+pub mod blocks;
+pub mod convert;
+pub mod file_blocks;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::normalize::normalize_calls;
+use crate::client::Message;
+use crate::client::fenced::fenced_wire;
+use crate::tools::ToolName;
+use file_blocks::FileBlocks;
+
+/// Per call of a reply: the arguments to run with (or why not) and the
+/// repairs made.
+pub type ReadCalls = Vec<(Result<Value, String>, Vec<String>)>;
+
+/// The edit protocol of one run.
+#[derive(Debug, Clone)]
+pub enum Protocol {
+    /// Tool calls to the `offered` tools; `fenced` when the model has no
+    /// native tool calling and writes them as ```tool fences.
+    ToolCalls {
+        offered: Vec<ToolName>,
+        fenced: bool,
+    },
+    /// File blocks (`whole` or `diff`).
+    FileBlocks(FileBlocks),
+}
+
+impl Protocol {
+    /// The tools the model may call through this protocol (what the call
+    /// runner accepts).
+    pub fn runnable(&self) -> Vec<ToolName> {
+        match self {
+            Protocol::ToolCalls { offered, .. } => offered.clone(),
+            Protocol::FileBlocks(_) => vec![ToolName::WriteFile, ToolName::EditFile],
+        }
+    }
+
+    /// The tools whose calls are recovered from the reply's text.
+    pub fn text_call_tools(&self) -> &[ToolName] {
+        match self {
+            Protocol::ToolCalls { offered, .. } => offered,
+            Protocol::FileBlocks(_) => &[],
+        }
+    }
+
+    /// The conversation as the model sees it.
+    pub fn wire<'m>(&self, messages: &'m [Message]) -> Cow<'m, [Message]> {
+        match self {
+            Protocol::ToolCalls { fenced: true, .. } => Cow::Owned(fenced_wire(messages)),
+            Protocol::ToolCalls { fenced: false, .. } => Cow::Borrowed(messages),
+            Protocol::FileBlocks(blocks) => Cow::Owned(blocks.wire(messages)),
+        }
+    }
+
+    /// Reads the calls of a reply into `message.tool_calls` (ids given,
+    /// repairs made) and returns what each may run with.
+    pub fn read_reply(&self, message: &mut Message, turn: u32) -> ReadCalls {
+        match self {
+            Protocol::ToolCalls { offered, .. } => {
+                normalize_calls(&mut message.tool_calls, turn, offered)
+            }
+            Protocol::FileBlocks(blocks) => blocks.read_reply(message, turn),
+        }
+    }
+
+    /// Whether a reply whose calls all succeeded is the model's last word:
+    /// true for file blocks (the reply was the change), false for tool calls
+    /// (the model answers after seeing the results).
+    pub fn done_when_calls_succeed(&self) -> bool {
+        matches!(self, Protocol::FileBlocks(_))
+    }
+
+    /// How the model should go on after a failed check or a description.
+    pub fn how_to_change(&self) -> &'static str {
+        match self {
+            Protocol::ToolCalls { .. } => {
+                "Make the change with the tools (edit_file or write_file), then say briefly what you changed."
+            }
+            Protocol::FileBlocks(blocks) => blocks.check_hint(),
+        }
+    }
+}
