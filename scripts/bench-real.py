@@ -22,6 +22,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -63,9 +64,22 @@ def prepare(task, work):
          "commit", "-qm", "start"], work)
 
 
+def check_command(task, work):
+    """The task's check as a command `oc --check` can run: on a scratch copy
+    of the workspace with the hidden check files added, so the agent gets the
+    check's verdict and output without seeing or changing the check files."""
+    hidden = task["folder"] / "check"
+    scratch = work.parent / "check-copy"
+    overlay = f" && cp -r {shlex.quote(str(hidden))}/. ." if hidden.is_dir() else ""
+    return (f"rm -rf {shlex.quote(str(scratch))} && cp -r . {shlex.quote(str(scratch))}"
+            f" && cd {shlex.quote(str(scratch))}{overlay} && OC_ANSWER=/dev/null {task['check']}")
+
+
 def run_oc(args, task, work, home, answer, model):
     cmd = [args.oc, "run", "--yes", "--output-format", "json", "-o", str(answer),
            "--model", model, "--host", args.host, "--timeout", args.timeout]
+    if args.with_check and "OC_ANSWER" not in task["check"]:
+        cmd += ["--check", check_command(task, work)]
     if args.seed is not None:
         cmd += ["--seed", str(args.seed)]
     cmd += args.oc_args + [task["prompt"]]
@@ -100,6 +114,8 @@ def run_aider(args, task, work, home, answer, model):
            "--no-auto-commits", "--no-check-update", "--no-show-model-warnings",
            "--no-pretty", "--no-stream", "--analytics-disable", "--map-tokens", "1024",
            "--message", task["prompt"], *named]
+    if args.with_check and "OC_ANSWER" not in task["check"]:
+        cmd += ["--test-cmd", check_command(task, work), "--auto-test"]
     cmd += args.oc_args
     env = dict(os.environ, OLLAMA_API_BASE=f"http://{args.host.removeprefix('http://')}",
                HOME=str(home))
@@ -202,6 +218,9 @@ def main():
     parser.add_argument("--oc", default=str(ROOT / "target" / "release" / "oc"))
     parser.add_argument("--timeout", default="10m", help="oc --timeout per task")
     parser.add_argument("--agent", choices=["oc", "aider"], default="oc")
+    parser.add_argument("--with-check", action="store_true",
+                        help="give the agent the task's check (oc --check, aider --test-cmd); "
+                             "question tasks get none")
     parser.add_argument("--aider", default="aider", help="the aider executable")
     parser.add_argument("--summarize", metavar="FILE", help="print the table of FILE and exit")
     parser.add_argument("oc_args", nargs="*", help="extra arguments after --")

@@ -42,8 +42,8 @@ struct PartialReply {
 enum Answered {
     /// The same call came too often: the run ends.
     Stuck,
-    /// Every call was answered; `failed` of them with an error.
-    All { failed: usize },
+    /// Every call was answered; these failed.
+    All { failed: Vec<ToolCall> },
 }
 
 /// State shared by the turns of one run.
@@ -157,7 +157,11 @@ impl<'a> Turns<'a> {
             self.save(session)?;
             match answered {
                 Answered::Stuck => return Ok(Ending::Stuck),
-                Answered::All { failed: 0 } if self.protocol.done_when_calls_succeed() => {
+                Answered::All { failed }
+                    if self.protocol.done_when_calls_succeed()
+                        && failed.len() < message.tool_calls.len()
+                        && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
+                {
                     if self.check_again(session, out).await? {
                         continue;
                     }
@@ -295,7 +299,7 @@ impl<'a> Turns<'a> {
         cut_off: bool,
     ) -> Result<Answered> {
         let turn = session.turns;
-        let mut failed = 0;
+        let mut failed = Vec::new();
         for (call, arguments) in calls.iter().zip(arguments) {
             let id = call.id.clone().unwrap_or_default();
             let name = call.function.name.clone();
@@ -329,14 +333,14 @@ impl<'a> Turns<'a> {
                     let outcome = self.calls.run(session, out, &id, &name, arguments).await;
                     if !outcome.ok {
                         session.failed_tool_calls.push(id.clone());
-                        failed += 1;
+                        failed.push(call.clone());
                     }
                     context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
                 }
             };
             if content.starts_with("error: not run") {
                 session.failed_tool_calls.push(id.clone());
-                failed += 1;
+                failed.push(call.clone());
             }
             session
                 .messages

@@ -1,5 +1,6 @@
 mod architecture;
 mod config;
+mod edit_formats;
 mod errors;
 mod finetune;
 mod permissions;

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::normalize::normalize_calls;
-use crate::client::Message;
+use crate::client::{Message, ToolCall};
 use crate::client::fenced::fenced_wire;
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
@@ -79,6 +79,19 @@ impl Protocol {
     /// (the model answers after seeing the results).
     pub fn done_when_calls_succeed(&self) -> bool {
         matches!(self, Protocol::FileBlocks(_))
+    }
+
+    /// Whether a failed call needs no second try: a file block for a file
+    /// shown for reference only, beside blocks that did apply, is refused
+    /// and that is all.
+    pub fn refusal_is_final(&self, call: &ToolCall) -> bool {
+        match self {
+            Protocol::ToolCalls { .. } => false,
+            Protocol::FileBlocks(blocks) => {
+                let path = call.function.arguments["path"].as_str().unwrap_or_default();
+                blocks.scope.read_only.iter().any(|p| p == path)
+            }
+        }
     }
 
     /// How the model should go on after a failed check or a description.

@@ -78,6 +78,8 @@ pub struct TextCallFilter {
     calls: Vec<TextCall>,
     content: String,
     thinking: String,
+    /// A dropped block just ended: the line break after it goes too.
+    eat_newline: bool,
 }
 
 impl TextCallFilter {
@@ -93,11 +95,19 @@ impl TextCallFilter {
             calls: Vec::new(),
             content: String::new(),
             thinking: String::new(),
+            eat_newline: false,
         }
     }
 
     /// Adds a delta; returns what can be shown now.
     pub fn push(&mut self, delta: &str) -> Filtered {
+        let delta = match delta.strip_prefix('\n').filter(|_| self.eat_newline) {
+            Some(rest) => rest,
+            None => delta,
+        };
+        if !delta.is_empty() {
+            self.eat_newline = false;
+        }
         self.pending.push_str(delta);
         let mut out = Filtered::default();
         self.drain(&mut out, false);
@@ -307,6 +317,10 @@ impl TextCallFilter {
         let block_text: String = self.pending.drain(..end).collect();
         self.open = None;
         if block == Block::ToolResponse {
+            match self.pending.strip_prefix('\n') {
+                Some(rest) => self.pending = rest.to_string(),
+                None => self.eat_newline = self.pending.is_empty(),
+            }
             return true;
         }
         if block == Block::Think {
@@ -499,7 +513,7 @@ mod tests {
             ),
             (
                 "<tool_response>\nfixed error in utils.py\n</tool_response>\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}",
-                "\n",
+                "",
                 vec![list.clone()],
             ),
         ];

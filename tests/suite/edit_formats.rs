@@ -1,0 +1,273 @@
+//! The edit protocols and the first turn's grounding, as a real 1.5B model
+//! meets them (captures in `fixtures/ollama/real-model/oc/`, recorded through
+//! `scripts/record-ollama.py`).
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::fake_ollama::{content_chunk, done_chunk, fixture};
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+
+const UTILS: &str = "def last_n(items, n):\n    \"\"\"Return the last n items of the list, in order.\"\"\"\n    if n <= 0:\n        return []\n    return items[-n - 1:]\n\n\ndef first_n(items, n):\n    \"\"\"Return the first n items of the list.\"\"\"\n    return items[:n]\n";
+const TEST_UTILS: &str = "from utils import first_n, last_n\n\n\ndef test_last_n():\n    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n    assert last_n([1, 2, 3], 0) == []\n\n\ndef test_first_n():\n    assert first_n([1, 2, 3], 2) == [1, 2]\n\n\nif __name__ == \"__main__\":\n    test_last_n()\n    test_first_n()\n    print(\"ok\")\n";
+const PROMPT: &str = "Fix the bug in utils.py so the tests in test_utils.py pass.";
+
+/// The off-by-one task of `bench/tasks/py-off-by-one`.
+fn off_by_one() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("utils.py", UTILS);
+    env.write("test_utils.py", TEST_UTILS);
+    env
+}
+
+fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stderr).to_string()
+}
+
+fn read(env: &TestEnv, path: &str) -> String {
+    std::fs::read_to_string(env.work().join(path)).unwrap()
+}
+
+/// A reply streamed as content chunks of `size` characters.
+fn streamed(text: &str, size: usize) -> Reply {
+    let chars: Vec<char> = text.chars().collect();
+    let mut lines: Vec<String> = chars
+        .chunks(size)
+        .map(|c| content_chunk(&c.iter().collect::<String>()))
+        .collect();
+    lines.push(done_chunk("stop"));
+    Reply::lines(lines)
+}
+
+/// The real 1.5B reply to the whole-file opening: utils.py fixed, and
+/// test_utils.py echoed although it was marked for reference. The fix is
+/// applied, the echo refused, and the run is done in one turn.
+#[test]
+fn the_real_whole_file_reply_is_applied_in_one_turn() {
+    let env = off_by_one();
+    let server = FakeOllama::start(vec![Reply::fixture(
+        "real-model/oc/whole-off-by-one-1_5b-turn01.ndjson",
+    )]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "--output-format", "json", PROMPT])
+        .assert()
+        .success();
+    assert!(read(&env, "utils.py").contains("    return items[-n:]\n"));
+    assert_eq!(read(&env, "test_utils.py"), TEST_UTILS);
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].get("tools").is_none(), "no tool schemas in this format");
+    // The opening is byte for byte the one the model answered.
+    let captured: Value = serde_json::from_str(&fixture(
+        "real-model/oc/whole-off-by-one-1_5b-turn01.request.json",
+    ))
+    .unwrap();
+    assert_eq!(requests[0]["messages"][1], captured["messages"][1]);
+    let result: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(result["final_text"], "Changed utils.py.");
+    assert_eq!(result["files_changed"], json!(["utils.py"]));
+    let session = env.session();
+    let calls = &session["messages"][2]["tool_calls"];
+    assert_eq!(calls[0]["function"]["name"], "write_file");
+    assert_eq!(calls[0]["function"]["arguments"]["path"], "utils.py");
+    assert_eq!(calls[1]["function"]["arguments"]["path"], "test_utils.py");
+    let refused = session["messages"][4]["content"].as_str().unwrap();
+    assert!(refused.contains("shown for reference only"), "{refused}");
+    // The record is what a trainer needs: the files shown, the calls made.
+    let record = &env.finetune()[0];
+    assert_eq!(record["tools"], json!([]));
+    assert_eq!(record["messages"][1]["tool_calls"][0]["function"]["name"], "write_file");
+}
+
+/// The second real turn: the conversation goes back with the model's blocks
+/// as it wrote them and the results as one user message.
+#[test]
+fn the_wire_gives_back_the_blocks_and_the_results() {
+    let env = off_by_one();
+    let lossy = "utils.py\n```python\ndef last_n(items, n):\n    return items[-n:]\n```";
+    let server = FakeOllama::start(vec![
+        streamed(lossy, 7),
+        Reply::fixture("real-model/oc/whole-off-by-one-1_5b-turn02.ndjson"),
+    ]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 2, "the lossy block was refused, then fixed");
+    let wire = requests[1]["messages"].as_array().unwrap();
+    assert_eq!(wire[2]["role"], "assistant");
+    assert_eq!(wire[2]["content"], lossy);
+    assert!(wire[2].get("tool_calls").is_none());
+    let results = wire[3]["content"].as_str().unwrap();
+    assert!(
+        results.starts_with("Results:\n- error: the block for utils.py drops `def first_n(items, n):`"),
+        "{results}"
+    );
+    assert!(read(&env, "utils.py").contains("def first_n"));
+    assert!(read(&env, "utils.py").contains("    return items[-n:]\n"));
+}
+
+/// `diff`: SEARCH/REPLACE blocks become `edit_file` calls.
+#[test]
+fn diff_format_edits_by_search_and_replace() {
+    let env = off_by_one();
+    let reply = "utils.py\n```python\n<<<<<<< SEARCH\n    return items[-n - 1:]\n=======\n    return items[-n:]\n>>>>>>> REPLACE\n```\nFixed the slice.";
+    let server = FakeOllama::start(vec![streamed(reply, 5)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "diff")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), "Fixed the slice.\n");
+    assert_eq!(read(&env, "utils.py"), UTILS.replace("[-n - 1:]", "[-n:]"));
+    let system = server.chat_requests()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(system.contains("<<<<<<< SEARCH"), "{system}");
+    let call = &env.session()["messages"][2]["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "edit_file");
+    assert_eq!(call["arguments"]["new_string"], "    return items[-n:]\n");
+}
+
+/// A question gets the files to read and no file to change.
+#[test]
+fn a_question_is_answered_in_words() {
+    let env = off_by_one();
+    let server = FakeOllama::start(vec![Reply::answer("It drops one item too many.")]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "What is wrong with last_n in utils.py?"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), "It drops one item too many.\n");
+    let opening = server.chat_requests()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(opening.contains("utils.py (for reference, do not change)"), "{opening}");
+    assert!(opening.ends_with("Answer in words; change no file."), "{opening}");
+}
+
+/// With tool calls, the files the prompt is about are read before the first
+/// turn as real `read_file` calls, through the permission rules.
+#[test]
+fn grounding_reads_the_named_files_as_calls() {
+    let env = off_by_one();
+    env.write(".env", "TOKEN=abc\n");
+    let server = FakeOllama::start(vec![Reply::answer("Looked.")]);
+    env.oc(&server)
+        .env("OC_DISABLE", "")
+        .args(["run", "--deny", "read(test_utils.py)", PROMPT])
+        .assert()
+        .success();
+    let first = &server.chat_requests()[0];
+    let messages = first["messages"].as_array().unwrap();
+    assert_eq!(messages[1]["content"], PROMPT);
+    let calls: Vec<&str> = messages[2]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["function"]["arguments"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["utils.py", "test_utils.py"]);
+    let results = tool_messages(first);
+    assert!(results[0]["content"].as_str().unwrap().contains("5\t    return items[-n - 1:]"));
+    let denied = results[1]["content"].as_str().unwrap();
+    assert!(denied.starts_with("error: not approved"), "{denied}");
+    let decisions = env.session()["permissions"].as_array().unwrap().clone();
+    assert_eq!(decisions[0]["allowed"], true);
+    assert_eq!(decisions[1]["allowed"], false);
+}
+
+/// Regression: the 1.5B model's first reply to "fix the failing test" is a
+/// numbered plan and no call (capture `*-1_5b-fix-test`); the run ended as
+/// answered. It now gets one nudge to make the change.
+#[test]
+fn a_plan_instead_of_a_change_gets_one_nudge() {
+    let env = off_by_one();
+    let server = FakeOllama::start(vec![
+        Reply::fixture("real-model/chat-stream-qwen2_5-coder-1_5b-fix-test.ndjson"),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "utils.py", "old_string": "items[-n - 1:]", "new_string": "items[-n:]"}),
+        )]),
+        Reply::answer("Fixed."),
+    ]);
+    let out = env
+        .oc(&server)
+        .env("OC_DISABLE", "ground")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert!(stderr_of(&out).contains("asking it once to make it"));
+    let second = &server.chat_requests()[1];
+    let nudge = second["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(nudge.starts_with("Do not describe the change"), "{nudge}");
+    assert!(read(&env, "utils.py").contains("items[-n:]"));
+}
+
+/// Regression: a `write_file` that dropped the indentation of a Python file
+/// was applied and reported as a success. It is now refused with the place.
+#[test]
+fn a_write_that_breaks_the_syntax_is_refused() {
+    let env = off_by_one();
+    let flat = UTILS
+        .lines()
+        .map(str::trim_start)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "utils.py"}))]),
+        Reply::tool_calls(&[("write_file", json!({"path": "utils.py", "content": flat}))]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "utils.py"), UTILS);
+    let result = tool_messages(&server.chat_requests()[2])[1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("syntax error at line 2"), "{result}");
+    assert!(result.contains("an indented block is expected"), "{result}");
+}
+
+/// Recovery by shape (replies the 1.5B model sent): a call in a ```python
+/// fence, a tool name without quotes, and an echoed `<tool_response>` before
+/// a call are all calls; the echo is never shown.
+#[test]
+fn calls_are_recovered_by_shape() {
+    for reply in [
+        "```python\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"utils.py\"}}\n```",
+        "```json\n{\"name\": read_file, \"arguments\": {\"path\": \"utils.py\"}}\n```",
+        "<tool_response>\nfixed error in utils.py by adding more context.\n</tool_response>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"utils.py\"}}",
+    ] {
+        let env = off_by_one();
+        let server = FakeOllama::start(vec![streamed(reply, 3), Reply::answer("Read it.")]);
+        let out = env.oc(&server).args(["run", PROMPT]).assert().success();
+        assert_eq!(stdout_of(&out), "Read it.\n", "{reply}");
+        let results = tool_messages(&server.chat_requests()[1]);
+        assert_eq!(results[0]["tool_name"], "read_file", "{reply}");
+        assert!(!stdout_of(&out).contains("tool_response"));
+    }
+}
