@@ -115,13 +115,28 @@ impl ModelSetup {
     }
 }
 
-/// The edit format for this model: the one asked for, in code mode;
-/// `auto` settles on tool calls. Plan and chat mode always use tool calls
+/// Models up to this size (billions of parameters, `/api/show`) get whole
+/// files with `--edit-format auto`: measured on `bench/tasks` (README
+/// "Small models"), tool calls fail them where whole files do not.
+pub const SMALL_MODEL_BILLIONS: f64 = 4.0;
+
+/// The edit format for this model: the one asked for, in code mode. `auto`
+/// gives whole files to a small model or one without native tool calling,
+/// and tool calls to the others. Plan and chat mode always use tool calls
 /// (read-only tools, or none).
-fn choose_edit_format(settings: &Settings, _info: &ModelInfo) -> EditFormat {
+fn choose_edit_format(settings: &Settings, info: &ModelInfo) -> EditFormat {
     match (settings.mode, settings.edit_format) {
         (Mode::Plan | Mode::Chat, _) => EditFormat::Tools,
-        (Mode::Code, EditFormat::Auto) => EditFormat::Tools,
+        (Mode::Code, EditFormat::Auto) => {
+            let small = info
+                .parameter_billions
+                .is_some_and(|b| b <= SMALL_MODEL_BILLIONS);
+            if small || !info.has("tools") {
+                EditFormat::Whole
+            } else {
+                EditFormat::Tools
+            }
+        }
         (Mode::Code, chosen) => chosen,
     }
 }

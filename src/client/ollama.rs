@@ -100,6 +100,9 @@ pub struct ModelInfo {
     pub capabilities: Vec<String>,
     /// `model_info["<arch>.context_length"]` in tokens, when reported.
     pub context_length: Option<u64>,
+    /// `details.parameter_size` in billions of parameters (`"1.8B"` is 1.8,
+    /// `"494.03M"` is 0.494), when reported.
+    pub parameter_billions: Option<f64>,
 }
 
 impl ModelInfo {
@@ -131,8 +134,23 @@ impl ModelInfo {
         ModelInfo {
             capabilities,
             context_length,
+            parameter_billions: body["details"]["parameter_size"]
+                .as_str()
+                .and_then(parse_parameter_size),
         }
     }
+}
+
+/// `"1.8B"` → 1.8, `"494.03M"` → 0.49403, `"7B"` → 7.
+fn parse_parameter_size(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (number, scale) = match text.chars().last()?.to_ascii_uppercase() {
+        'B' => (&text[..text.len() - 1], 1.0),
+        'M' => (&text[..text.len() - 1], 0.001),
+        'T' => (&text[..text.len() - 1], 1000.0),
+        _ => (text, 1e-9),
+    };
+    number.trim().parse::<f64>().ok().map(|n| n * scale)
 }
 
 /// A client for one Ollama server.
@@ -464,6 +482,31 @@ mod tests {
         assert_eq!(calls[0].function.name, "read_file");
         assert_eq!(calls[0].id.as_deref(), Some("call_usotw8c9"));
         assert_eq!(calls[0].function.arguments["path"], "src/main.rs");
+    }
+
+    #[test]
+    fn parameter_sizes_are_read_in_billions() {
+        for (text, want) in [
+            ("1.8B", Some(1.8)),
+            ("494.03M", Some(0.49403)),
+            ("7B", Some(7.0)),
+            ("big", None),
+        ] {
+            let got = parse_parameter_size(text);
+            assert!(
+                got.zip(want).is_some_and(|(g, w)| (g - w).abs() < 1e-9) || got == want,
+                "{text}: {got:?}"
+            );
+        }
+        let show: Value = serde_json::from_str(include_str!(
+            "../../fixtures/ollama/04-show-qwen2.5-coder-0.5b.json"
+        ))
+        .unwrap();
+        assert!(
+            ModelInfo::from_show(&show)
+                .parameter_billions
+                .is_some_and(|b| b < 1.0)
+        );
     }
 
     #[test]

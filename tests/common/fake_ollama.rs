@@ -186,6 +186,20 @@ impl FakeOllama {
         self
     }
 
+    /// Adds a model whose `/api/show` is the real capture with another
+    /// `details.parameter_size` (e.g. `"7.6B"`).
+    pub fn with_model_size(self, name: &str, parameter_size: &str) -> Self {
+        let mut show: Value =
+            serde_json::from_str(&fixture("04-show-qwen2.5-coder-1.5b.json")).unwrap();
+        show["details"]["parameter_size"] = json!(parameter_size);
+        self.state
+            .lock()
+            .unwrap()
+            .models
+            .insert(name.to_string(), show);
+        self
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().unwrap().requests.clone()

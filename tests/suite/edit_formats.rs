@@ -63,7 +63,10 @@ fn the_real_whole_file_reply_is_applied_in_one_turn() {
     assert_eq!(read(&env, "test_utils.py"), TEST_UTILS);
     let requests = server.chat_requests();
     assert_eq!(requests.len(), 1);
-    assert!(requests[0].get("tools").is_none(), "no tool schemas in this format");
+    assert!(
+        requests[0].get("tools").is_none(),
+        "no tool schemas in this format"
+    );
     // The opening is byte for byte the one the model answered.
     let captured: Value = serde_json::from_str(&fixture(
         "real-model/oc/whole-off-by-one-1_5b-turn01.request.json",
@@ -83,7 +86,10 @@ fn the_real_whole_file_reply_is_applied_in_one_turn() {
     // The record is what a trainer needs: the files shown, the calls made.
     let record = &env.finetune()[0];
     assert_eq!(record["tools"], json!([]));
-    assert_eq!(record["messages"][1]["tool_calls"][0]["function"]["name"], "write_file");
+    assert_eq!(
+        record["messages"][1]["tool_calls"][0]["function"]["name"],
+        "write_file"
+    );
 }
 
 /// The second real turn: the conversation goes back with the model's blocks
@@ -110,7 +116,9 @@ fn the_wire_gives_back_the_blocks_and_the_results() {
     assert!(wire[2].get("tool_calls").is_none());
     let results = wire[3]["content"].as_str().unwrap();
     assert!(
-        results.starts_with("Results:\n- error: the block for utils.py drops `def first_n(items, n):`"),
+        results.starts_with(
+            "Results:\n- error: the block for utils.py drops `def first_n(items, n):`"
+        ),
         "{results}"
     );
     assert!(read(&env, "utils.py").contains("def first_n"));
@@ -159,8 +167,14 @@ fn a_question_is_answered_in_words() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(opening.contains("utils.py (for reference, do not change)"), "{opening}");
-    assert!(opening.ends_with("Answer in words; change no file."), "{opening}");
+    assert!(
+        opening.contains("utils.py (for reference, do not change)"),
+        "{opening}"
+    );
+    assert!(
+        opening.ends_with("Answer in words; change no file."),
+        "{opening}"
+    );
 }
 
 /// With tool calls, the files the prompt is about are read before the first
@@ -186,7 +200,12 @@ fn grounding_reads_the_named_files_as_calls() {
         .collect();
     assert_eq!(calls, ["utils.py", "test_utils.py"]);
     let results = tool_messages(first);
-    assert!(results[0]["content"].as_str().unwrap().contains("5\t    return items[-n - 1:]"));
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("5\t    return items[-n - 1:]")
+    );
     let denied = results[1]["content"].as_str().unwrap();
     assert!(denied.starts_with("error: not approved"), "{denied}");
     let decisions = env.session()["permissions"].as_array().unwrap().clone();
@@ -269,5 +288,28 @@ fn calls_are_recovered_by_shape() {
         let results = tool_messages(&server.chat_requests()[1]);
         assert_eq!(results[0]["tool_name"], "read_file", "{reply}");
         assert!(!stdout_of(&out).contains("tool_response"));
+    }
+}
+
+/// `--edit-format auto` (the default): whole files for a small model, tool
+/// calls for a larger one with native tool calling.
+#[test]
+fn auto_gives_small_models_whole_files() {
+    let env = off_by_one();
+    let server = FakeOllama::start(vec![Reply::answer("ok"), Reply::answer("ok")])
+        .with_model_size("coder:7b", "7.6B");
+    for (model, whole) in [(crate::common::MODEL, true), ("coder:7b", false)] {
+        env.oc(&server)
+            .env_remove("OC_EDIT_FORMAT")
+            .args(["run", "--model", model, "What does last_n do?"])
+            .assert()
+            .success();
+        let request = server.chat_requests().pop().unwrap();
+        assert_eq!(request.get("tools").is_none(), whole, "{model}");
+        let system = request["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(system.contains("complete new"), whole, "{model}: {system}");
     }
 }

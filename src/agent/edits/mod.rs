@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::normalize::normalize_calls;
-use crate::client::{Message, ToolCall};
 use crate::client::fenced::fenced_wire;
+use crate::client::{Message, ToolCall};
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
 
