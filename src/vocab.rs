@@ -152,14 +152,18 @@ pub enum Heuristic {
     Nudge,
     /// Refusing a write that breaks a file's syntax.
     SyntaxGuard,
+    /// Recovering text-form calls by their shape: in fences of any label,
+    /// with a bare tool name, after an echoed tool response.
+    ShapeRecovery,
 }
 
 impl Heuristic {
     /// All of them, with their names.
-    pub const ALL: [(Heuristic, &'static str); 3] = [
+    pub const ALL: [(Heuristic, &'static str); 4] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
+        (Heuristic::ShapeRecovery, "shape-recovery"),
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.

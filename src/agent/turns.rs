@@ -375,6 +375,10 @@ impl<'a> Turns<'a> {
         let mut filter = TextCallFilter::new(
             self.protocol.text_call_tools(),
             self.settings.text_tools == TextTools::Auto,
+        )
+        .by_shape(
+            self.settings
+                .enabled(crate::vocab::Heuristic::ShapeRecovery),
         );
         loop {
             let Some(chunk) = stream.next().await? else {

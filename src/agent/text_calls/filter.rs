@@ -80,6 +80,9 @@ pub struct TextCallFilter {
     thinking: String,
     /// A dropped block just ended: the line break after it goes too.
     eat_newline: bool,
+    /// Recovery by shape: calls in fences of any label, bare tool names,
+    /// echoed tool responses dropped.
+    by_shape: bool,
 }
 
 impl TextCallFilter {
@@ -96,7 +99,16 @@ impl TextCallFilter {
             content: String::new(),
             thinking: String::new(),
             eat_newline: false,
+            by_shape: true,
         }
+    }
+
+    /// Switches recovery by shape on or off (on by default): a call in a
+    /// fence of another language, a tool name without quotes, an echoed
+    /// `<tool_response>`.
+    pub fn by_shape(mut self, on: bool) -> Self {
+        self.by_shape = on;
+        self
     }
 
     /// Adds a delta; returns what can be shown now.
@@ -179,6 +191,7 @@ impl TextCallFilter {
         let first = OPENERS
             .iter()
             .filter(|(marker, block)| self.recover || *block == Block::Think || marker.is_empty())
+            .filter(|(_, block)| self.by_shape || *block != Block::ToolResponse)
             .filter_map(|(marker, block)| self.pending.find(marker).map(|i| (i, *block)))
             // `<think>` opens thinking only at the start of the reply; in
             // prose it is just text.
@@ -230,9 +243,10 @@ impl TextCallFilter {
                     let label = self.pending[3..newline].trim();
                     let body = self.pending[newline + 1..].trim_start();
                     // Recovery by shape: ```python around a call is a call.
-                    let could_be_call = CALL_SHAPES
-                        .iter()
-                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
+                    let could_be_call = self.by_shape
+                        && CALL_SHAPES
+                            .iter()
+                            .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
                     if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
                         return false;
                     }
@@ -337,7 +351,7 @@ impl TextCallFilter {
             Block::Function | Block::Json | Block::Think => Some(block_text.as_str()),
             Block::Code | Block::ToolResponse => None,
         };
-        match body.and_then(|b| parse_block(b, &self.offered)) {
+        match body.and_then(|b| parse_block(b, &self.offered, self.by_shape)) {
             Some(calls) => {
                 self.calls.extend(calls);
                 // A call counts as the start: a later `{` is prose.

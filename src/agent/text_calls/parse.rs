@@ -42,7 +42,7 @@ pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
 /// The calls in one block of text (a fence body, a tag body, a bare JSON
 /// value), or `None` when it is not a call to offered tools. Every call in
 /// the block must name an offered tool.
-pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
+pub fn parse_block(text: &str, offered: &[ToolName], bare_names: bool) -> Option<Vec<TextCall>> {
     let trimmed = text.trim();
     if let Some(calls) = parse_function_tags(trimmed, offered) {
         return Some(calls);
@@ -51,7 +51,10 @@ pub fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
     // the 0.5B capture): read such a backslash as a literal one.
     let value: Value = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
-        .or_else(|_| serde_json::from_str(&quote_bare_names(trimmed, offered)))
+        .or_else(|e| match bare_names {
+            true => serde_json::from_str(&quote_bare_names(trimmed, offered)),
+            false => Err(e),
+        })
         .ok()?;
     let items = match value {
         Value::Array(items) if !items.is_empty() => items,
@@ -190,12 +193,14 @@ mod tests {
         let calls = parse_block(
             r#"{"name": "search", "arguments": {"pattern": ".*\.py$"}}"#,
             &ALL,
+            true,
         )
         .unwrap();
         assert_eq!(calls[0].arguments, json!({"pattern": r".*\.py$"}));
         let calls = parse_block(
             r#"{"name": "search", "arguments": {"pattern": "a\nb\\c"}}"#,
             &ALL,
+            true,
         )
         .unwrap();
         assert_eq!(calls[0].arguments, json!({"pattern": "a\nb\\c"}));
@@ -208,11 +213,12 @@ mod tests {
         let calls = parse_block(
             r#"{"name": edit_file, "arguments": {"path": "a.py", "old_string": "x", "new_string": "y"}}"#,
             &ALL,
+            true,
         )
         .unwrap();
         assert_eq!(calls[0].tool, ToolName::EditFile);
         assert_eq!(calls[0].arguments["path"], "a.py");
-        assert!(parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL).is_none());
+        assert!(parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL, true).is_none());
     }
 
     #[test]
