@@ -97,6 +97,9 @@ impl EmptyReplyGuard {
 pub const DESCRIBED: &str =
     "Do not describe the change or tell me how to make it: make it yourself, now.";
 
+/// What file blocks that changed nothing get once.
+pub const UNCHANGED: &str = "Nothing changed: the files you sent are the same as before, so the task is not done. Make the change the task asks for.";
+
 /// Whether a reply with no calls reads as instructions to the user rather
 /// than an answer: code blocks of the change, numbered steps, or "you can …".
 pub fn describes_instead_of_doing(reply: &str) -> bool {
@@ -146,6 +149,7 @@ pub struct DescribeGuard {
     /// Off: the prompt asks a question (or the guard is switched off).
     off: bool,
     nudged: bool,
+    unchanged_nudged: bool,
 }
 
 impl DescribeGuard {
@@ -154,7 +158,16 @@ impl DescribeGuard {
         DescribeGuard {
             off: !enabled || is_question(prompt),
             nudged: false,
+            unchanged_nudged: false,
         }
+    }
+
+    /// Whether to nudge after file blocks that changed nothing: once per
+    /// run, unless the prompt asks a question.
+    pub fn nudge_unchanged(&mut self) -> bool {
+        let nudge = !self.off && !self.unchanged_nudged;
+        self.unchanged_nudged |= nudge;
+        nudge
     }
 
     /// Whether to nudge after a reply with no calls: the task asks for a

@@ -151,6 +151,7 @@ impl<'a> Turns<'a> {
                 return Ok(Ending::Answered);
             }
             let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
+            let changed_before = self.calls.files_changed.len();
             let answered = self
                 .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
                 .await?;
@@ -162,7 +163,10 @@ impl<'a> Turns<'a> {
                         && failed.len() < message.tool_calls.len()
                         && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
                 {
-                    if self.check_again(session, out).await? {
+                    let changed = self.calls.files_changed.len() > changed_before;
+                    if (!changed && self.nudge_unchanged(session, out)?)
+                        || self.check_again(session, out).await?
+                    {
                         continue;
                     }
                     return Ok(Ending::Answered);
@@ -170,6 +174,19 @@ impl<'a> Turns<'a> {
                 Answered::All { .. } => {}
             }
         }
+    }
+
+    /// File blocks that changed nothing (the files sent back as they were)
+    /// get one nudge: the task is not done. Returns whether they got one.
+    fn nudge_unchanged(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+        if !self.descriptions.nudge_unchanged() {
+            return Ok(false);
+        }
+        out.note("the model sent the files back unchanged; asking it once to make the change");
+        let nudge = format!("{} {}", guards::UNCHANGED, self.protocol.how_to_change());
+        session.messages.push(Message::text(Role::User, nudge));
+        self.save(session)?;
+        Ok(true)
     }
 
     /// A reply with no calls that describes the change instead of making it

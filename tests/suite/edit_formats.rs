@@ -313,3 +313,27 @@ fn auto_gives_small_models_whole_files() {
         assert_eq!(system.contains("complete new"), whole, "{model}: {system}");
     }
 }
+
+/// Regression: the 0.5B model sent `utils.py` back exactly as it was, and
+/// the run ended as answered with nothing changed. It now gets one nudge.
+#[test]
+fn files_sent_back_unchanged_get_one_nudge() {
+    let env = off_by_one();
+    let echo = format!("utils.py\n```python\n{UTILS}```");
+    let server = FakeOllama::start(vec![streamed(&echo, 9), streamed(&echo, 9)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert!(stderr_of(&out).contains("sent the files back unchanged"));
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 2, "one nudge, then the run ends");
+    let nudge = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(nudge.contains("Nothing changed"), "{nudge}");
+}
