@@ -15,7 +15,7 @@ pub const MAX_ENTRIES: usize = 500;
 /// Arguments of `list_files`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Glob such as **/*.py or src/*.rs; * crosses directories
+    /// Glob such as ** or src/**; * crosses directories
     pub pattern: String,
     /// Directory to list, relative to the workspace (default: the workspace)
     #[serde(default)]
@@ -39,7 +39,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
         Ok(g) => g.compile_matcher(),
         Err(e) => {
             return ToolOutcome::error(format!(
-                "`{pattern}` is not a valid glob ({e}); use patterns like **/*.rs or src/*.py"
+                "`{pattern}` is not a valid glob ({e}); use patterns like ** or src/**"
             ));
         }
     };

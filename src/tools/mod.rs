@@ -103,9 +103,7 @@ impl ToolName {
                 "Replace old_string with new_string in a file. old_string should match the file and be unique unless replace_all is true. Read the file first."
             }
             ToolName::MoveFile => "Move or rename a file or directory.",
-            ToolName::ListFiles => {
-                "List files matching a glob such as **/*.rs, honouring .gitignore. Sorted."
-            }
+            ToolName::ListFiles => "List files matching a glob, honouring .gitignore. Sorted.",
             ToolName::Search => {
                 "Search file contents with a regular expression, honouring .gitignore. Returns path:line: text."
             }

@@ -27,12 +27,12 @@ const MAX_IN_MEMORY: u64 = 64 * 1024 * 1024;
 /// Arguments of `search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Regular expression (Rust regex syntax)
+    /// Regular expression
     pub pattern: String,
     /// File or directory to search, relative to the workspace (default: the workspace)
     #[serde(default)]
     pub path: Option<String>,
-    /// Only files matching this glob, e.g. *.rs
+    /// Only files whose path matches this glob
     #[serde(default)]
     pub glob: Option<String>,
     /// Case-insensitive (default false)

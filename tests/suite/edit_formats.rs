@@ -337,3 +337,35 @@ fn files_sent_back_unchanged_get_one_nudge() {
         .to_string();
     assert!(nudge.contains("Nothing changed"), "{nudge}");
 }
+
+/// A rename across files: the code name in the prompt brings every file
+/// that uses it, all of them may change, and one reply changes them all.
+#[test]
+fn a_rename_changes_several_files_in_one_reply() {
+    let env = TestEnv::new();
+    env.write("users.py", "def get_usr(i):\n    return i\n");
+    env.write(
+        "api.py",
+        "from users import get_usr\n\n\ndef hello(i):\n    return get_usr(i)\n",
+    );
+    env.write("notes.md", "Nothing here.\n");
+    let reply = "users.py\n```python\ndef get_user(i):\n    return i\n```\n\napi.py\n```python\nfrom users import get_user\n\n\ndef hello(i):\n    return get_user(i)\n```";
+    let server = FakeOllama::start(vec![streamed(reply, 11)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Rename `get_usr` to get_user everywhere."])
+        .assert()
+        .success();
+    let opening = server.chat_requests()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        opening.contains("You may change: api.py, users.py."),
+        "{opening}"
+    );
+    assert!(!opening.contains("notes.md"), "{opening}");
+    assert!(read(&env, "api.py").contains("return get_user(i)"));
+    assert!(read(&env, "users.py").starts_with("def get_user(i):"));
+}
