@@ -210,6 +210,11 @@ pub struct CommonArgs {
     /// context length [default: 32768]
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
     pub num_ctx: Option<u32>,
+    /// Most tokens in one reply, sent as `options.num_predict`; a reply cut
+    /// there runs none of its calls [default: 4096, at most a quarter of
+    /// the context]
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    pub max_output_tokens: Option<u32>,
     /// Most model requests in one run [default: 25]
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
@@ -279,6 +284,7 @@ impl CommonArgs {
             model: self.model.clone(),
             host: self.host.clone(),
             num_ctx: self.num_ctx,
+            max_output_tokens: self.max_output_tokens,
             max_turns: self.max_turns,
             think: self.think,
             temperature: self.temperature,

@@ -11,7 +11,7 @@ use super::edits::file_blocks::FileBlocks;
 use super::prompt;
 use crate::client::host::display_host;
 use crate::client::{ChatOptions, ChatRequest, Message, ModelInfo, Role};
-use crate::config::Settings;
+use crate::config::{DEFAULT_MAX_OUTPUT_TOKENS, Settings};
 use crate::error::{Error, Result};
 use crate::session::{Session, Status};
 use crate::tools::{ToolName, Workspace};
@@ -109,9 +109,17 @@ impl ModelSetup {
         if self.fenced { &[] } else { &self.schemas }
     }
 
-    /// `options` of every request of the run.
+    /// `options` of every request of the run: the context, the reply cap
+    /// (`--max-output-tokens`, else 4096 or a quarter of the context) and
+    /// the sampling options set.
     pub fn options(&self, settings: &Settings) -> ChatOptions {
-        ChatOptions::new(self.num_ctx, &settings.sampling)
+        let cap = settings
+            .max_output_tokens
+            .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS.min(self.num_ctx / 4));
+        ChatOptions {
+            num_predict: Some(cap),
+            ..ChatOptions::new(self.num_ctx, &settings.sampling)
+        }
     }
 }
 

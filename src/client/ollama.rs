@@ -34,6 +34,9 @@ pub struct ChatRequest<'a> {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ChatOptions {
     pub num_ctx: u32,
+    /// Most tokens in the reply; Ollama ends it with `done_reason: "length"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_predict: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +54,7 @@ impl ChatOptions {
     pub fn new(num_ctx: u32, sampling: &Sampling) -> Self {
         ChatOptions {
             num_ctx,
+            num_predict: None,
             temperature: sampling.temperature,
             top_p: sampling.top_p,
             top_k: sampling.top_k,

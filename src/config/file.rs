@@ -22,6 +22,7 @@ pub struct FileConfig {
     pub model: Option<String>,
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
+    pub max_output_tokens: Option<u32>,
     pub max_turns: Option<u32>,
     pub think: Option<Think>,
     pub temperature: Option<f64>,
@@ -147,6 +148,9 @@ pub fn check_values(file: &LoadedFile) -> Result<()> {
     let c = &file.config;
     if c.num_ctx.is_some_and(|n| n < MIN_NUM_CTX) {
         return bad("num_ctx", &format!("must be at least {MIN_NUM_CTX}"));
+    }
+    if c.max_output_tokens.is_some_and(|n| n < 16) {
+        return bad("max_output_tokens", "must be at least 16");
     }
     if c.max_turns == Some(0) {
         return bad("max_turns", "must be at least 1");

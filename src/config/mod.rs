@@ -26,6 +26,9 @@ pub const DEFAULT_HOST: &str = "http://localhost:11434";
 pub const DEFAULT_NUM_CTX: u32 = 32768;
 /// Default cap on model requests per run.
 pub const DEFAULT_MAX_TURNS: u32 = 25;
+/// Default cap on one reply's tokens: a whole file of a few hundred lines
+/// fits; a model that repeats itself stops within minutes, not hours.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
 /// Default rounds of `--check`: the first run and two more after feedback.
 pub const DEFAULT_CHECK_ATTEMPTS: u32 = 3;
 /// File name of the user config inside `OC_HOME`.
@@ -39,6 +42,7 @@ pub struct Overrides {
     pub model: Option<String>,
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
+    pub max_output_tokens: Option<u32>,
     pub max_turns: Option<u32>,
     pub think: Option<Think>,
     pub temperature: Option<f64>,
@@ -119,6 +123,9 @@ pub struct Settings {
     pub home: PathBuf,
     /// Requested context window in tokens (before clamping to the model's).
     pub num_ctx: u32,
+    /// Most tokens in one reply (`options.num_predict`), when set; otherwise
+    /// [`DEFAULT_MAX_OUTPUT_TOKENS`] or a quarter of the context.
+    pub max_output_tokens: Option<u32>,
     pub max_turns: u32,
     pub think: Think,
     /// Whether `think` was asked for (flag or file) rather than defaulted.
@@ -175,6 +182,7 @@ impl Settings {
                 model,
                 host,
                 num_ctx,
+                max_output_tokens,
                 max_turns,
                 think,
                 temperature,
@@ -247,6 +255,7 @@ impl Settings {
             cwd,
             home,
             num_ctx: flags.num_ctx.or(merged.num_ctx).unwrap_or(DEFAULT_NUM_CTX),
+            max_output_tokens: flags.max_output_tokens.or(merged.max_output_tokens),
             max_turns: flags
                 .max_turns
                 .or(merged.max_turns)

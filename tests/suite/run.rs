@@ -99,7 +99,10 @@ fn requests_carry_options_tools_and_tool_names() {
     let first = &requests[0];
     assert_eq!(first["model"], MODEL);
     assert_eq!(first["stream"], true);
-    assert_eq!(first["options"], json!({"num_ctx": 32768}));
+    assert_eq!(
+        first["options"],
+        json!({"num_ctx": 32768, "num_predict": 4096})
+    );
     assert!(
         first.get("think").is_none(),
         "think sent to a model without thinking"
@@ -386,7 +389,7 @@ fn sampling_options_are_sent_only_when_set() {
         .success();
     assert_eq!(
         server.chat_requests()[0]["options"],
-        json!({"num_ctx": 32768, "temperature": 0.0, "top_k": 30, "seed": -7})
+        json!({"num_ctx": 32768, "num_predict": 4096, "temperature": 0.0, "top_k": 30, "seed": -7})
     );
     let out = env
         .oc(&server)
@@ -398,4 +401,26 @@ fn sampling_options_are_sent_only_when_set() {
         stderr.contains("temperature -1 is out of range"),
         "{stderr}"
     );
+}
+
+/// Every reply is capped (`options.num_predict`): 4096 tokens, a quarter
+/// of a smaller context, or `--max-output-tokens`.
+#[test]
+fn replies_are_capped() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::fixture("05-chat-stream-plain.ndjson"),
+        Reply::fixture("05-chat-stream-plain.ndjson"),
+    ]);
+    env.oc(&server)
+        .args(["run", "--num-ctx", "8192", "say hi"])
+        .assert()
+        .success();
+    env.oc(&server)
+        .args(["run", "--max-output-tokens", "300", "say hi"])
+        .assert()
+        .success();
+    let requests = server.chat_requests();
+    assert_eq!(requests[0]["options"]["num_predict"], 2048);
+    assert_eq!(requests[1]["options"]["num_predict"], 300);
 }
