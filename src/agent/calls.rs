@@ -81,6 +81,7 @@ impl<'a> CallRunner<'a> {
             path: path.to_string(),
             offset: None,
             limit: None,
+            column: None,
         });
         let request = permissions::Request {
             input: &input,

@@ -26,6 +26,9 @@ pub struct Args {
     /// Most lines to show (default 2000)
     #[serde(default)]
     pub limit: Option<usize>,
+    /// For a long line: first character of line `offset` to show, 1-based
+    #[serde(default)]
+    pub column: Option<usize>,
 }
 
 /// Reads the file.
@@ -81,13 +84,17 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
         out.push('\n');
     }
     for (i, line) in lines[offset - 1..end].iter().enumerate() {
-        let shown: String = line.chars().take(MAX_LINE_CHARS).collect();
-        let cut = if shown.len() < line.len() {
-            " … [line cut]"
+        let number = offset + i;
+        // `column` reaches into the first line shown; the others start at 1.
+        let from = if i == 0 {
+            args.column.unwrap_or(1).max(1)
         } else {
-            ""
+            1
         };
-        out.push_str(&format!("{:>6}\t{shown}{cut}\n", offset + i));
+        out.push_str(&format!(
+            "{number:>6}\t{}\n",
+            line_window(line, number, from)
+        ));
     }
     if offset == 1 && end == total {
         out.push_str(&format!("({total} lines)"));
@@ -100,6 +107,30 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
         ));
     }
     ToolOutcome::ok(out, format!("read {display} ({total} lines)"))
+}
+
+/// Up to [`MAX_LINE_CHARS`] characters of `line` from character `from`
+/// (1-based), with a note of what is left out and how to read on.
+fn line_window(line: &str, number: usize, from: usize) -> String {
+    let total = line.chars().count();
+    if from == 1 && total <= MAX_LINE_CHARS {
+        return line.to_string();
+    }
+    let shown: String = line.chars().skip(from - 1).take(MAX_LINE_CHARS).collect();
+    let shown_end = (from - 1 + MAX_LINE_CHARS).min(total);
+    let mut text = String::new();
+    if from > 1 {
+        text.push_str(&format!("[… characters 1-{} left out] ", from - 1));
+    }
+    text.push_str(&shown);
+    if shown_end < total {
+        text.push_str(&format!(
+            " … [line cut: {} more characters; read on with offset={number}, column={}]",
+            total - shown_end,
+            shown_end + 1
+        ));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -118,6 +149,7 @@ mod tests {
                 path: path.into(),
                 offset,
                 limit,
+                column: None,
             },
             &ws,
         )
@@ -165,5 +197,36 @@ mod tests {
             out.content
         );
         assert!(out.content.contains("     1\tcafé\n"), "{}", out.content);
+    }
+
+    /// Regression: a 2 MB single-line file (minified JSON) showed its first
+    /// 2000 characters and nothing could reach the rest.
+    #[test]
+    fn long_lines_can_be_read_to_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let line: String = (0..300_000).map(|i| format!("k{i:05},")).collect();
+        std::fs::write(dir.path().join("min.json"), format!("[{line}]\n")).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let first = read(dir.path(), "min.json", None, None).content;
+        let total = line.chars().count() + 2;
+        assert!(
+            first.contains(&format!(
+                "… [line cut: {} more characters; read on with offset=1, column=2001]",
+                total - 2000
+            )),
+            "{}",
+            &first[first.len() - 200..]
+        );
+        let args = Args {
+            path: "min.json".into(),
+            offset: Some(1),
+            limit: Some(1),
+            column: Some(total - 99),
+        };
+        let tail = run(&args, &ws).content;
+        let left_out = format!("[… characters 1-{} left out] ", total - 100);
+        assert!(tail.contains(&left_out), "{tail}");
+        assert!(tail.contains("k299999,]"), "{tail}");
+        assert!(!tail.contains("line cut"), "{tail}");
     }
 }

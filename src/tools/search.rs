@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
@@ -140,6 +141,34 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     ToolOutcome::ok(out, format!("{total} matches for /{}/", args.pattern))
 }
 
+/// A matching line as shown: whole when short; otherwise the first match's
+/// column and a window of text around it, with what was left out counted.
+fn shown_line(matcher: &RegexMatcher, text: &str) -> String {
+    if text.chars().count() <= MAX_LINE_CHARS {
+        return text.to_string();
+    }
+    let Ok(Some(found)) = matcher.find(text.as_bytes()) else {
+        let shown: String = text.chars().take(MAX_LINE_CHARS).collect();
+        return format!("{shown} …");
+    };
+    let context = (MAX_LINE_CHARS - found.len().min(MAX_LINE_CHARS)) / 2;
+    let mut start = found.start().saturating_sub(context);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (found.end() + context).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let column = text[..found.start()].chars().count() + 1;
+    let before = text[..start].chars().count();
+    let after = text[end..].chars().count();
+    format!(
+        "[column {column}] [… {before} characters] {} [{after} characters …]",
+        &text[start..end]
+    )
+}
+
 fn new_searcher() -> Searcher {
     SearcherBuilder::new()
         .binary_detection(BinaryDetection::quit(0))
@@ -160,9 +189,7 @@ fn search_file(
         count += 1;
         if lines.len() < MAX_MATCHES {
             let text = text.trim_end_matches(['\n', '\r']);
-            let shown: String = text.chars().take(MAX_LINE_CHARS).collect();
-            let cut = if shown.len() < text.len() { " …" } else { "" };
-            lines.push((number, format!("{shown}{cut}")));
+            lines.push((number, shown_line(matcher, text)));
         }
         Ok(true)
     });
@@ -251,5 +278,25 @@ mod tests {
             "(100 more matches not shown; narrow the pattern, path or glob)"
         );
         assert_eq!(out.summary, "300 matches for /hit/");
+    }
+
+    /// Regression: a match at character 2269 of a long line was shown as
+    /// the line's first 300 characters, which did not contain it.
+    #[test]
+    fn a_match_in_a_long_line_is_shown_with_its_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let line: String = (0..1000).map(|i| format!("k{i:05},")).collect();
+        std::fs::write(dir.path().join("min.json"), format!("[{line}]\n")).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let args = Args {
+            pattern: "k00042".into(),
+            path: None,
+            glob: None,
+            ignore_case: None,
+        };
+        let out = run(&args, &ws).content;
+        assert!(out.starts_with("min.json:1: [column 296] [… "), "{out}");
+        assert!(out.contains("k00042,"), "{out}");
+        assert!(out.len() < 500, "{out}");
     }
 }
