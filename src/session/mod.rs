@@ -157,6 +157,34 @@ impl Session {
 }
 
 impl Session {
+    /// Normalises what older versions, other tools or hand edits may have
+    /// written: tool-call `arguments` given as a JSON string become the
+    /// object they hold, as live replies are, since Ollama rejects string
+    /// arguments in a request. Each repair is recorded; everything else is
+    /// kept byte for byte. Returns the number of repairs.
+    pub fn normalize_loaded(&mut self) -> usize {
+        let mut repairs = Vec::new();
+        for message in &mut self.messages {
+            for call in &mut message.tool_calls {
+                let Value::String(text) = &call.function.arguments else {
+                    continue;
+                };
+                let Ok(Value::Object(object)) = serde_json::from_str::<Value>(text) else {
+                    continue;
+                };
+                call.function.arguments = Value::Object(object);
+                repairs.push(Repair {
+                    turn: 0,
+                    tool_call_id: call.id.clone().unwrap_or_default(),
+                    notes: vec!["arguments saved as a JSON string were read as the object".into()],
+                });
+            }
+        }
+        let count = repairs.len();
+        self.repairs.extend(repairs);
+        count
+    }
+
     /// Gives every tool call of the last assistant message that has no
     /// result a synthetic one saying `note`, so the history is valid to send
     /// again. Returns how many were added.
@@ -327,13 +355,18 @@ impl Store {
 
     /// Loads the session `id` (or a unique prefix of it).
     pub fn load(&self, id: &str) -> Result<Session> {
-        read_session(&self.find(id)?)
+        let mut session = read_session(&self.find(id)?)?;
+        session.normalize_loaded();
+        Ok(session)
     }
 
-    /// The newest session started in `cwd`, if any.
+    /// The newest session started in `cwd`, if any (normalised as by
+    /// [`Store::load`]).
     pub fn newest_in(&self, cwd: &Path) -> Option<Session> {
         let cwd = cwd.display().to_string();
-        self.list().0.into_iter().find(|s| s.cwd == cwd)
+        let mut session = self.list().0.into_iter().find(|s| s.cwd == cwd)?;
+        session.normalize_loaded();
+        Some(session)
     }
 
     /// Appends one record as one line, with credentials redacted first (see

@@ -582,3 +582,48 @@ fn unwritable_last_message_file_fails_the_run() {
         .code(1);
     assert!(stderr_of(out.get_output()).contains("cannot write the last message"));
 }
+
+/// Regression: a session whose `tool_calls[].function.arguments` are JSON
+/// strings (older files, other tools, hand edits) was replayed as strings on
+/// `--resume`, which a real Ollama rejects (HTTP 400). They are read as
+/// objects, and the repair is recorded.
+#[test]
+fn resumed_string_arguments_are_sent_as_objects() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hi\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "a.txt"}))]),
+        Reply::answer("Read."),
+        Reply::answer("Again."),
+    ]);
+    env.oc(&server)
+        .args(["run", "read a.txt"])
+        .assert()
+        .success();
+    let path = env
+        .home
+        .path()
+        .join("sessions")
+        .join(format!("{}.json", env.session()["id"].as_str().unwrap()));
+    let mut saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    saved["messages"][2]["tool_calls"][0]["function"]["arguments"] = json!("{\"path\": \"a.txt\"}");
+    let edited = serde_json::to_string_pretty(&saved).unwrap();
+    std::fs::write(&path, &edited).unwrap();
+    env.oc(&server)
+        .args(["run", "--continue", "once more"])
+        .assert()
+        .success();
+    let request = &server.chat_requests()[2];
+    assert_eq!(
+        request["messages"][2]["tool_calls"][0]["function"]["arguments"],
+        json!({"path": "a.txt"})
+    );
+    let session = env.session();
+    assert_eq!(
+        session["repairs"][0]["notes"][0],
+        "arguments saved as a JSON string were read as the object"
+    );
+    // Everything else goes out as it was saved.
+    assert_eq!(request["messages"][0], saved["messages"][0]);
+    assert_eq!(request["messages"][3], saved["messages"][3]);
+}
