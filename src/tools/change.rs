@@ -1,8 +1,10 @@
 //! A change to one file, computed before anything is written so it can be
 //! shown as a diff and approved first; and which files the model has seen.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::outcome::ToolOutcome;
 use super::workspace::ResolvedPath;
@@ -101,21 +103,58 @@ impl FileChange {
     }
 }
 
-/// The files a run has read or written (real paths). `write_file` refuses to
-/// replace an existing file the model has not looked at in this run.
+/// What a file was when the model last saw it: its size, modification
+/// time and a hash of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    len: u64,
+    modified: Option<SystemTime>,
+    hash: u64,
+}
+
+impl Fingerprint {
+    /// The file as it is now; `None` when it cannot be read.
+    fn of(real: &Path) -> Option<Fingerprint> {
+        let meta = std::fs::metadata(real).ok()?;
+        let bytes = std::fs::read(real).ok()?;
+        let mut hasher = DefaultHasher::new();
+        bytes.hash(&mut hasher);
+        Some(Fingerprint {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            hash: hasher.finish(),
+        })
+    }
+}
+
+/// The files a run has read or written (real paths), as they were then.
+/// `write_file` refuses to replace an existing file the model has not
+/// looked at in this run, or one that changed on disk since.
 #[derive(Debug, Clone, Default)]
 pub struct Seen {
-    files: HashSet<PathBuf>,
+    files: HashMap<PathBuf, Option<Fingerprint>>,
 }
 
 impl Seen {
     /// Notes that the model has seen the current content of `real`.
     pub fn insert(&mut self, real: &Path) {
-        self.files.insert(real.to_path_buf());
+        self.files.insert(real.to_path_buf(), Fingerprint::of(real));
     }
 
     /// Whether the model has seen `real` in this run.
     pub fn contains(&self, real: &Path) -> bool {
-        self.files.contains(real)
+        self.files.contains_key(real)
+    }
+
+    /// Whether `real`, seen in this run, has changed on disk since (another
+    /// process, a formatter, the user). False for a file not seen.
+    pub fn changed_since(&self, real: &Path) -> bool {
+        match self.files.get(real) {
+            Some(Some(seen)) => Fingerprint::of(real).is_none_or(|now| {
+                now.len != seen.len || now.hash != seen.hash || now.modified != seen.modified
+            }),
+            Some(None) => real.exists(),
+            None => false,
+        }
     }
 }

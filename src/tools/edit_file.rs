@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::change::FileChange;
+use super::change::{FileChange, Seen};
 use super::edit_match;
 use super::workspace::Workspace;
 
@@ -23,8 +23,11 @@ pub struct Args {
     pub replace_all: Option<bool>,
 }
 
-/// Computes the edit; nothing is written until [`FileChange::apply`].
-pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
+/// Computes the edit; nothing is written until [`FileChange::apply`]. An
+/// edit to a file that changed on disk since the model read it may still
+/// apply (its `old_string` must match what the file is now); the result
+/// then says so.
+pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
     super::file_text::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
@@ -39,6 +42,11 @@ pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
         }
         Err(e) => return Err(format!("cannot read {display}: {e}")),
     };
+    if args.old_string.contains('\n')
+        && let Some(why) = super::write_file::escaped_line_breaks(&args.new_string)
+    {
+        return Err(format!("{display} was not edited: new_string {why}"));
+    }
     let edit = edit_match::apply(
         &text,
         &args.old_string,
@@ -59,6 +67,11 @@ pub fn prepare(args: &Args, ws: &Workspace) -> Result<FileChange, String> {
         note.push_str(&format!(", similarity {similarity:.2}"));
     }
     note.push(')');
+    if seen.changed_since(&path.real) {
+        note.push_str(
+            "; note: the file had changed on disk since you last read it; read it again before further edits",
+        );
+    }
     Ok(FileChange {
         path,
         before: Some(text),
@@ -84,11 +97,11 @@ mod tests {
             replace_all: Some(all),
         };
         assert!(
-            prepare(&args("nope.rs", false), &ws)
+            prepare(&args("nope.rs", false), &ws, &Seen::default())
                 .unwrap_err()
                 .contains("write_file")
         );
-        let change = prepare(&args("f.rs", true), &ws).unwrap();
+        let change = prepare(&args("f.rs", true), &ws, &Seen::default()).unwrap();
         assert_eq!(
             change.note,
             "replaced 2 occurrences at lines 1, 2 (match: exact)"

@@ -239,7 +239,7 @@ pub fn prepare_change(
 ) -> Result<Option<FileChange>, String> {
     let change = match input {
         ToolInput::WriteFile(args) => write_file::prepare(args, ws, seen)?,
-        ToolInput::EditFile(args) => edit_file::prepare(args, ws)?,
+        ToolInput::EditFile(args) => edit_file::prepare(args, ws, seen)?,
         ToolInput::ReadFile(_)
         | ToolInput::MoveFile(_)
         | ToolInput::ListFiles(_)

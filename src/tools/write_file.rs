@@ -15,6 +15,9 @@ pub struct Args {
     pub path: String,
     /// The whole new content of the file
     pub content: String,
+    /// Set true to empty an existing file on purpose
+    #[serde(default)]
+    pub allow_empty: Option<bool>,
 }
 
 /// Computes the change; nothing is written until [`FileChange::apply`].
@@ -48,6 +51,26 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
             path.display
         ));
     }
+    if seen.changed_since(&path.real) {
+        return Err(format!(
+            "{} changed on disk since you read it; read it again and build the new content from what it is now",
+            path.display
+        ));
+    }
+    if let Some(before) = &before
+        && args.content.is_empty()
+        && !before.is_empty()
+        && args.allow_empty != Some(true)
+    {
+        return Err(format!(
+            "the content is empty, which would erase {} ({} lines); send the whole new content, or set \"allow_empty\": true to empty it on purpose",
+            path.display,
+            before.lines().count()
+        ));
+    }
+    if let Some(why) = escaped_line_breaks(&args.content) {
+        return Err(format!("{} was not written: {why}", path.display));
+    }
     let after = match &before {
         Some(before) => keep_conventions(before, &args.content),
         None => args.content.clone(),
@@ -57,6 +80,18 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         before,
         after,
         note: String::new(),
+    })
+}
+
+/// Why `text` looks like line breaks sent as the two characters `\n`:
+/// at least two such pairs and no real line break. Never unescaped
+/// silently: the model is told to send real newlines.
+pub fn escaped_line_breaks(text: &str) -> Option<String> {
+    let escaped = text.matches("\\n").count();
+    (escaped >= 2 && !text.contains('\n')).then(|| {
+        format!(
+            "the text holds {escaped} `\\n` written as two characters (a backslash and n) and no real line break; send real line breaks (in JSON, `\\n` inside the string, not `\\\\n`)"
+        )
     })
 }
 
@@ -87,6 +122,7 @@ mod tests {
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\ntwo\n".into(),
+            allow_empty: None,
         };
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert!(out.ok);
@@ -96,6 +132,7 @@ mod tests {
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\nTWO\n".into(),
+            allow_empty: None,
         };
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "updated a/b/c.txt (+1 -1)");
@@ -103,13 +140,16 @@ mod tests {
             std::fs::read_to_string(dir.path().join("a/b/c.txt")).unwrap(),
             "one\nTWO\n"
         );
+        // As the call runner does after every write.
+        seen.insert(&ws.resolve("a/b/c.txt").unwrap().real);
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "a/b/c.txt: no change");
         assert!(
             prepare(
                 &Args {
                     path: "a".into(),
-                    content: String::new()
+                    content: String::new(),
+                    allow_empty: None,
                 },
                 &ws,
                 &seen
@@ -120,7 +160,8 @@ mod tests {
             prepare(
                 &Args {
                     path: "../x".into(),
-                    content: String::new()
+                    content: String::new(),
+                    allow_empty: None,
                 },
                 &ws,
                 &seen
@@ -140,6 +181,7 @@ mod tests {
         let args = Args {
             path: "big.txt".into(),
             content: "short\n".into(),
+            allow_empty: None,
         };
         let err = prepare(&args, &ws, &seen).unwrap_err();
         assert!(err.contains("has not been read in this run"), "{err}");
@@ -147,6 +189,7 @@ mod tests {
         let same = Args {
             path: "big.txt".into(),
             content: text,
+            allow_empty: None,
         };
         assert_eq!(
             prepare(&same, &ws, &seen).unwrap().apply().summary,
@@ -156,6 +199,7 @@ mod tests {
         let args = Args {
             path: "dos.txt".into(),
             content: "a\nB\n".into(),
+            allow_empty: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         assert_eq!(
@@ -178,6 +222,7 @@ mod tests {
         let args = Args {
             path: "run.sh".into(),
             content: "new".into(),
+            allow_empty: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
@@ -193,6 +238,7 @@ mod tests {
         let args = Args {
             path: "new/deep/file.txt".into(),
             content: "x".into(),
+            allow_empty: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(dir.path().join("new/deep/file.txt"))
@@ -204,6 +250,7 @@ mod tests {
         let args = Args {
             path: "newdir/".into(),
             content: "x".into(),
+            allow_empty: None,
         };
         assert!(
             prepare(&args, &ws, &seen)
@@ -216,5 +263,37 @@ mod tests {
         let status = std::fs::read_to_string("/proc/self/status").unwrap();
         let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
         u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+    }
+
+    fn write(path: &str, content: &str, allow_empty: Option<bool>) -> Args {
+        Args {
+            path: path.into(),
+            content: content.into(),
+            allow_empty,
+        }
+    }
+
+    /// Regressions: writes that lost data without a word.
+    #[test]
+    fn empty_stale_and_escaped_content_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let file = dir.path().join("lib.py");
+        std::fs::write(&file, "a = 1\n").unwrap();
+        let mut seen = Seen::default();
+        seen.insert(&file);
+        let err = prepare(&write("lib.py", "", None), &ws, &seen).unwrap_err();
+        assert!(err.contains("set \"allow_empty\": true"), "{err}");
+        assert!(prepare(&write("lib.py", "", Some(true)), &ws, &seen).is_ok());
+        let err =
+            prepare(&write("doc.md", "# Title\\n\\nFirst.\\n", None), &ws, &seen).unwrap_err();
+        assert!(err.contains("no real line break"), "{err}");
+        assert!(prepare(&write("one.py", "print(\"a\\nb\")\n", None), &ws, &seen).is_ok());
+        // Another process changes the file after it was read.
+        std::fs::write(&file, "a = 1\nb = 2\n").unwrap();
+        let err = prepare(&write("lib.py", "a = 3\n", None), &ws, &seen).unwrap_err();
+        assert!(err.contains("changed on disk since you read it"), "{err}");
+        seen.insert(&file);
+        assert!(prepare(&write("lib.py", "a = 3\n", None), &ws, &seen).is_ok());
     }
 }

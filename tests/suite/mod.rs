@@ -3,6 +3,7 @@ mod config;
 mod edit_formats;
 mod errors;
 mod finetune;
+mod outcomes;
 mod permissions;
 mod replay_script;
 mod rules;

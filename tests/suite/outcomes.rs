@@ -1,0 +1,139 @@
+//! Outcomes you can trust: writes that would lose data are refused with the
+//! reason, long lines can be read, and a run says what really happened.
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+
+fn read(env: &TestEnv, path: &str) -> String {
+    std::fs::read_to_string(env.work().join(path)).unwrap()
+}
+
+/// The tool results the last request carried, as text.
+fn results(server: &FakeOllama) -> Vec<String> {
+    tool_messages(server.chat_requests().last().unwrap())
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const LIB: &str = "pub fn a() -> u8 {\n    1\n}\n";
+
+/// Regression: `write_file` with empty content emptied a 10-line file.
+#[test]
+fn empty_content_over_a_file_is_refused() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", LIB);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "src/lib.rs"}))]),
+        Reply::tool_calls(&[("write_file", json!({"path": "src/lib.rs", "content": ""}))]),
+        Reply::answer("Emptied."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "empty it"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "src/lib.rs"), LIB);
+    let result = &results(&server)[1];
+    assert!(result.contains("\"allow_empty\": true"), "{result}");
+}
+
+/// Regression: a file changed on disk after the model read it was
+/// overwritten from the old text. Now `write_file` is refused and
+/// `edit_file` applies but says the file had changed.
+#[test]
+fn a_file_changed_since_it_was_read_is_not_overwritten() {
+    let env = TestEnv::new();
+    env.write("a.rs", LIB);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "a.rs"}))]),
+        Reply::tool_calls(&[("bash", json!({"command": "echo '// formatted' >> a.rs"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "a.rs", "content": "pub fn a() -> u8 {\n    2\n}\n"}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "a.rs", "old_string": "    1", "new_string": "    2"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "make it return 2"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[2].contains("changed on disk since you read it"),
+        "{}",
+        results[2]
+    );
+    assert!(
+        results[3].contains("the file had changed on disk since you last read it"),
+        "{}",
+        results[3]
+    );
+    assert_eq!(
+        read(&env, "a.rs"),
+        "pub fn a() -> u8 {\n    2\n}\n// formatted\n"
+    );
+}
+
+/// Regression: content with `\n` written as two characters became a
+/// one-line file, reported as created.
+#[test]
+fn escaped_line_breaks_are_not_written() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "doc.md", "content": "# Title\\n\\nFirst paragraph.\\n"}),
+        )]),
+        Reply::answer("Written."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "write the doc"])
+        .assert()
+        .success();
+    assert!(!env.work().join("doc.md").exists());
+    let result = &results(&server)[0];
+    assert!(result.contains("no real line break"), "{result}");
+}
+
+/// Regression: in a 2 MB single-line file nothing past the first 2000
+/// characters could be reached, and a search hit far into the line showed
+/// text without the match.
+#[test]
+fn long_lines_are_reachable_by_read_and_search() {
+    let env = TestEnv::new();
+    let line: String = (0..300_000).map(|i| format!("\"k{i:05}\":1,")).collect();
+    env.write("min.json", &format!("{{{line}}}\n"));
+    let column = line.chars().count() + 2 - 199;
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("search", json!({"pattern": "k00042"}))]),
+        Reply::tool_calls(&[(
+            "read_file",
+            json!({"path": "min.json", "offset": 1, "column": column}),
+        )]),
+        Reply::answer("Found it."),
+    ]);
+    env.oc(&server)
+        .args(["plan", "where is k00042?"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[0].starts_with("min.json:1: [column "),
+        "{}",
+        &results[0]
+    );
+    assert!(results[0].contains("\"k00042\":1"), "{}", &results[0]);
+    let left_out = format!("[… characters 1-{} left out]", column - 1);
+    assert!(results[1].contains(&left_out), "{}", &results[1][..200]);
+    assert!(
+        results[1].contains("\"k299999\":1,}"),
+        "{}",
+        &results[1][results[1].len() - 300..]
+    );
+}
