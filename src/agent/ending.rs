@@ -19,6 +19,9 @@ pub enum Ending {
     Interrupted(Interruption),
     /// The model made the same call [`REPEAT_STOP`] times in a row.
     Stuck,
+    /// The last reply is a tool call written as text, left unrun
+    /// (`--text-tools off`).
+    UnexecutedCall,
 }
 
 impl Ending {
@@ -57,6 +60,11 @@ impl Ending {
             ),
             Ending::Failed(e) => (Status::Failed, e.to_string(), ExitStatus::Failure),
             Ending::Interrupted(stop) => (stop.status(), stop.describe(), stop.exit_status()),
+            Ending::UnexecutedCall => (
+                Status::Failed,
+                "the last reply is a tool call written as text, which `--text-tools off` leaves unrun".to_string(),
+                ExitStatus::Failure,
+            ),
             Ending::Stuck => (
                 Status::Stuck,
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
@@ -71,7 +79,10 @@ impl Ending {
     pub fn runs_final_check(&self) -> bool {
         match self {
             Ending::MaxTurns | Ending::Stuck => true,
-            Ending::Answered | Ending::Failed(_) | Ending::Interrupted(_) => false,
+            Ending::Answered
+            | Ending::Failed(_)
+            | Ending::Interrupted(_)
+            | Ending::UnexecutedCall => false,
         }
     }
 
@@ -87,6 +98,9 @@ impl Ending {
             Ending::Stuck => out.warn(&format!(
                 "stopped: the model made the same call {REPEAT_STOP} times in a row"
             )),
+            Ending::UnexecutedCall => out.error(
+                "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",
+            ),
             Ending::Answered | Ending::Interrupted(_) => {}
         }
     }

@@ -32,13 +32,10 @@ use crate::protocol::{RunSummary, SCHEMA_VERSION};
 use crate::session::{FinetuneRecord, Session, Status, Store};
 use crate::signals::Signals;
 use crate::ui::Output;
-use crate::vocab::Heuristic;
 use calls::CallRunner;
 use check::CheckPlan;
 use ending::Ending;
-use guards::DescribeGuard;
 use interrupt::Interruptions;
-use opening::grounding_budget;
 use setup::ModelSetup;
 use turns::Turns;
 
@@ -102,22 +99,8 @@ pub async fn run(
     let mut turns = Turns::new(
         settings, &client, &model, saves, first_turn, protocol, calls,
     );
-    turns.descriptions = DescribeGuard::new(&job.prompt, settings.enabled(Heuristic::Nudge));
-    let (ground, budget) = (
-        settings.enabled(Heuristic::Ground),
-        grounding_budget(model.num_ctx),
-    );
-    opening::open(
-        &mut session,
-        job.prompt,
-        &mut turns.protocol,
-        &mut turns.calls,
-        ground,
-        budget,
-        out,
-    )
-    .await;
     turns.check = job.check.as_ref();
+    turns.open(&mut session, job.prompt, out).await;
     let mut ending = tokio::select! {
         result = turns.run(&mut session, out) => result.unwrap_or_else(Ending::Failed),
         stop = interruptions.next() => Ending::Interrupted(stop),
@@ -127,10 +110,10 @@ pub async fn run(
         turns.keep_partial_reply(&mut session);
         session.answer_unanswered_calls("interrupted: result unknown");
     }
-    let check_runs = turns.check_runs();
+    let attempts = turns.check_runs() + 1;
     let calls = turns.calls;
     if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
-        let (rules, ws, attempts) = (calls.rules(), &workspace, check_runs + 1);
+        let (rules, ws) = (calls.rules(), &workspace);
         let check = check::run_final(
             plan,
             attempts,
@@ -144,38 +127,70 @@ pub async fn run(
             ending = Ending::Interrupted(stop);
         }
     }
-    let denied = !calls.denials.is_empty();
-    let (status, reason, exit) = ending.verdict(settings.max_turns, denied, session.check.as_ref());
-    if session.status == Status::Running {
-        session.status = status;
-        session.exit_reason = Some(reason);
-    }
+    let close = Close {
+        started,
+        first_turn,
+        max_turns: settings.max_turns,
+        store: saves,
+        schemas: &model.schemas,
+        last_message_file: job.last_message_file.as_deref(),
+    };
+    Ok(close.run(&mut session, &ending, calls, out))
+}
 
-    let mut exit = exit;
-    if job.save {
-        save_with_record(&store, &mut session, &model.schemas, out);
+/// The end of a run: its verdict, the `-o` file, the saved session and
+/// record, and the summary.
+struct Close<'a> {
+    started: Instant,
+    first_turn: u32,
+    max_turns: u32,
+    /// `None` with `--no-save`.
+    store: Option<&'a Store>,
+    schemas: &'a [Value],
+    last_message_file: Option<&'a Path>,
+}
+
+impl Close<'_> {
+    fn run(
+        &self,
+        session: &mut Session,
+        ending: &Ending,
+        calls: CallRunner<'_>,
+        out: &mut dyn Output,
+    ) -> ExitStatus {
+        let denied = !calls.denials.is_empty();
+        let (status, reason, mut exit) =
+            ending.verdict(self.max_turns, denied, session.check.as_ref());
+        if session.status == Status::Running {
+            session.status = status;
+            session.exit_reason = Some(reason);
+        }
+        let final_text = final_text(session, &calls.files_changed);
+        if let Some(path) = self.last_message_file {
+            exit = write_last_message(path, &final_text, exit, out);
+        }
+        session.exit_code = Some(exit.code());
+        if let Some(store) = self.store {
+            save_with_record(store, session, self.schemas, out);
+        }
+        ending.explain(session.turns - self.first_turn, out);
+        out.session_completed(&RunSummary {
+            schema_version: SCHEMA_VERSION,
+            session_id: session.id.clone(),
+            status: session.status,
+            exit_reason: session.exit_reason.clone().unwrap_or_default(),
+            exit_code: exit.code(),
+            final_text,
+            turns: session.turns,
+            usage: session.usage,
+            tool_calls: calls.tool_calls,
+            files_changed: calls.files_changed,
+            permission_denials: calls.denials,
+            check: session.check.clone(),
+            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
+        exit
     }
-    let final_text = final_text(&session, &calls.files_changed);
-    if let Some(path) = job.last_message_file.as_deref() {
-        exit = write_last_message(path, &final_text, exit, out);
-    }
-    ending.explain(session.turns - first_turn, out);
-    out.session_completed(&RunSummary {
-        schema_version: SCHEMA_VERSION,
-        session_id: session.id.clone(),
-        status: session.status,
-        exit_reason: session.exit_reason.clone().unwrap_or_default(),
-        exit_code: exit.code(),
-        final_text,
-        turns: session.turns,
-        usage: session.usage,
-        tool_calls: calls.tool_calls,
-        files_changed: calls.files_changed,
-        permission_denials: calls.denials,
-        check: session.check.clone(),
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-    });
-    Ok(exit)
 }
 
 /// Saves the session and appends its fine-tuning record; a failure is a

@@ -10,15 +10,16 @@ use super::context;
 use super::edits::Protocol;
 use super::ending::Ending;
 use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
+use super::opening;
 use super::setup::ModelSetup;
 use super::text_calls::{Filtered, TextCallFilter};
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage};
+use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage, is_markup_only};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
-use crate::vocab::TextTools;
+use crate::vocab::{Heuristic, TextTools};
 
 /// One streamed reply.
 struct Reply {
@@ -59,8 +60,8 @@ pub struct Turns<'a> {
     partial: PartialReply,
     repeats: RepeatGuard,
     empty_replies: EmptyReplyGuard,
-    /// Replies that describe instead of doing (set by the caller).
-    pub descriptions: DescribeGuard,
+    /// Replies that describe instead of doing.
+    descriptions: DescribeGuard,
     /// How the model changes files.
     pub protocol: Protocol,
     /// Runs the calls under policy and keeps their tally.
@@ -119,7 +120,7 @@ impl<'a> Turns<'a> {
             if self.protocol.done_when_calls_succeed() && !message.content.is_empty() {
                 out.content(turn, &message.content);
             }
-            let empty = message.content.trim().is_empty() && message.tool_calls.is_empty();
+            let empty = is_markup_only(&message.content) && message.tool_calls.is_empty();
             session.messages.push(message.clone());
             record_repairs(session, out, &message, &parsed);
             match self.empty_replies.check(empty) {
@@ -143,6 +144,10 @@ impl<'a> Turns<'a> {
             // calls on record, and a resumed run answers them as unknown.
             self.save(session)?;
             if message.tool_calls.is_empty() {
+                if self.holds_unrun_call(&message.content) {
+                    session.unexecuted_call = true;
+                    return Ok(Ending::UnexecutedCall);
+                }
                 if self.nudge_if_describing(session, &message.content, out)?
                     || self.check_again(session, out).await?
                 {
@@ -208,6 +213,29 @@ impl<'a> Turns<'a> {
         session.messages.push(Message::text(Role::User, nudge));
         self.save(session)?;
         Ok(true)
+    }
+
+    /// Whether a reply holds a tool call written as text that was left as
+    /// text (`--text-tools off` with tool calls offered).
+    fn holds_unrun_call(&self, content: &str) -> bool {
+        let offered = self.protocol.text_call_tools();
+        if self.settings.text_tools == TextTools::Auto || offered.is_empty() {
+            return false;
+        }
+        let mut probe = TextCallFilter::new(offered, true);
+        probe.push(content);
+        probe.finish();
+        !probe.into_parts().2.is_empty()
+    }
+
+    /// Adds the prompt to the session, with the files it is about (see
+    /// [`super::opening`]), and sets the guards that read the prompt.
+    pub async fn open(&mut self, session: &mut Session, prompt: String, out: &mut dyn Output) {
+        self.descriptions = DescribeGuard::new(&prompt, self.settings.enabled(Heuristic::Nudge));
+        let ground = self.settings.enabled(Heuristic::Ground);
+        let budget = opening::grounding_budget(self.model.num_ctx);
+        let (protocol, calls) = (&mut self.protocol, &mut self.calls);
+        opening::open(session, prompt, protocol, calls, ground, budget, out).await;
     }
 
     /// How many times `--check` ran in this run.
@@ -393,10 +421,7 @@ impl<'a> Turns<'a> {
             self.protocol.text_call_tools(),
             self.settings.text_tools == TextTools::Auto,
         )
-        .by_shape(
-            self.settings
-                .enabled(crate::vocab::Heuristic::ShapeRecovery),
-        );
+        .by_shape(self.settings.enabled(Heuristic::ShapeRecovery));
         loop {
             let Some(chunk) = stream.next().await? else {
                 return Err(Error::Server(format!(
@@ -426,7 +451,7 @@ impl<'a> Turns<'a> {
                 thinking.push_str(&tag_thinking);
                 tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
                     recovered: Some(true),
-                    ..ToolCall::new(call.tool.as_str(), call.arguments)
+                    ..ToolCall::new(call.name, call.arguments)
                 }));
                 return Ok(Reply {
                     message: Message {

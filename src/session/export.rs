@@ -190,6 +190,9 @@ fn parse_since(text: &str) -> Result<String, String> {
 
 /// Why `record` is filtered out, if it is.
 fn filtered_out(record: &FinetuneRecord, options: &Options, since: Option<&str>) -> Option<String> {
+    if record.unexecuted_call {
+        return Some("ended on a tool call that was not run".into());
+    }
     if options.success_only && !record.success {
         return Some("not successful (--success-only)".into());
     }

@@ -106,6 +106,13 @@ pub struct Session {
     /// The `--check` command run after the model finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// The process exit code the run ended with (README "Exit codes").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The run ended on a reply holding a tool call written as text that was
+    /// not run (`--text-tools off`): never a success, left out of exports.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unexecuted_call: bool,
 }
 
 /// The outcome of `--check CMD`.
@@ -152,6 +159,8 @@ impl Session {
             repairs: Vec::new(),
             failed_tool_calls: Vec::new(),
             check: None,
+            exit_code: None,
+            unexecuted_call: false,
         }
     }
 }
@@ -386,6 +395,31 @@ impl Store {
     }
 }
 
+/// Whether a run truly did its job: it ended well (status finished, exit
+/// 0, so no action was denied for want of approval), no failure signal
+/// stands (an unexecuted call, a final answer that is empty or only
+/// markup), and with `--check` the check passed.
+pub fn succeeded(session: &Session) -> bool {
+    let answered = session
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == crate::client::Role::Assistant)
+        .is_some_and(|m| !m.tool_calls.is_empty() || !is_markup_only(&m.content));
+    session.status == Status::Finished
+        && session.exit_code.is_none_or(|c| c == 0)
+        && !session.unexecuted_call
+        && answered
+        && session.check.as_ref().is_none_or(|c| c.passed)
+}
+
+/// Whether `text` holds nothing but whitespace and fence markers (```).
+pub fn is_markup_only(text: &str) -> bool {
+    text.lines()
+        .map(|l| l.trim().trim_start_matches('`').trim())
+        .all(str::is_empty)
+}
+
 /// One line of `OC_HOME/finetune.jsonl`: everything a trainer needs to
 /// rebuild the run's conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -417,6 +451,12 @@ pub struct FinetuneRecord {
     pub failed_tool_calls: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// The process exit code of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The run ended on a tool call written as text that was not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unexecuted_call: bool,
     /// Credentials replaced before the record was written.
     #[serde(default)]
     pub redactions: usize,
@@ -440,13 +480,14 @@ impl FinetuneRecord {
             system_prompt,
             tools: tools.to_vec(),
             messages,
-            success: session.status == Status::Finished
-                && session.check.as_ref().is_none_or(|c| c.passed),
+            success: succeeded(session),
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
             host_kind: "ollama".to_string(),
             failed_tool_calls: session.failed_tool_calls.clone(),
             check: session.check.clone(),
+            exit_code: session.exit_code,
+            unexecuted_call: session.unexecuted_call,
             redactions: 0,
             usage: session.usage,
         }
@@ -483,10 +524,14 @@ mod tests {
         assert_eq!(leftovers.len(), 1, "no temp files left behind");
 
         session.status = Status::Finished;
+        session.exit_code = Some(0);
+        session
+            .messages
+            .push(Message::text(Role::Assistant, "Fixed."));
         let record =
             FinetuneRecord::from_session(&session, &[serde_json::json!({"type": "function"})]);
         assert_eq!(record.system_prompt, "sys");
-        assert_eq!(record.messages.len(), 1);
+        assert_eq!(record.messages.len(), 2);
         assert!(record.success);
         store.append_finetune(&record).unwrap();
         store.append_finetune(&record).unwrap();
@@ -502,5 +547,38 @@ mod tests {
     fn long_titles_are_shortened() {
         assert_eq!(title_of(&"x".repeat(100)).chars().count(), 81);
         assert_eq!(title_of("\n\n  hello  \nworld"), "hello");
+    }
+
+    /// A record is a success only when the run ended well and no failure
+    /// signal stands.
+    #[test]
+    fn success_needs_exit_zero_an_answer_and_a_passing_check() {
+        let mut session = Session::new(Mode::Code, "m", "h", Path::new("/w"), "p", 8192);
+        session.status = Status::Finished;
+        session.exit_code = Some(0);
+        session
+            .messages
+            .push(Message::text(Role::Assistant, "Done."));
+        assert!(succeeded(&session));
+        session.exit_code = Some(5);
+        assert!(!succeeded(&session), "actions denied for want of approval");
+        session.exit_code = Some(0);
+        session
+            .messages
+            .push(Message::text(Role::Assistant, "```\n```"));
+        assert!(!succeeded(&session), "a final answer that is only markup");
+        session
+            .messages
+            .push(Message::text(Role::Assistant, "Done."));
+        session.unexecuted_call = true;
+        assert!(!succeeded(&session));
+        session.unexecuted_call = false;
+        session.check = Some(Check {
+            command: "t".into(),
+            exit_code: Some(1),
+            passed: false,
+            attempts: 1,
+        });
+        assert!(!succeeded(&session));
     }
 }

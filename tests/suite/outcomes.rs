@@ -137,3 +137,80 @@ fn long_lines_are_reachable_by_read_and_search() {
         &results[1][results[1].len() - 300..]
     );
 }
+
+/// Regression: a reply that is only a call to a tool that does not exist
+/// (```` ```json {"name": "create_goal", …} ````) was printed as the answer,
+/// exit 0, recorded as a success. It is a call: it gets the unknown-tool
+/// error and the loop goes on; so does a known tool's call with broken JSON.
+#[test]
+fn calls_that_cannot_run_get_errors_not_applause() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::answer(
+            "```json\n{\"name\": \"create_goal\", \"arguments\": {\"goal\": \"x\"}}\n```",
+        ),
+        Reply::answer(
+            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}</tool_call>",
+        ),
+        Reply::answer("I cannot set goals; there is no such tool."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "set the goal to x"])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        "I cannot set goals; there is no such tool.\n"
+    );
+    let requests = server.chat_requests();
+    let unknown = tool_messages(&requests[1])[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        unknown.contains("there is no tool `create_goal`; available tools: read_file"),
+        "{unknown}"
+    );
+    let broken = tool_messages(&requests[2]).last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(broken.contains("not valid JSON"), "{broken}");
+    assert!(broken.contains("\"path\": string"), "{broken}");
+}
+
+/// Regression: a run that exited 5 (every edit denied, nothing changed, the
+/// model then claimed success) was recorded `success: true` and exported by
+/// `export-ft --success-only`.
+#[test]
+fn a_run_with_denials_is_not_a_success() {
+    let env = TestEnv::new();
+    env.write("a.txt", "old\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("write_file", json!({"path": "b.txt", "content": "new\n"}))]),
+        Reply::answer("Done, tests pass."),
+    ]);
+    env.oc(&server).args(["run", "write b"]).assert().code(5);
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+    assert_eq!(record["exit_code"], 5);
+    let exported = env
+        .oc(&server)
+        .args(["export-ft", "--success-only"])
+        .assert()
+        .success();
+    assert!(exported.get_output().stdout.is_empty());
+}
+
+/// Regression: a final answer that was only a lone fence counted as an
+/// answer, exit 0. Markup alone is an empty reply: one nudge, then failure.
+#[test]
+fn a_lone_fence_is_not_an_answer() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("```"), Reply::answer("```\n```")]);
+    let out = env.oc(&server).args(["run", "fix it"]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("empty reply"), "{stderr}");
+    assert_eq!(env.finetune()[0]["success"], false);
+}

@@ -126,12 +126,11 @@ fn prose_mentioning_json_stays_prose() {
     let server = FakeOllama::start(vec![Reply::answer(text)]);
     let out = env.oc(&server).args(["run", "how?"]).assert().success();
     assert_eq!(stdout_of(&out), format!("{text}\n"));
-    // A bare object naming no offered tool is prose too.
-    let server = FakeOllama::start(vec![Reply::answer("{\"name\": \"x\", \"arguments\": {}}")]);
-    let out = env.oc(&server).args(["run", "how?"]).assert().success();
-    assert_eq!(stdout_of(&out), "{\"name\": \"x\", \"arguments\": {}}\n");
 }
 
+/// `--text-tools off` leaves a call written as text as text, and the run
+/// says that it did not do its job: exit 1, a record with `success: false`
+/// that `export-ft` leaves out.
 #[test]
 fn text_tools_off_leaves_the_text() {
     let env = TestEnv::new();
@@ -142,9 +141,16 @@ fn text_tools_off_leaves_the_text() {
         .oc(&server)
         .args(["run", "--text-tools", "off", "list"])
         .assert()
-        .success();
+        .code(1);
     assert!(stdout_of(&out).starts_with("```json\n{\n  \"name\": \"list_files\""));
+    assert!(stderr_of(&out).contains("`--text-tools off` leaves it unrun"));
     assert_eq!(server.chat_requests().len(), 1);
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+    assert_eq!(record["unexecuted_call"], true);
+    let exported = env.oc(&server).args(["export-ft"]).assert().success();
+    assert!(exported.get_output().stdout.is_empty());
+    assert!(stderr_of(&exported).contains("ended on a tool call that was not run"));
 }
 
 /// A model without the `tools` capability: no `tools` field, the call format

@@ -458,7 +458,10 @@ mod tests {
     }
 
     fn call(tool: ToolName, arguments: Value) -> TextCall {
-        TextCall { tool, arguments }
+        TextCall {
+            name: tool.as_str().to_string(),
+            arguments,
+        }
     }
 
     #[test]
@@ -513,6 +516,16 @@ mod tests {
                 "",
                 vec![call(ToolName::Bash, json!("{\"command\": \"ls\"}"))],
             ),
+            // A call to a tool that does not exist is still a call: it gets
+            // the unknown-tool error instead of passing for an answer.
+            (
+                "{\"name\": \"x\", \"arguments\": {}}",
+                "",
+                vec![TextCall {
+                    name: "x".into(),
+                    arguments: json!({}),
+                }],
+            ),
             // Recovery by shape (real 1.5B replies): a call in a fence of
             // another language, a bare tool name, an echoed tool response.
             (
@@ -545,7 +558,6 @@ mod tests {
     fn prose_and_code_stay_as_they_are() {
         for text in [
             "Use {\"name\": \"x\"} as the body.",
-            "{\"name\": \"x\", \"arguments\": {}}",
             "```rust\nfn main() {}\n```\nDone.",
             "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
             "```python\n{\"a\": 1}\n```\nA dict.",

@@ -7,11 +7,14 @@ use serde_json::{Map, Value};
 
 use crate::tools::ToolName;
 
-/// A call recovered from text: the tool (its name repaired) and arguments
-/// as sent.
+/// A call recovered from text: the name (repaired to an offered tool's
+/// when one is meant; an unknown name stays as written, and the call gets
+/// the same error as a native call to an unknown tool) and the arguments as
+/// sent (a JSON string when the call's JSON did not parse: it then gets the
+/// JSON error).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextCall {
-    pub tool: ToolName,
+    pub name: String,
     pub arguments: Value,
 }
 
@@ -40,22 +43,29 @@ pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
 }
 
 /// The calls in one block of text (a fence body, a tag body, a bare JSON
-/// value), or `None` when it is not a call to offered tools. Every call in
-/// the block must name an offered tool.
-pub fn parse_block(text: &str, offered: &[ToolName], bare_names: bool) -> Option<Vec<TextCall>> {
+/// value), or `None` when it is not a call. A block is a call by its shape
+/// (`{"name", "arguments"}` and nothing else, or `<function=…>`), whatever
+/// the name; with `by_shape`, also when its JSON does not parse but it
+/// clearly starts like a call, and a bare tool name is read as the name.
+pub fn parse_block(text: &str, offered: &[ToolName], by_shape: bool) -> Option<Vec<TextCall>> {
     let trimmed = text.trim();
     if let Some(calls) = parse_function_tags(trimmed, offered) {
         return Some(calls);
     }
     // Small models write regexes with JSON-invalid escapes (`".*\.py$"`,
     // the 0.5B capture): read such a backslash as a literal one.
-    let value: Value = serde_json::from_str(trimmed)
+    let parsed: Result<Value, _> = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
-        .or_else(|e| match bare_names {
+        .or_else(|e| match by_shape {
             true => serde_json::from_str(&quote_bare_names(trimmed, offered)),
             false => Err(e),
-        })
-        .ok()?;
+        });
+    let Ok(value) = parsed else {
+        return by_shape
+            .then(|| broken_call(trimmed, offered))
+            .flatten()
+            .map(|call| vec![call]);
+    };
     let items = match value {
         Value::Array(items) if !items.is_empty() => items,
         Value::Object(_) => vec![value],
@@ -65,6 +75,33 @@ pub fn parse_block(text: &str, offered: &[ToolName], bare_names: bool) -> Option
         .into_iter()
         .map(|item| call_from_json(item, offered))
         .collect()
+}
+
+/// A call whose JSON does not parse: it starts `{"name": "NAME"` and holds
+/// `"arguments"` or `"parameters"`. Its arguments are the whole text, as a
+/// string, so the model gets the JSON error and the expected shape.
+fn broken_call(text: &str, offered: &[ToolName]) -> Option<TextCall> {
+    let rest = text.trim_start_matches('[').trim_start();
+    let rest = rest.strip_prefix('{')?.trim_start();
+    let rest = rest
+        .strip_prefix("\"name\"")?
+        .trim_start()
+        .strip_prefix(':')?;
+    let rest = rest.trim_start().trim_start_matches('"');
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))?;
+    let name = &rest[..end];
+    if name.is_empty() || !(text.contains("\"arguments\"") || text.contains("\"parameters\"")) {
+        return None;
+    }
+    Some(TextCall {
+        name: named(name, offered),
+        arguments: Value::String(text.to_string()),
+    })
+}
+
+/// The offered tool's name when `name` means one, else `name` as written.
+fn named(name: &str, offered: &[ToolName]) -> String {
+    repair_name(name, offered).map_or_else(|| name.trim().to_string(), |t| t.as_str().to_string())
 }
 
 /// `text` with a bare word after `"name":` quoted when the word is exactly
@@ -128,8 +165,7 @@ fn call_from_json(item: Value, offered: &[ToolName]) -> Option<TextCall> {
     if let Some(Value::Object(inner)) = object.remove("function") {
         object = inner;
     }
-    let name = object.get("name")?.as_str()?;
-    let tool = repair_name(name, offered)?;
+    let name = named(object.get("name")?.as_str()?, offered);
     let arguments = object
         .remove("arguments")
         .or_else(|| object.remove("parameters"))
@@ -141,10 +177,12 @@ fn call_from_json(item: Value, offered: &[ToolName]) -> Option<TextCall> {
     {
         return None;
     }
-    Some(TextCall { tool, arguments })
+    Some(TextCall { name, arguments })
 }
 
-/// `<function=NAME><parameter=K>V</parameter>…</function>` blocks.
+/// `<function=NAME><parameter=K>V</parameter>…</function>` blocks. A
+/// parameter without `</parameter>` runs to the next `<parameter=` or to
+/// `</function>`.
 fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
     if !text.starts_with("<function=") {
         return None;
@@ -154,7 +192,7 @@ fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>
     while let Some(start) = rest.find("<function=") {
         let after = &rest[start + "<function=".len()..];
         let name_end = after.find('>')?;
-        let tool = repair_name(&after[..name_end], offered)?;
+        let name = named(&after[..name_end], offered);
         let body_end = after.find("</function>")?;
         let body = &after[name_end + 1..body_end];
         let mut arguments = Map::new();
@@ -162,17 +200,24 @@ fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>
         while let Some(p) = params.find("<parameter=") {
             let after_p = &params[p + "<parameter=".len()..];
             let key_end = after_p.find('>')?;
-            let value_end = after_p.find("</parameter>")?;
+            let value_and_rest = &after_p[key_end + 1..];
+            let (value, next) = match (
+                value_and_rest.find("</parameter>"),
+                value_and_rest.find("<parameter="),
+            ) {
+                (Some(close), Some(open)) if open < close => (&value_and_rest[..open], open),
+                (Some(close), _) => (&value_and_rest[..close], close + "</parameter>".len()),
+                (None, Some(open)) => (&value_and_rest[..open], open),
+                (None, None) => (value_and_rest, value_and_rest.len()),
+            };
             let key = after_p[..key_end].trim().to_string();
-            let value = after_p[key_end + 1..value_end]
-                .strip_prefix('\n')
-                .unwrap_or(&after_p[key_end + 1..value_end]);
+            let value = value.strip_prefix('\n').unwrap_or(value);
             let value = value.strip_suffix('\n').unwrap_or(value);
             arguments.insert(key, Value::String(value.to_string()));
-            params = &after_p[value_end + "</parameter>".len()..];
+            params = &value_and_rest[next..];
         }
         calls.push(TextCall {
-            tool,
+            name,
             arguments: Value::Object(arguments),
         });
         rest = &after[body_end + "</function>".len()..];
@@ -216,9 +261,11 @@ mod tests {
             true,
         )
         .unwrap();
-        assert_eq!(calls[0].tool, ToolName::EditFile);
+        assert_eq!(calls[0].name, "edit_file");
         assert_eq!(calls[0].arguments["path"], "a.py");
-        assert!(parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL, true).is_none());
+        // An unknown bare name is still a call: it gets the error.
+        let unknown = parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL, true).unwrap();
+        assert_eq!(unknown[0].name, "rm_rf");
     }
 
     #[test]
@@ -231,5 +278,48 @@ mod tests {
         assert_eq!(repair_name("list-files", &ALL), Some(ToolName::ListFiles));
         assert_eq!(repair_name("run_shell", &ALL), None);
         assert_eq!(repair_name("write_file", &[ToolName::ReadFile]), None);
+    }
+
+    /// Regression: calls that could not run were shown as the answer and the
+    /// run counted as a success. A call is a call by its shape.
+    #[test]
+    fn unknown_names_and_broken_json_are_calls_that_get_errors() {
+        let calls = parse_block(
+            r#"{"name": "create_goal", "arguments": {"goal": "x"}}"#,
+            &ALL,
+            true,
+        )
+        .unwrap();
+        assert_eq!(calls[0].name, "create_goal");
+        let broken = parse_block(
+            r#"{"name": "read_file", "arguments": {"path": "a.py"}"#,
+            &ALL,
+            true,
+        )
+        .unwrap();
+        assert_eq!(broken[0].name, "read_file");
+        assert!(broken[0].arguments.is_string());
+        assert!(
+            parse_block(r#"{"name": "Ada", "age": 3}"#, &ALL, true).is_none(),
+            "data"
+        );
+        assert!(
+            parse_block("{\"name\": \"x\"", &ALL, true).is_none(),
+            "no arguments: not a call"
+        );
+    }
+
+    #[test]
+    fn function_parameters_without_closing_tags() {
+        let calls = parse_block(
+            "<function=write_file><parameter=path>a.txt<parameter=content>hi\nthere\n</function>",
+            &ALL,
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            calls[0].arguments,
+            json!({"path": "a.txt", "content": "hi\nthere"})
+        );
     }
 }
