@@ -118,7 +118,7 @@ def run_aider(args, task, work, home, answer, model):
         cmd += ["--test-cmd", check_command(task, work), "--auto-test"]
     cmd += args.oc_args
     env = dict(os.environ, OLLAMA_API_BASE=f"http://{args.host.removeprefix('http://')}",
-               HOME=str(home))
+               HOME=str(home), LITELLM_LOCAL_MODEL_COST_MAP="True")
     started = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
@@ -130,13 +130,16 @@ def run_aider(args, task, work, home, answer, model):
         err = err.decode() if isinstance(err, bytes) else err
     seconds = time.monotonic() - started
     answer.write_text(out)
-    tokens = re.findall(r"Tokens: ([\d.]+)k? sent, ([\d.]+)k? received", out)
+    def count(text, k):
+        return int(float(text) * (1000 if k else 1))
+    tokens = [(count(a, ak), count(b, bk)) for a, ak, b, bk in
+              re.findall(r"Tokens: ([\d.]+)(k?) sent, ([\d.]+)(k?) received", out)]
     return {
         "exit": code,
         "status": "aider",
         "turns": len(tokens),
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
+        "prompt_tokens": sum(t[0] for t in tokens),
+        "completion_tokens": sum(t[1] for t in tokens),
         "seconds": round(seconds, 1),
         "stderr_tail": (err + out)[-2000:],
     }
