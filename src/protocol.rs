@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::permissions::PermissionRecord;
-use crate::session::{Check, Status, Usage};
+use crate::session::{Check, CutReply, Status, Usage};
 
 /// Version of the event schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -87,6 +87,10 @@ pub enum Event<'a> {
         usage: Usage,
         #[serde(skip_serializing_if = "Option::is_none")]
         done_reason: Option<&'a str>,
+        /// `length` (the reply cap) or `repetition` (stopped looping) when
+        /// the reply is incomplete; its calls were not run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cut: Option<&'a str>,
     },
     /// Something went wrong; `message` says what.
     #[serde(rename = "error")]
@@ -150,6 +154,10 @@ pub struct RunSummary {
     /// Files created, changed or moved, relative to the workspace.
     pub files_changed: Vec<String>,
     pub permission_denials: Vec<Denial>,
+    /// Replies cut short in this run: `{turn, reason}` with reason `length`
+    /// or `repetition`; absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut_replies: Vec<CutReply>,
     /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,

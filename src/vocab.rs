@@ -155,15 +155,18 @@ pub enum Heuristic {
     /// Recovering text-form calls by their shape: in fences of any label,
     /// with a bare tool name, after an echoed tool response.
     ShapeRecovery,
+    /// Stopping a reply that repeats itself.
+    RepetitionGuard,
 }
 
 impl Heuristic {
     /// All of them, with their names.
-    pub const ALL: [(Heuristic, &'static str); 4] = [
+    pub const ALL: [(Heuristic, &'static str); 5] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
         (Heuristic::ShapeRecovery, "shape-recovery"),
+        (Heuristic::RepetitionGuard, "repetition-guard"),
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.

@@ -3,6 +3,7 @@
 
 use super::guards::REPEAT_STOP;
 use super::interrupt::Interruption;
+use super::reply::Cut;
 use crate::error::{Error, ExitStatus};
 use crate::session::{Check, Status};
 use crate::ui::Output;
@@ -22,6 +23,8 @@ pub enum Ending {
     /// The last reply is a tool call written as text, left unrun
     /// (`--text-tools off`).
     UnexecutedCall,
+    /// Two replies in a row were cut short (cap or repetition).
+    Cut(Cut),
 }
 
 impl Ending {
@@ -65,6 +68,11 @@ impl Ending {
                 "the last reply is a tool call written as text, which `--text-tools off` leaves unrun".to_string(),
                 ExitStatus::Failure,
             ),
+            Ending::Cut(cut) => (
+                Status::Stuck,
+                format!("stopped: two replies in a row were cut short ({})", cut.as_str()),
+                ExitStatus::MaxTurns,
+            ),
             Ending::Stuck => (
                 Status::Stuck,
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
@@ -78,7 +86,7 @@ impl Ending {
     /// after errors or interruptions.
     pub fn runs_final_check(&self) -> bool {
         match self {
-            Ending::MaxTurns | Ending::Stuck => true,
+            Ending::MaxTurns | Ending::Stuck | Ending::Cut(_) => true,
             Ending::Answered
             | Ending::Failed(_)
             | Ending::Interrupted(_)
@@ -98,6 +106,12 @@ impl Ending {
             Ending::Stuck => out.warn(&format!(
                 "stopped: the model made the same call {REPEAT_STOP} times in a row"
             )),
+            Ending::Cut(Cut::Repetition) => out.warn(
+                "stopped: the model's replies kept repeating themselves, twice in a row; try another model, a lower `--temperature`, or a smaller task",
+            ),
+            Ending::Cut(Cut::Length) => out.warn(
+                "stopped: two replies in a row reached `--max-output-tokens`; raise it, or ask for a smaller change",
+            ),
             Ending::UnexecutedCall => out.error(
                 "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",
             ),

@@ -11,6 +11,8 @@ pub const REPEAT_STOP: u32 = 5;
 /// What an empty reply gets once.
 pub const NUDGE: &str =
     "Your reply was empty. Continue the task: call a tool, or give your answer.";
+/// The tool result of a call in a reply stopped for repeating itself.
+pub const REPEATED_REPLY: &str = "not run: your reply repeated the same lines again and again and was stopped, so this call may be incomplete. Do not repeat yourself; make one change at a time.";
 /// The tool result of a call in a reply cut off at the length limit.
 pub const CUT_OFF: &str = "not run: the reply was cut off at the length limit, so this call may be incomplete. Make smaller changes, one call at a time.";
 

@@ -15,6 +15,8 @@ pub mod interrupt;
 pub mod normalize;
 pub mod opening;
 pub mod prompt;
+pub mod repetition;
+pub mod reply;
 pub mod setup;
 pub mod text_calls;
 pub mod turns;
@@ -186,6 +188,10 @@ impl Close<'_> {
             tool_calls: calls.tool_calls,
             files_changed: calls.files_changed,
             permission_denials: calls.denials,
+            cut_replies: (session.cut_replies.iter())
+                .filter(|c| c.turn > self.first_turn)
+                .cloned()
+                .collect(),
             check: session.check.clone(),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });

@@ -11,33 +11,17 @@ use super::edits::Protocol;
 use super::ending::Ending;
 use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
 use super::opening;
+use super::reply::{self, Cut, PartialReply, Reading, Reply};
 use super::setup::ModelSetup;
-use super::text_calls::{Filtered, TextCallFilter};
+use super::text_calls::TextCallFilter;
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
+use crate::session::CutReply;
 use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage, is_markup_only};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
-
-/// One streamed reply.
-struct Reply {
-    message: Message,
-    done_reason: Option<String>,
-    prompt_eval_count: u64,
-    eval_count: u64,
-}
-
-/// The reply being streamed, kept outside the stream's future so that an
-/// interrupt does not lose it.
-#[derive(Debug, Default)]
-struct PartialReply {
-    thinking: String,
-    /// Every content delta as it came, held-back text included, for a reply
-    /// cut short.
-    raw: String,
-}
 
 /// How the calls of one reply went.
 enum Answered {
@@ -70,6 +54,8 @@ pub struct Turns<'a> {
     pub check: Option<&'a CheckPlan>,
     /// How many times the check ran in this run.
     check_runs: u32,
+    /// Replies cut short in a row (cap or repetition); two end the run.
+    cuts_in_a_row: u32,
 }
 
 impl<'a> Turns<'a> {
@@ -98,6 +84,7 @@ impl<'a> Turns<'a> {
             calls,
             check: None,
             check_runs: 0,
+            cuts_in_a_row: 0,
         }
     }
 
@@ -114,7 +101,15 @@ impl<'a> Turns<'a> {
             out.turn_started(turn);
             let reply = self.stream_reply(session, out).await?;
             self.count_usage(session, &reply, out);
-            let cut_off = reply.done_reason.as_deref() == Some("length");
+            let cut_off = reply.cut;
+            if let Some(cut) = cut_off {
+                self.note_cut(session, cut, out);
+            }
+            self.cuts_in_a_row = if cut_off.is_some() {
+                self.cuts_in_a_row + 1
+            } else {
+                0
+            };
             let mut message = reply.message;
             let parsed = self.protocol.read_reply(&mut message, turn);
             if self.protocol.done_when_calls_succeed() && !message.content.is_empty() {
@@ -143,6 +138,21 @@ impl<'a> Turns<'a> {
             // Saved before any tool runs: a run killed mid-call leaves the
             // calls on record, and a resumed run answers them as unknown.
             self.save(session)?;
+            if self.cuts_in_a_row >= 2 {
+                session.answer_unanswered_calls("error: not run: the run was stopped");
+                self.save(session)?;
+                return Ok(Ending::Cut(cut_off.unwrap_or(Cut::Repetition)));
+            }
+            if let Some(cut) = cut_off.filter(|_| message.tool_calls.is_empty()) {
+                let text = format!(
+                    "{} {}",
+                    cut_message(cut, self.options),
+                    self.protocol.how_to_change()
+                );
+                session.messages.push(Message::text(Role::User, text));
+                self.save(session)?;
+                continue;
+            }
             if message.tool_calls.is_empty() {
                 if self.holds_unrun_call(&message.content) {
                     session.unexecuted_call = true;
@@ -307,6 +317,53 @@ impl<'a> Turns<'a> {
         }
     }
 
+    /// Sends the conversation and streams the reply, printing as it comes.
+    async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
+        let messages = self.protocol.wire(&session.messages);
+        let request = ChatRequest {
+            model: &self.settings.model,
+            messages: &messages,
+            tools: self.model.wire_schemas(),
+            stream: true,
+            think: self.model.think,
+            options: self.options,
+        };
+        let reading = Reading {
+            tools: self.protocol.text_call_tools().to_vec(),
+            recover: self.settings.text_tools == TextTools::Auto,
+            by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
+            hold_content: self.protocol.done_when_calls_succeed(),
+            stop_repetition: self.settings.enabled(Heuristic::RepetitionGuard),
+        };
+        let turn = session.turns;
+        reply::stream(
+            self.client,
+            &request,
+            &reading,
+            turn,
+            &mut self.partial,
+            out,
+        )
+        .await
+    }
+
+    /// Records a reply cut short, and says so.
+    fn note_cut(&self, session: &mut Session, cut: Cut, out: &mut dyn Output) {
+        session.cut_replies.push(CutReply {
+            turn: session.turns,
+            reason: cut.as_str().to_string(),
+        });
+        out.warn(&match cut {
+            Cut::Length => format!(
+                "the reply reached the cap of {} tokens and was cut off; its calls are not run",
+                self.options.num_predict.unwrap_or_default()
+            ),
+            Cut::Repetition => {
+                "the reply kept repeating itself and was stopped; its calls are not run".to_string()
+            }
+        });
+    }
+
     /// Adds the reply's tokens to the session; warns when the prompt filled
     /// the whole context.
     fn count_usage(&self, session: &mut Session, reply: &Reply, out: &mut dyn Output) {
@@ -319,6 +376,7 @@ impl<'a> Turns<'a> {
                 completion_tokens: reply.eval_count,
             },
             reply.done_reason.as_deref(),
+            reply.cut.map(Cut::as_str),
         );
         if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
             let advice = if self.options.num_ctx < self.settings.num_ctx {
@@ -341,7 +399,7 @@ impl<'a> Turns<'a> {
         out: &mut dyn Output,
         calls: &[ToolCall],
         arguments: impl Iterator<Item = std::result::Result<Value, String>>,
-        cut_off: bool,
+        cut_off: Option<Cut>,
     ) -> Result<Answered> {
         let turn = session.turns;
         let mut failed = Vec::new();
@@ -369,10 +427,14 @@ impl<'a> Turns<'a> {
                     out.tool_result(turn, &id, &name, false, &text);
                     format!("error: {text}")
                 }
-                Repeat::Run if cut_off => {
+                Repeat::Run if cut_off.is_some() => {
+                    let text = match cut_off {
+                        Some(Cut::Repetition) => guards::REPEATED_REPLY,
+                        _ => guards::CUT_OFF,
+                    };
                     out.tool_call(turn, &id, &name, "", &call.function.arguments);
-                    out.tool_result(turn, &id, &name, false, guards::CUT_OFF);
-                    format!("error: {}", guards::CUT_OFF)
+                    out.tool_result(turn, &id, &name, false, text);
+                    format!("error: {text}")
                 }
                 Repeat::Run => {
                     let outcome = self.calls.run(session, out, &id, &name, arguments).await;
@@ -401,84 +463,6 @@ impl<'a> Turns<'a> {
             None => Ok(()),
         }
     }
-
-    /// Sends the conversation and streams the reply, printing as it comes.
-    async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
-        let messages = self.protocol.wire(&session.messages);
-        let request = ChatRequest {
-            model: &self.settings.model,
-            messages: &messages,
-            tools: self.model.wire_schemas(),
-            stream: true,
-            think: self.model.think,
-            options: self.options,
-        };
-        self.partial = PartialReply::default();
-        let mut stream = self.client.chat(&request).await?;
-        let mut tool_calls: Vec<ToolCall> = Vec::new();
-        let mut native_thinking = String::new();
-        let mut filter = TextCallFilter::new(
-            self.protocol.text_call_tools(),
-            self.settings.text_tools == TextTools::Auto,
-        )
-        .by_shape(self.settings.enabled(Heuristic::ShapeRecovery));
-        loop {
-            let Some(chunk) = stream.next().await? else {
-                return Err(Error::Server(format!(
-                    "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
-                    self.client.host()
-                )));
-            };
-            if let Some(message) = chunk.message {
-                if let Some(delta) = message.thinking {
-                    out.thinking(session.turns, &delta);
-                    self.partial.thinking.push_str(&delta);
-                    native_thinking.push_str(&delta);
-                }
-                if let Some(delta) = message.content {
-                    self.partial.raw.push_str(&delta);
-                    let shown = filter.push(&delta);
-                    self.show(out, session.turns, &shown);
-                }
-                tool_calls.extend(message.tool_calls.unwrap_or_default());
-            }
-            if chunk.done {
-                let shown = filter.finish();
-                self.show(out, session.turns, &shown);
-                let _ = std::mem::take(&mut self.partial);
-                let (content, tag_thinking, text_calls) = filter.into_parts();
-                let mut thinking = native_thinking;
-                thinking.push_str(&tag_thinking);
-                tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
-                    recovered: Some(true),
-                    ..ToolCall::new(call.name, call.arguments)
-                }));
-                return Ok(Reply {
-                    message: Message {
-                        thinking: (!thinking.is_empty()).then_some(thinking),
-                        tool_calls,
-                        ..Message::text(Role::Assistant, content)
-                    },
-                    done_reason: chunk.done_reason,
-                    prompt_eval_count: chunk.prompt_eval_count.unwrap_or(0),
-                    eval_count: chunk.eval_count.unwrap_or(0),
-                });
-            }
-        }
-    }
-
-    /// Shows filtered text and keeps it in case the reply is cut short.
-    fn show(&mut self, out: &mut dyn Output, turn: u32, shown: &Filtered) {
-        if !shown.thinking.is_empty() {
-            out.thinking(turn, &shown.thinking);
-            self.partial.thinking.push_str(&shown.thinking);
-        }
-        // File blocks are shown once the reply is read: its prose, not the
-        // files (their diffs are shown as they are applied).
-        if !shown.content.is_empty() && !self.protocol.done_when_calls_succeed() {
-            out.content(turn, &shown.content);
-        }
-    }
 }
 
 /// Notes the repairs made to the reply's calls, in the session and on
@@ -503,5 +487,16 @@ fn record_repairs(
             tool_call_id: call.id.clone().unwrap_or_default(),
             notes: notes.clone(),
         });
+    }
+}
+
+/// What the model is told after a reply without calls that was cut short.
+fn cut_message(cut: Cut, options: ChatOptions) -> String {
+    match cut {
+        Cut::Length => format!(
+            "Your reply was cut off at the length limit ({} tokens) and is incomplete. Make smaller changes, one file or one edit at a time.",
+            options.num_predict.unwrap_or_default()
+        ),
+        Cut::Repetition => "Your reply repeated the same lines again and again and was stopped. Do not repeat yourself.".to_string(),
     }
 }

@@ -106,6 +106,9 @@ pub struct Session {
     /// The `--check` command run after the model finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// Replies cut short (reply cap or repetition).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_replies: Vec<CutReply>,
     /// The process exit code the run ended with (README "Exit codes").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -113,6 +116,14 @@ pub struct Session {
     /// not run (`--text-tools off`): never a success, left out of exports.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unexecuted_call: bool,
+}
+
+/// A reply cut short: by the reply cap (`length`) or because it repeated
+/// itself (`repetition`). Its calls were not run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutReply {
+    pub turn: u32,
+    pub reason: String,
 }
 
 /// The outcome of `--check CMD`.
@@ -159,6 +170,7 @@ impl Session {
             repairs: Vec::new(),
             failed_tool_calls: Vec::new(),
             check: None,
+            cut_replies: Vec::new(),
             exit_code: None,
             unexecuted_call: false,
         }

@@ -79,14 +79,23 @@ impl Output for JsonOutput {
         }
     }
 
-    fn turn_completed(&mut self, turn: u32, usage: Usage, done_reason: Option<&str>) {
+    fn turn_completed(
+        &mut self,
+        turn: u32,
+        usage: Usage,
+        done_reason: Option<&str>,
+        cut: Option<&str>,
+    ) {
         self.emit(&Event::TurnCompleted {
             schema_version: SCHEMA_VERSION,
             turn,
             usage,
             done_reason,
+            cut,
         });
     }
+
+    fn progress(&mut self, _turn: u32, _chunks: u64) {}
 
     fn tool_call(&mut self, turn: u32, id: &str, name: &str, _detail: &str, arguments: &Value) {
         self.emit(&Event::ToolCall {

@@ -17,7 +17,17 @@ pub trait Output {
     /// A piece of the answer.
     fn content(&mut self, turn: u32, delta: &str);
     /// The reply is complete.
-    fn turn_completed(&mut self, turn: u32, usage: Usage, done_reason: Option<&str>);
+    /// `cut`: `length` or `repetition` when the reply is incomplete.
+    fn turn_completed(
+        &mut self,
+        turn: u32,
+        usage: Usage,
+        done_reason: Option<&str>,
+        cut: Option<&str>,
+    );
+    /// Another chunk of the reply arrived (`chunks` so far, about one token
+    /// each); shown while nothing else is.
+    fn progress(&mut self, turn: u32, chunks: u64);
     /// A tool call is about to be settled; `detail` is the path(s) or
     /// command, empty when the arguments could not be read.
     fn tool_call(

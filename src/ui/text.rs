@@ -29,6 +29,8 @@ pub struct TextRenderer {
     open: Open,
     content_ends_with_newline: bool,
     spinner: Option<indicatif::ProgressBar>,
+    /// When the first chunk of the current reply arrived.
+    first_chunk: Option<std::time::Instant>,
 }
 
 impl TextRenderer {
@@ -40,6 +42,7 @@ impl TextRenderer {
             open: Open::Nothing,
             content_ends_with_newline: true,
             spinner: None,
+            first_chunk: None,
         }
     }
 
@@ -109,7 +112,26 @@ impl Output for TextRenderer {
         self.content_ends_with_newline = delta.ends_with('\n');
     }
 
-    fn turn_completed(&mut self, _turn: u32, _usage: Usage, _done_reason: Option<&str>) {
+    fn progress(&mut self, _turn: u32, chunks: u64) {
+        if chunks <= 1 {
+            self.first_chunk = Some(std::time::Instant::now());
+        }
+        if let (Some(spinner), Some(first)) = (&self.spinner, self.first_chunk) {
+            let seconds = first.elapsed().as_secs_f64().max(0.001);
+            spinner.set_message(format!(
+                "receiving the reply: {chunks} tokens ({:.0}/s)",
+                chunks as f64 / seconds
+            ));
+        }
+    }
+
+    fn turn_completed(
+        &mut self,
+        _turn: u32,
+        _usage: Usage,
+        _done_reason: Option<&str>,
+        _cut: Option<&str>,
+    ) {
         self.close_line();
     }
 

@@ -22,7 +22,7 @@ pub fn fixture(name: &str) -> String {
 }
 
 /// How a streamed body ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum End {
     /// The terminating zero-length chunk, as a real server sends.
     Clean,
@@ -31,6 +31,9 @@ pub enum End {
     /// The body stays open and silent for a minute after the lines, like a
     /// model that is still thinking.
     Stall,
+    /// After the lines, this content chunk again and again until the client
+    /// hangs up (a model in a loop), at most 100,000 times.
+    Endless(String),
 }
 
 /// One scripted answer to `POST /api/chat`.
@@ -68,6 +71,16 @@ impl Reply {
             lines,
             split: None,
             end: End::Clean,
+        }
+    }
+
+    /// A model in a loop: `head` as content, then `line` as content over and
+    /// over until `oc` closes the connection.
+    pub fn endless(head: &str, line: &str) -> Reply {
+        Reply::Stream {
+            lines: vec![content_chunk(head)],
+            split: None,
+            end: End::Endless(content_chunk(line)),
         }
     }
 
@@ -325,6 +338,12 @@ fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
                 End::Clean => stream.write_all(b"0\r\n\r\n")?,
                 End::Abrupt => {}
                 End::Stall => std::thread::sleep(Duration::from_secs(60)),
+                End::Endless(line) => {
+                    for _ in 0..100_000 {
+                        write!(stream, "{:x}\r\n{line}\n\r\n", line.len() + 1)?;
+                        stream.flush()?;
+                    }
+                }
             }
             stream.flush()?;
             stream.shutdown(std::net::Shutdown::Both)

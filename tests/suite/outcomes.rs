@@ -214,3 +214,95 @@ fn a_lone_fence_is_not_an_answer() {
     assert!(stderr.contains("empty reply"), "{stderr}");
     assert_eq!(env.finetune()[0]["success"], false);
 }
+
+/// Regression: a 1.5B model repeated itself for over 5,600 tokens and
+/// nothing stopped it. A reply that loops is stopped within a few dozen
+/// lines, the model is told, and a second loop in a row ends the run
+/// (exit 4); the session and the JSON result say why.
+#[test]
+fn a_reply_that_loops_is_stopped() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::endless("Here is the plan:\n", "    assert add(1, 2) == 3\n"),
+        Reply::endless("", "| same | row |\n"),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--output-format", "json", "write the tests"])
+        .assert()
+        .code(4);
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        result["cut_replies"],
+        json!([{"turn": 1, "reason": "repetition"}, {"turn": 2, "reason": "repetition"}])
+    );
+    assert_eq!(result["status"], "stuck");
+    let requests = server.chat_requests();
+    let told = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        told.starts_with("Your reply repeated the same lines"),
+        "{told}"
+    );
+    // What came before the loop is kept, with one copy of the line.
+    let kept = requests[1]["messages"][2]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(kept, "Here is the plan:\n    assert add(1, 2) == 3\n");
+    assert_eq!(env.finetune()[0]["success"], false);
+}
+
+/// A long reply of distinct lines (a table) is not stopped.
+#[test]
+fn a_long_table_is_not_a_loop() {
+    let env = TestEnv::new();
+    let table: String = (0..200).map(|i| format!("| {i} | item {i} |\n")).collect();
+    let server = FakeOllama::start(vec![Reply::answer(&table)]);
+    let out = env
+        .oc(&server)
+        .args(["run", "list them"])
+        .assert()
+        .success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), table);
+}
+
+/// A reply that reaches the cap (`done_reason: "length"`) runs none of its
+/// calls; the model is told to make smaller changes.
+#[test]
+fn a_reply_at_the_cap_is_cut_off() {
+    let env = TestEnv::new();
+    let cut = Reply::lines(vec![
+        crate::common::fake_ollama::tool_call_chunk(&[(
+            "write_file",
+            json!({"path": "big.txt", "content": "half"}),
+        )]),
+        crate::common::fake_ollama::done_chunk("length"),
+    ]);
+    let server = FakeOllama::start(vec![cut, Reply::answer("I will make smaller changes.")]);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--output-format",
+            "stream-json",
+            "write big.txt",
+        ])
+        .assert()
+        .success();
+    assert!(!env.work().join("big.txt").exists());
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let completed = events
+        .iter()
+        .find(|e| e["type"] == "turn.completed")
+        .unwrap();
+    assert_eq!(completed["cut"], "length");
+    let result = &results(&server)[0];
+    assert!(result.contains("cut off at the length limit"), "{result}");
+}

@@ -131,7 +131,9 @@ fn dev_null_stdin_adds_nothing() {
 #[test]
 fn stdout_closed_early_is_not_a_crash() {
     let env = TestEnv::new();
-    let server = FakeOllama::start(vec![Reply::answer(&"long answer ".repeat(200))]);
+    // Long, but not a loop (the repetition guard would stop that).
+    let long: String = (0..400).map(|i| format!("word{i} ")).collect();
+    let server = FakeOllama::start(vec![Reply::answer(&long)]);
     let mut child = env
         .oc_process(&server)
         .args(["run", "talk"])

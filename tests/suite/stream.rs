@@ -115,7 +115,7 @@ fn stream_without_done_fails_and_runs_nothing() {
                 json!({"path": "never.txt", "content": "x"}),
             )])],
             split: None,
-            end,
+            end: end.clone(),
         }]);
         let out = env.oc(&server).args(["run", "-y", "go"]).assert().code(1);
         let stderr = String::from_utf8_lossy(&out.get_output().stderr);

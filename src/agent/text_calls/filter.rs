@@ -40,6 +40,11 @@ const CALL_LABELS: [&str; 7] = [
     "json5",
 ];
 
+/// Text held back as a possible call is released (shown as text, and no
+/// longer a call) once it grows past this many bytes: no plausible call is
+/// that long, and a reply must not stay invisible while it runs on.
+pub const MAX_HELD_BYTES: usize = 24 * 1024;
+
 /// How the body of a call starts, whatever the fence says it is.
 const CALL_SHAPES: [&str; 4] = ["{", "[", "<function=", "<tool_call>"];
 
@@ -326,6 +331,13 @@ impl TextCallFilter {
         let end = match (end, at_end) {
             (Some(end), _) => end,
             (None, true) => self.pending.len(),
+            (None, false) if self.pending.len() > MAX_HELD_BYTES && block != Block::Think => {
+                let held = std::mem::take(&mut self.pending);
+                self.show(out, &held);
+                // A fence goes on streaming as code; other blocks as text.
+                self.open = (block == Block::Fence).then_some(Block::Code);
+                return true;
+            }
             (None, false) => return false,
         };
         let block_text: String = self.pending.drain(..end).collect();
@@ -589,6 +601,29 @@ mod tests {
             (content.as_str(), thinking.as_str()),
             ("Text mentioning <think> tag literally.", "")
         );
+    }
+
+    /// Regression: a reply that began like a fenced call was held back for
+    /// 5,600 tokens, and nothing reached stdout.
+    #[test]
+    fn a_held_block_is_released_once_it_outgrows_any_call() {
+        let mut filter = TextCallFilter::new(&ALL, true);
+        let mut shown =
+            filter.push("```json\n{\"name\": \"write_file\", \"arguments\": {\"content\": \"");
+        assert_eq!(shown.content, "");
+        let filler = "x".repeat(1024);
+        for _ in 0..30 {
+            shown.content.push_str(&filter.push(&filler).content);
+        }
+        assert!(
+            shown.content.starts_with("```json\n{\"name\""),
+            "released as text"
+        );
+        let more = filter.push("tail");
+        assert_eq!(more.content, "tail", "and goes on streaming");
+        filter.push("\"}}\n```");
+        filter.finish();
+        assert!(filter.into_parts().2.is_empty(), "no longer a call");
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! Streaming one reply: thinking and content deltas shown as they come
+//! (content through the text-call filter), text-form calls recovered, and
+//! the reply stopped early when it repeats itself (see [`super::repetition`]).
+
+use super::repetition::RepetitionDetector;
+use super::text_calls::{Filtered, TextCallFilter};
+use crate::client::{ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::error::{Error, Result};
+use crate::tools::ToolName;
+use crate::ui::Output;
+
+/// Why a reply is incomplete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// It reached the cap (`options.num_predict`): `done_reason: "length"`.
+    Length,
+    /// It repeated itself and `oc` stopped reading it.
+    Repetition,
+}
+
+impl Cut {
+    /// The name in sessions and events: `length` or `repetition`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cut::Length => "length",
+            Cut::Repetition => "repetition",
+        }
+    }
+}
+
+/// One streamed reply.
+pub struct Reply {
+    pub message: Message,
+    pub done_reason: Option<String>,
+    pub prompt_eval_count: u64,
+    /// Tokens generated (counted from the chunks when the reply was stopped
+    /// before Ollama reported them).
+    pub eval_count: u64,
+    /// Set when the reply is incomplete.
+    pub cut: Option<Cut>,
+}
+
+/// The reply being streamed, kept outside the stream's future so that an
+/// interrupt does not lose it.
+#[derive(Debug, Default)]
+pub struct PartialReply {
+    pub thinking: String,
+    /// Every content delta as it came, held-back text included, for a reply
+    /// cut short.
+    pub raw: String,
+}
+
+/// How the content is read.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// Tools whose calls are recovered from the text.
+    pub tools: Vec<ToolName>,
+    /// `--text-tools auto`.
+    pub recover: bool,
+    /// Recovery by shape is on.
+    pub by_shape: bool,
+    /// Content is shown after the reply is read (file blocks), not as it
+    /// streams.
+    pub hold_content: bool,
+    /// Stop a reply that repeats itself.
+    pub stop_repetition: bool,
+}
+
+impl Reading {
+    fn filter(&self) -> TextCallFilter {
+        TextCallFilter::new(&self.tools, self.recover).by_shape(self.by_shape)
+    }
+}
+
+/// Sends `request` and streams the reply of turn `turn`, printing as it
+/// comes; `partial` keeps what arrived in case the run is interrupted.
+pub async fn stream(
+    client: &OllamaClient,
+    request: &ChatRequest<'_>,
+    reading: &Reading,
+    turn: u32,
+    partial: &mut PartialReply,
+    out: &mut dyn Output,
+) -> Result<Reply> {
+    *partial = PartialReply::default();
+    let mut stream = client.chat(request).await?;
+    let mut tool_calls: Vec<ToolCall> = Vec::new();
+    let mut native_thinking = String::new();
+    let mut filter = reading.filter();
+    let mut repetition = RepetitionDetector::default();
+    let mut chunks = 0u64;
+    loop {
+        let Some(chunk) = stream.next().await? else {
+            return Err(Error::Server(format!(
+                "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
+                client.host()
+            )));
+        };
+        chunks += 1;
+        out.progress(turn, chunks);
+        if let Some(message) = chunk.message {
+            if let Some(delta) = message.thinking {
+                out.thinking(turn, &delta);
+                partial.thinking.push_str(&delta);
+                native_thinking.push_str(&delta);
+            }
+            if let Some(delta) = message.content {
+                partial.raw.push_str(&delta);
+                let shown = filter.push(&delta);
+                show(out, turn, &shown, reading, partial);
+                if let Some(start) = repetition.push(&delta).filter(|_| reading.stop_repetition) {
+                    // Dropping the stream closes the request: the server
+                    // stops generating.
+                    drop(stream);
+                    return Ok(stopped(reading, partial, start, native_thinking, chunks));
+                }
+            }
+            tool_calls.extend(message.tool_calls.unwrap_or_default());
+        }
+        if chunk.done {
+            let shown = filter.finish();
+            show(out, turn, &shown, reading, partial);
+            let _ = std::mem::take(partial);
+            let (content, tag_thinking, text_calls) = filter.into_parts();
+            let mut thinking = native_thinking;
+            thinking.push_str(&tag_thinking);
+            tool_calls.extend(text_calls.into_iter().map(|call| ToolCall {
+                recovered: Some(true),
+                ..ToolCall::new(call.name, call.arguments)
+            }));
+            let cut = (chunk.done_reason.as_deref() == Some("length")).then_some(Cut::Length);
+            return Ok(Reply {
+                message: Message {
+                    thinking: (!thinking.is_empty()).then_some(thinking),
+                    tool_calls,
+                    ..Message::text(Role::Assistant, content)
+                },
+                done_reason: chunk.done_reason,
+                prompt_eval_count: chunk.prompt_eval_count.unwrap_or(0),
+                eval_count: chunk.eval_count.unwrap_or(0),
+                cut,
+            });
+        }
+    }
+}
+
+/// The reply as it stood before it began to repeat itself: its text up to
+/// `start`, read again (a call in it is kept, and not run: it is cut).
+fn stopped(
+    reading: &Reading,
+    partial: &mut PartialReply,
+    start: usize,
+    thinking: String,
+    chunks: u64,
+) -> Reply {
+    let kept = std::mem::take(partial).raw[..start].to_string();
+    let mut filter = reading.filter();
+    filter.push(&kept);
+    filter.finish();
+    let (content, tag_thinking, text_calls) = filter.into_parts();
+    let thinking = thinking + &tag_thinking;
+    Reply {
+        message: Message {
+            thinking: (!thinking.is_empty()).then_some(thinking),
+            tool_calls: text_calls
+                .into_iter()
+                .map(|call| ToolCall {
+                    recovered: Some(true),
+                    ..ToolCall::new(call.name, call.arguments)
+                })
+                .collect(),
+            ..Message::text(Role::Assistant, content)
+        },
+        done_reason: None,
+        prompt_eval_count: 0,
+        eval_count: chunks,
+        cut: Some(Cut::Repetition),
+    }
+}
+
+/// Shows filtered text and keeps its thinking in case the reply is cut
+/// short. File blocks are shown once the reply is read: its prose, not the
+/// files (their diffs are shown as they are applied).
+fn show(
+    out: &mut dyn Output,
+    turn: u32,
+    shown: &Filtered,
+    reading: &Reading,
+    partial: &mut PartialReply,
+) {
+    if !shown.thinking.is_empty() {
+        out.thinking(turn, &shown.thinking);
+        partial.thinking.push_str(&shown.thinking);
+    }
+    if !shown.content.is_empty() && !reading.hold_content {
+        out.content(turn, &shown.content);
+    }
+}
