@@ -198,7 +198,7 @@ def summarize_rows(rows):
     for (label, model), group in sorted(groups.items()):
         runs = sorted({r["run"] for r in group})
         solved = sum(r["solved"] for r in group)
-        per_run = len(group) // max(len(runs), 1)
+        per_run = len({r["task"] for r in group})
         print(f"{label or '-':28} {model:20} {solved / max(len(runs), 1):5.1f}/{per_run:<3} "
               f"{len(runs):5} {sum(r['exit'] == 0 for r in group):7} "
               f"{statistics.median(r['seconds'] for r in group):7.1f} "
