@@ -3,6 +3,18 @@
 use clap::Parser;
 
 fn main() {
+    if let Some(message) = non_utf8_argument() {
+        let err = anyhow::Error::new(ollama_code::error::Error::Usage(message));
+        if wants_json() {
+            ollama_code::ui::json::write_line(&ollama_code::protocol::Event::Error {
+                schema_version: ollama_code::protocol::SCHEMA_VERSION,
+                message: &format!("{err:#}"),
+                exit_code: Some(2),
+            });
+        }
+        ollama_code::ui::print_error(&err);
+        std::process::exit(ollama_code::exit_status_of(&err).code());
+    }
     let cli = match ollama_code::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -28,8 +40,12 @@ fn main() {
 }
 
 /// Whether the command line asks for `--output-format json|stream-json`.
+/// Reads the arguments as OS strings: an argument that is not UTF-8 must
+/// not panic here (clap reports it).
 fn wants_json() -> bool {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     args.iter().enumerate().any(|(i, a)| {
         let value = match a.strip_prefix("--output-format=") {
             Some(v) => Some(v),
@@ -38,4 +54,22 @@ fn wants_json() -> bool {
         };
         matches!(value, Some("json" | "stream-json"))
     })
+}
+
+/// The first argument that is not valid UTF-8, described: which argument,
+/// the bad byte and its offset, and what to do.
+fn non_utf8_argument() -> Option<String> {
+    std::env::args_os()
+        .enumerate()
+        .skip(1)
+        .find_map(|(n, arg)| {
+            let bytes = arg.as_encoded_bytes();
+            let error = std::str::from_utf8(bytes).err()?;
+            let at = error.valid_up_to();
+            Some(format!(
+                "argument {n} (`{}`) is not valid UTF-8: byte 0x{:02X} at offset {at}; pass text in UTF-8 (for other encodings, convert first, e.g. with `iconv -t UTF-8`)",
+                arg.to_string_lossy(),
+                bytes[at]
+            ))
+        })
 }

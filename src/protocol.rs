@@ -146,9 +146,15 @@ pub struct RunSummary {
     pub exit_code: i32,
     /// The last answer of the model (its last message's text).
     pub final_text: String,
-    /// Model requests made in the session.
+    /// Model requests made in this run.
     pub turns: u32,
+    /// Tokens of this run.
     pub usage: Usage,
+    /// Model requests made in the whole session (more than `turns` after
+    /// `--continue` or `--resume`).
+    pub session_turns: u32,
+    /// Tokens of the whole session.
+    pub session_usage: Usage,
     /// Tool calls made in this run.
     pub tool_calls: usize,
     /// Files created, changed or moved, relative to the workspace.

@@ -197,7 +197,11 @@ impl<'a> CallRunner<'a> {
         let asked = matches!(verdict, Verdict::Ask { .. });
         let (source, rule, denied) = match verdict {
             Verdict::Allow { source, rule } => (source, rule, None),
-            Verdict::Deny { source, reason } => (source, None, Some(reason)),
+            Verdict::Deny {
+                source,
+                reason,
+                rule,
+            } => (source, rule, Some(reason)),
             Verdict::Ask { rule } => {
                 let (source, added, denied) =
                     self.ask(out, name, &detail, change.as_ref(), &exact, rule.as_deref());

@@ -31,7 +31,7 @@ use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::session::{FinetuneRecord, Session, Status, Store};
+use crate::session::{FinetuneRecord, Session, Status, Store, Usage};
 use crate::signals::Signals;
 use crate::ui::Output;
 use calls::CallRunner;
@@ -93,7 +93,7 @@ pub async fn run(
         store.save(&mut session)?;
     }
     out.session_started(&session, resumed);
-    let first_turn = session.turns;
+    let (first_turn, usage_before) = (session.turns, session.usage);
 
     let protocol = model.protocol(workspace.root());
     let calls = CallRunner::new(settings, &workspace, protocol.runnable(), approver);
@@ -132,6 +132,7 @@ pub async fn run(
     let close = Close {
         started,
         first_turn,
+        usage_before,
         max_turns: settings.max_turns,
         store: saves,
         schemas: &model.schemas,
@@ -144,7 +145,9 @@ pub async fn run(
 /// record, and the summary.
 struct Close<'a> {
     started: Instant,
+    /// The session's turns and tokens before this run.
     first_turn: u32,
+    usage_before: Usage,
     max_turns: u32,
     /// `None` with `--no-save`.
     store: Option<&'a Store>,
@@ -183,8 +186,14 @@ impl Close<'_> {
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             exit_code: exit.code(),
             final_text,
-            turns: session.turns,
-            usage: session.usage,
+            turns: session.turns - self.first_turn,
+            usage: Usage {
+                prompt_tokens: session.usage.prompt_tokens - self.usage_before.prompt_tokens,
+                completion_tokens: session.usage.completion_tokens
+                    - self.usage_before.completion_tokens,
+            },
+            session_turns: session.turns,
+            session_usage: session.usage,
             tool_calls: calls.tool_calls,
             files_changed: calls.files_changed,
             permission_denials: calls.denials,

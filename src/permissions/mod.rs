@@ -38,8 +38,10 @@ pub enum Source {
     /// A rule nothing overrides (`.env` files, destructive commands, paths
     /// outside the workspace).
     HardRule,
-    /// The permission mode (plan refuses writes, `--yes` allows).
+    /// The permission mode: plan mode refuses writes and bash.
     Mode,
+    /// `--yes` allowed it.
+    Yes,
     /// A rule from a config file or `--allow` / `--deny`.
     Rule,
     /// The default policy (reads are allowed).
@@ -61,11 +63,11 @@ pub enum Verdict {
     Deny {
         source: Source,
         reason: String,
-    },
-    /// Needs approval; `rule` names the ask rule that demands it, if any.
-    Ask {
+        /// The deny rule that decided, if one did.
         rule: Option<String>,
     },
+    /// Needs approval; `rule` names the ask rule that demands it, if any.
+    Ask { rule: Option<String> },
 }
 
 /// One call, as the rules see it.
@@ -237,6 +239,7 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
         return Verdict::Deny {
             source: Source::HardRule,
             reason,
+            rule: None,
         };
     }
     let tool = input.tool();
@@ -248,6 +251,7 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
                 "{} is not available in plan mode (read-only)",
                 tool.as_str()
             ),
+            rule: None,
         };
     }
     let subjects = request.subjects();
@@ -260,6 +264,7 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
         return Verdict::Deny {
             source: Source::Rule,
             reason: format!("the rule `deny {}` forbids it", rule.text),
+            rule: Some(rule.text.clone()),
         };
     }
     if let Some(rule) = first(Action::Ask) {
@@ -274,12 +279,12 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
         };
     }
     match mode {
-        PermissionMode::Yolo => Verdict::Allow {
-            source: Source::Mode,
+        _ if read_only => Verdict::Allow {
+            source: Source::Default,
             rule: None,
         },
-        PermissionMode::Plan | PermissionMode::Normal if read_only => Verdict::Allow {
-            source: Source::Default,
+        PermissionMode::Yolo => Verdict::Allow {
+            source: Source::Yes,
             rule: None,
         },
         PermissionMode::Plan | PermissionMode::Normal => Verdict::Ask { rule: None },

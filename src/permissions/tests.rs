@@ -89,8 +89,8 @@ fn decision_table() {
         (Plan, none, &read, "allow:Default"),
         (Plan, none, &write_src, "deny:Mode"),
         (Plan, none, &test, "deny:Mode"),
-        (Yolo, none, &write_src, "allow:Mode"),
-        (Yolo, none, &test, "allow:Mode"),
+        (Yolo, none, &write_src, "allow:Yes"),
+        (Yolo, none, &test, "allow:Yes"),
         // hard rules beat everything
         (Yolo, everything, &env_read, "deny:HardRule"),
         (Normal, everything, &rm, "deny:HardRule"),
@@ -119,7 +119,7 @@ fn decision_table() {
         (Normal, &[(Allow, "edit")], &write_doc, "ask"),
         // deny rules beat --yes and allow rules
         (Yolo, deny_src, &write_src, "deny:Rule"),
-        (Yolo, deny_src, &write_doc, "allow:Mode"),
+        (Yolo, deny_src, &write_doc, "allow:Yes"),
         (
             Normal,
             &[(Allow, "write"), (Deny, "write(src/**)")],
@@ -266,7 +266,8 @@ fn deny_reasons_name_the_rule_and_allow_names_the_rules_used() {
         v,
         Verdict::Deny {
             source: Source::Rule,
-            reason: "the rule `deny write(src/**)` forbids it".into()
+            reason: "the rule `deny write(src/**)` forbids it".into(),
+            rule: Some("write(src/**)".into()),
         }
     );
     let v = verdict(

@@ -49,7 +49,7 @@ fn model_writes_a_file_then_answers() {
     assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
     assert_eq!(session["messages"][3]["tool_name"], "write_file");
     assert_eq!(session["permissions"][0]["allowed"], true);
-    assert_eq!(session["permissions"][0]["source"], "mode");
+    assert_eq!(session["permissions"][0]["source"], "yes");
     assert_eq!(
         session["usage"],
         json!({"prompt_tokens": 506, "completion_tokens": 54})

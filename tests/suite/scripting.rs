@@ -627,3 +627,52 @@ fn resumed_string_arguments_are_sent_as_objects() {
     assert_eq!(request["messages"][0], saved["messages"][0]);
     assert_eq!(request["messages"][3], saved["messages"][3]);
 }
+
+/// Regression: after `--continue` the `json` result mixed session totals
+/// (`turns`, `usage`) with this run's `tool_calls`. Each figure is this
+/// run's; the session's have their own names.
+#[test]
+fn json_reports_this_run_and_the_session_apart() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("list_files", json!({"pattern": "*"}))]),
+        Reply::answer("Listed."),
+        Reply::answer("Again."),
+    ]);
+    env.oc(&server).args(["run", "list"]).assert().success();
+    let out = env
+        .oc(&server)
+        .args(["run", "--continue", "--output-format", "json", "and now?"])
+        .assert()
+        .success();
+    let result: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["turns"], 1);
+    assert_eq!(result["tool_calls"], 0);
+    assert_eq!(
+        result["usage"],
+        json!({"prompt_tokens": 253, "completion_tokens": 27})
+    );
+    assert_eq!(result["session_turns"], 3);
+    assert_eq!(result["session_usage"]["prompt_tokens"], 253 * 3);
+}
+
+/// Regression: a byte that is not UTF-8 in an argument panicked (exit 101).
+#[test]
+fn a_non_utf8_argument_is_a_usage_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for args in [
+        vec!["run", "--output-format", "json"],
+        vec!["sessions", "show"],
+    ] {
+        let bad = std::ffi::OsStr::from_bytes(b"fix caf\xe9 bug");
+        let out = env.oc(&server).args(&args).arg(bad).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("is not valid UTF-8: byte 0xE9 at offset 7"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
