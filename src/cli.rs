@@ -9,12 +9,11 @@ use crate::config::Overrides;
 use crate::vocab::{EditFormat, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
+///
+/// Options come after the command they belong to: `oc run --model M "…"`.
 #[derive(Debug, Parser)]
 #[command(name = "oc", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
-    /// Options shared by every command; accepted before or after the command.
-    #[command(flatten)]
-    pub common: CommonArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -23,14 +22,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Code mode: the agent with all tools (read, write, edit, move, list, search, bash).
-    Run(PromptArgs),
+    Run(RunArgs),
     /// Plan mode: read-only tools; writes and bash are refused; ends with a plan.
-    Plan(PromptArgs),
+    Plan(RunArgs),
     /// Chat mode: no tools, one answer.
-    Chat(PromptArgs),
+    Chat(RunArgs),
     /// Saved sessions: list, show, rm.
-    #[command(subcommand)]
-    Sessions(SessionsCommand),
+    Sessions(SessionsArgs),
     /// Models on the server: list (default) or show NAME.
     Models(ModelsArgs),
     /// Write fine-tuning data (openai, hf or sharegpt JSONL) from the recorded runs.
@@ -42,7 +40,52 @@ pub enum Command {
     },
 }
 
+/// The options of `run`, `plan` and `chat`: the agent's, then the prompt's.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+}
+
+/// Where `oc` keeps its files.
+#[derive(Debug, Args, Default, Clone)]
+pub struct HomeArgs {
+    /// Directory for config, sessions and finetune.jsonl [env: OC_HOME]
+    /// [default: ~/.ollama-code]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}
+
+/// How to reach the model server, for commands that talk to it.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ServerArgs {
+    /// Ollama server: `host`, `host:port` or `http://host:port` [env: OLLAMA_HOST]
+    /// [default: http://localhost:11434]
+    #[arg(long, global = true, value_name = "URL")]
+    pub host: Option<String>,
+    /// Work in DIR instead of the current directory (the workspace the tools are
+    /// confined to, and where the project config is looked for).
+    #[arg(short = 'C', long = "cwd", global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// An extra config file, merged after the project's `.ollama-code.json`.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub home: HomeArgs,
+}
+
 /// `oc sessions …`
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: SessionsCommand,
+    #[command(flatten)]
+    pub home: HomeArgs,
+}
+
+/// `oc sessions list|show|rm`
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
     /// Saved sessions, newest first.
@@ -64,6 +107,9 @@ pub enum SessionsCommand {
         /// Session ids (unique prefixes are enough).
         #[arg(required = true)]
         ids: Vec<String>,
+        /// Delete without asking.
+        #[arg(short = 'y', long)]
+        yes: bool,
     },
 }
 
@@ -72,6 +118,8 @@ pub enum SessionsCommand {
 pub struct ModelsArgs {
     #[command(subcommand)]
     pub command: Option<ModelsCommand>,
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// JSON on stdout.
     #[arg(long, global = true)]
     pub json: bool,
@@ -89,9 +137,14 @@ pub enum ModelsCommand {
     },
 }
 
-/// `oc export-ft …` (the global `--model` filters by model).
+/// `oc export-ft …`
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    #[command(flatten)]
+    pub home: HomeArgs,
+    /// Only runs of this model (exactly as recorded, e.g. `qwen2.5-coder:1.5b`).
+    #[arg(short = 'm', long, value_name = "NAME")]
+    pub model: Option<String>,
     /// The layout to write.
     #[arg(long, value_enum, default_value_t = crate::session::export::Format::Openai)]
     pub format: crate::session::export::Format,
@@ -158,8 +211,12 @@ pub struct PromptArgs {
     )]
     pub output_last_message: Option<PathBuf>,
     /// Only the answer: no progress, tool lines or thinking on stderr.
-    #[arg(short = 'q', long)]
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Show every tool result on stderr (at most 20 lines each), not only its
+    /// one-line summary: what a CI log needs.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
     /// Go on from the newest session started in this directory.
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_last: bool,
@@ -192,38 +249,31 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     Ok(duration)
 }
 
-/// Options that every command accepts (`global = true`), so `oc --model M run`
-/// and `oc run --model M` mean the same.
+/// The agent's options (`run`, `plan`, `chat`).
 #[derive(Debug, Args, Default, Clone)]
 pub struct CommonArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// Model name, e.g. `qwen2.5-coder:7b` [env: OC_MODEL] [default: qwen3.5:latest]
-    #[arg(short = 'm', long, global = true, value_name = "NAME")]
+    #[arg(short = 'm', long, value_name = "NAME")]
     pub model: Option<String>,
-    /// Ollama server: `host`, `host:port` or `http://host:port` [env: OLLAMA_HOST]
-    /// [default: http://localhost:11434]
-    #[arg(long, global = true, value_name = "URL")]
-    pub host: Option<String>,
-    /// Work in DIR instead of the current directory (the workspace the tools are confined to).
-    #[arg(short = 'C', long = "cwd", global = true, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
     /// Context window in tokens, sent as `options.num_ctx`; clamped to the model's
     /// context length [default: 32768]
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
     pub num_ctx: Option<u32>,
     /// Most tokens in one reply, sent as `options.num_predict`; a reply cut
     /// there runs none of its calls [default: 4096, at most a quarter of
     /// the context]
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub max_output_tokens: Option<u32>,
     /// Most model requests in one run [default: 25]
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
     /// Thinking: `--think` or `--think=LEVEL` with true, false, low, medium or high.
     /// Never sent to a model without the `thinking` capability [default: true for
     /// run, false for plan]
     #[arg(
         long,
-        global = true,
         value_name = "LEVEL",
         num_args = 0..=1,
         require_equals = true,
@@ -232,49 +282,42 @@ pub struct CommonArgs {
     pub think: Option<Think>,
     /// Sampling temperature (sent only when set; otherwise the model's own
     /// Modelfile value applies, see `oc models show`)
-    #[arg(long, global = true, value_name = "T", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub temperature: Option<f64>,
     /// Nucleus sampling cut-off (sent only when set)
-    #[arg(long, global = true, value_name = "P", allow_negative_numbers = true)]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub top_p: Option<f64>,
     /// Top-k sampling (sent only when set)
-    #[arg(long, global = true, value_name = "K")]
+    #[arg(long, value_name = "K")]
     pub top_k: Option<u32>,
     /// Presence penalty (sent only when set)
-    #[arg(long, global = true, value_name = "X", allow_negative_numbers = true)]
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
     pub presence_penalty: Option<f64>,
     /// Seed of the sampler, for reproducible runs (sent as `options.seed`)
-    #[arg(long, global = true, value_name = "N", allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub seed: Option<i64>,
     /// Approve every action without asking (hard safety rules still apply).
-    #[arg(short = 'y', long, global = true)]
+    #[arg(short = 'y', long)]
     pub yes: bool,
     /// Plan mode for `run`: read-only tools only.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub plan: bool,
     /// Turn tool calls that a model writes as text into real calls (auto) or not (off).
-    #[arg(long, global = true, value_enum, value_name = "MODE")]
+    #[arg(long, value_enum, value_name = "MODE")]
     pub text_tools: Option<TextTools>,
     /// How the model changes files: tool calls, whole files, or SEARCH/REPLACE
     /// blocks; `auto` chooses per model [default: auto]
-    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT")]
     pub edit_format: Option<EditFormat>,
     /// Print the first request body and its size, and send nothing.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub dry_run: bool,
     /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).
-    #[arg(long, global = true, value_name = "RULE")]
+    #[arg(long, value_name = "RULE")]
     pub allow: Vec<String>,
     /// Refuse calls matching RULE, even with --yes, e.g. 'write(src/**)' (repeatable).
-    #[arg(long, global = true, value_name = "RULE")]
+    #[arg(long, value_name = "RULE")]
     pub deny: Vec<String>,
-    /// An extra config file, merged after `./.ollama-code.json`.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Directory for config, sessions and finetune.jsonl [env: OC_HOME]
-    /// [default: ~/.ollama-code]
-    #[arg(long, global = true, value_name = "DIR")]
-    pub home: Option<PathBuf>,
 }
 
 impl CommonArgs {
@@ -282,7 +325,7 @@ impl CommonArgs {
     pub fn overrides(&self) -> Overrides {
         Overrides {
             model: self.model.clone(),
-            host: self.host.clone(),
+            host: self.server.host.clone(),
             num_ctx: self.num_ctx,
             max_output_tokens: self.max_output_tokens,
             max_turns: self.max_turns,

@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
-use crate::cli::{Cli, CommonArgs, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
+use crate::cli::{Cli, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
 use crate::client::{Message, ModelInfo, OllamaClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
@@ -16,7 +16,7 @@ use crate::session::{Session, Store, export, read_session};
 use crate::ui::{out, print_warning, sanitize};
 
 /// `oc sessions list|show|rm`.
-pub fn sessions(home: &Path, common: &CommonArgs, command: SessionsCommand) -> Result<ExitStatus> {
+pub fn sessions(home: &Path, command: SessionsCommand) -> Result<ExitStatus> {
     let store = Store::new(home);
     match command {
         SessionsCommand::List { json } => {
@@ -51,13 +51,13 @@ pub fn sessions(home: &Path, common: &CommonArgs, command: SessionsCommand) -> R
             }
             Ok(ExitStatus::Success)
         }
-        SessionsCommand::Rm { ids } => {
+        SessionsCommand::Rm { ids, yes } => {
             // Every id must resolve before anything is removed.
             let paths = ids
                 .iter()
                 .map(|id| store.find(id))
                 .collect::<Result<Vec<_>>>()?;
-            if !common.yes {
+            if !yes {
                 let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
                 if !terminal {
                     return Err(Error::Usage(
@@ -396,7 +396,7 @@ fn modelfile_parameters(text: &str) -> Vec<(String, Vec<String>)> {
 
 /// `oc export-ft`: records in, trainer JSONL out (stdout or `--out`,
 /// atomically), a summary on stderr.
-pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<ExitStatus> {
+pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
     let input = args
         .input
         .clone()
@@ -450,7 +450,7 @@ pub fn export_ft(home: &Path, common: &CommonArgs, args: &ExportArgs) -> Result<
     }
     let options = export::Options {
         success_only: args.success_only,
-        model: common.model.clone(),
+        model: args.model.clone(),
         mode: args.mode.clone(),
         since: args.since.clone(),
         min_turns: args.min_turns,

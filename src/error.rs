@@ -77,7 +77,7 @@ pub enum Error {
     Unreachable { host: String, reason: String },
     /// The server answered 404 for the model (exit 3).
     #[error(
-        "model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or pick another with `--model`."
+        "model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or pick another with `--model`, `OC_MODEL` or `\"model\"` in the config (`oc models` lists what the server has)."
     )]
     ModelNotFound {
         model: String,

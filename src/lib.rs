@@ -21,10 +21,11 @@ pub mod tools;
 pub mod ui;
 pub mod vocab;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use cli::{Cli, Command, CommonArgs, OutputFormat, PromptArgs};
-use config::{EnvValues, LoadedFile, Settings};
+use cli::{Cli, Command, HomeArgs, OutputFormat, RunArgs, ServerArgs};
+use config::load::{self, Sources};
+use config::{EnvValues, Overrides, Settings};
 use error::{Error, ExitStatus, Result};
 use vocab::Mode;
 
@@ -36,16 +37,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
-    let common = &cli.common;
     let status = match cli.command {
-        Command::Run(args) => runtime.block_on(run_agent(common, Mode::Code, &args))?,
-        Command::Plan(args) => runtime.block_on(run_agent(common, Mode::Plan, &args))?,
-        Command::Chat(args) => runtime.block_on(run_agent(common, Mode::Chat, &args))?,
-        Command::Sessions(command) => commands::sessions(&load_home(common)?, common, command)?,
+        Command::Run(args) => runtime.block_on(run_agent(&args, Mode::Code))?,
+        Command::Plan(args) => runtime.block_on(run_agent(&args, Mode::Plan))?,
+        Command::Chat(args) => runtime.block_on(run_agent(&args, Mode::Chat))?,
+        Command::Sessions(args) => commands::sessions(&load_home(&args.home)?, args.command)?,
         Command::Models(args) => {
-            runtime.block_on(commands::models(&load_settings(common, Mode::Code)?, args))?
+            let settings = load_settings(&args.server, &Overrides::default(), Mode::Code)?;
+            runtime.block_on(commands::models(&settings, args))?
         }
-        Command::ExportFt(args) => commands::export_ft(&load_home(common)?, common, &args)?,
+        Command::ExportFt(args) => commands::export_ft(&load_home(&args.home)?, &args)?,
         Command::Completions { shell } => commands::completions(shell),
     };
     Ok(status)
@@ -59,11 +60,11 @@ pub fn exit_status_of(err: &anyhow::Error) -> ExitStatus {
         .map_or(ExitStatus::Failure, Error::exit_status)
 }
 
-async fn run_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Result<ExitStatus> {
-    let result = start_agent(common, mode, args).await;
+async fn run_agent(args: &RunArgs, mode: Mode) -> Result<ExitStatus> {
+    let result = start_agent(args, mode).await;
     // Scripts reading JSON get the error there too, not only on stderr.
     if let (Err(error), OutputFormat::Json | OutputFormat::StreamJson) =
-        (&result, args.output_format)
+        (&result, args.prompt.output_format)
     {
         ui::json::write_line(&protocol::Event::Error {
             schema_version: protocol::SCHEMA_VERSION,
@@ -74,8 +75,9 @@ async fn run_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Result
     result
 }
 
-async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Result<ExitStatus> {
-    let mut settings = load_settings(common, mode)?;
+async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
+    let (common, args) = (&run.common, &run.prompt);
+    let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
     let store = session::Store::new(&settings.home);
     let resume = if args.continue_last {
         let session = store.newest_in(&settings.cwd).ok_or_else(|| {
@@ -118,7 +120,7 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
         if !settings.model_explicit {
             settings.model = session.model.clone();
         }
-        if common.cwd.is_none() {
+        if common.server.cwd.is_none() {
             let saved = std::path::PathBuf::from(&session.cwd);
             if saved.is_dir() {
                 settings.cwd = saved;
@@ -141,7 +143,7 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
     }
     let mut approver = ui::approver_for_this_process();
     let mut out: Box<dyn ui::Output> = match args.output_format {
-        OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet)),
+        OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet, args.verbose)),
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
     };
@@ -160,70 +162,21 @@ async fn start_agent(common: &CommonArgs, mode: Mode, args: &PromptArgs) -> Resu
 }
 
 /// `OC_HOME`, from `--home`, the environment or the default.
-fn load_home(common: &CommonArgs) -> Result<PathBuf> {
-    config::resolve_home(common.home.as_deref(), &EnvValues::from_process())
+fn load_home(args: &HomeArgs) -> Result<PathBuf> {
+    config::resolve_home(args.home.as_deref(), &EnvValues::from_process())
 }
 
-/// Reads the environment and config files and resolves the settings.
-fn load_settings(common: &CommonArgs, mode: Mode) -> Result<Settings> {
-    let env = EnvValues::from_process();
-    let cwd = workspace_dir(common.cwd.as_deref())?;
-    let home = config::resolve_home(common.home.as_deref(), &env)?;
-    if home.exists() && !home.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
-            home.display()
-        )));
-    }
-    let mut files: Vec<LoadedFile> = Vec::new();
-    files.extend(config::load_file(&home.join(config::USER_CONFIG))?);
-    if let Some(mut project) =
-        config::load_file(&cwd.join(permissions::project_config::PROJECT_CONFIG))?
-    {
-        if let Some(warning) = config::file::drop_remote_host(&mut project) {
-            ui::print_warning(&warning);
-        }
-        files.push(project);
-    }
-    if let Some(path) = &common.config {
-        match config::load_file(path)? {
-            Some(file) => files.push(file),
-            None => {
-                return Err(Error::Usage(format!(
-                    "config file `{}` (from `--config`) does not exist",
-                    path.display()
-                )));
-            }
-        }
-    }
-    for file in &files {
-        for key in &file.unknown_keys {
-            ui::print_warning(&format!(
-                "config file `{}`: unknown key `{key}` is ignored",
-                file.path.display()
-            ));
-        }
-    }
-    Settings::resolve(&common.overrides(), mode, &env, &files, cwd, home)
-}
-
-fn workspace_dir(flag: Option<&Path>) -> Result<PathBuf> {
-    let dir = match flag {
-        Some(dir) => dir.to_path_buf(),
-        None => std::env::current_dir()
-            .map_err(|e| Error::io("cannot read the current directory", e))?,
+/// Reads the environment and config files, resolves the settings and shows
+/// the warnings met on the way.
+fn load_settings(server: &ServerArgs, flags: &Overrides, mode: Mode) -> Result<Settings> {
+    let sources = Sources {
+        home: server.home.home.as_deref(),
+        cwd: server.cwd.as_deref(),
+        config: server.config.as_deref(),
     };
-    let canonical = dir.canonicalize().map_err(|e| {
-        Error::Usage(format!(
-            "cannot use `{}` as the working directory: {e}",
-            dir.display()
-        ))
-    })?;
-    if !canonical.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` is not a directory; pass a directory to `-C`",
-            dir.display()
-        )));
+    let (warnings, settings) = load::load(sources, flags, mode);
+    for warning in &warnings {
+        ui::print_warning(warning);
     }
-    Ok(canonical)
+    settings
 }

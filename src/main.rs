@@ -17,6 +17,18 @@ fn main() {
     }
     let cli = match ollama_code::cli::Cli::try_parse() {
         Ok(cli) => cli,
+        Err(err) if err.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+            // `oc "fix the tests"`: the prompt was meant for `oc run`.
+            let word = err
+                .get(clap::error::ContextKind::InvalidSubcommand)
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            let err = anyhow::Error::new(ollama_code::error::Error::Usage(format!(
+                "`{word}` is not a command; to give the agent a prompt, use `oc run \"{word}\"` (commands: run, plan, chat, sessions, models, export-ft, completions)"
+            )));
+            ollama_code::ui::print_error(&err);
+            std::process::exit(2);
+        }
         Err(err) => {
             // Scripts that asked for JSON get the error as JSON too.
             if err.use_stderr() && wants_json() {

@@ -78,6 +78,9 @@ pub enum Event<'a> {
         name: &'a str,
         ok: bool,
         summary: &'a str,
+        /// The result as the model got it (secrets scrubbed), at most 4,000
+        /// bytes, with what was left out counted.
+        content: &'a str,
     },
     /// The model's reply is complete: its token counts and `done_reason`.
     #[serde(rename = "turn.completed")]
@@ -139,6 +142,9 @@ pub struct RunSummary {
     pub schema_version: u32,
     /// The session's id (also with `--no-save`, when no file is written).
     pub session_id: String,
+    /// Whether the session was saved (false with `--no-save`): only then
+    /// can `oc sessions show` find it.
+    pub saved: bool,
     pub status: Status,
     /// In words: `answered`, `max turns (25) reached`, the error, …
     pub exit_reason: String,

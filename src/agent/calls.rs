@@ -58,7 +58,7 @@ impl<'a> CallRunner<'a> {
             rules: settings.rules.clone(),
             seen: tools::Seen::default(),
             secrets: Secrets::gather(workspace.root()),
-            project_config: ProjectConfigGuard::new(workspace.root()),
+            project_config: ProjectConfigGuard::new(&settings.project_config),
             denials: Vec::new(),
             tool_calls: 0,
             files_changed: Vec::new(),
@@ -382,7 +382,14 @@ impl<'a> CallRunner<'a> {
         if let Cow::Owned(clean) = self.secrets.scrub(&outcome.summary) {
             outcome.summary = clean;
         }
-        out.tool_result(turn, id, name, outcome.ok, &outcome.summary);
+        out.tool_result(
+            turn,
+            id,
+            name,
+            outcome.ok,
+            &outcome.summary,
+            &outcome.content,
+        );
         outcome
     }
 
@@ -438,7 +445,7 @@ impl<'a> CallRunner<'a> {
                 Ok(rule) => self.rules.push(rule),
                 Err(e) => out.warn(&e),
             }
-            let added = project_config::add_allow_rule(self.workspace.root(), text);
+            let added = project_config::add_allow_rule(&self.settings.project_config, text);
             self.project_config.accept();
             match added {
                 Ok(path) => out.note(&format!("added `allow {text}` to `{}`", path.display())),

@@ -182,6 +182,7 @@ impl Close<'_> {
         out.session_completed(&RunSummary {
             schema_version: SCHEMA_VERSION,
             session_id: session.id.clone(),
+            saved: self.store.is_some(),
             status: session.status,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             exit_code: exit.code(),

@@ -424,7 +424,7 @@ impl<'a> Turns<'a> {
                         .unwrap_or_default();
                     out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     let text = guards::repeat_blocked(times);
-                    out.tool_result(turn, &id, &name, false, &text);
+                    out.tool_result(turn, &id, &name, false, &text, &text);
                     format!("error: {text}")
                 }
                 Repeat::Run if cut_off.is_some() => {
@@ -433,7 +433,7 @@ impl<'a> Turns<'a> {
                         _ => guards::CUT_OFF,
                     };
                     out.tool_call(turn, &id, &name, "", &call.function.arguments);
-                    out.tool_result(turn, &id, &name, false, text);
+                    out.tool_result(turn, &id, &name, false, text, text);
                     format!("error: {text}")
                 }
                 Repeat::Run => {

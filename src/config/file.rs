@@ -134,6 +134,59 @@ pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
     Some(warning)
 }
 
+/// Every key a config file may hold, dotted for nested ones.
+const KNOWN_KEYS: [&str; 19] = [
+    "model",
+    "host",
+    "num_ctx",
+    "max_output_tokens",
+    "max_turns",
+    "think",
+    "temperature",
+    "top_p",
+    "top_k",
+    "presence_penalty",
+    "seed",
+    "permissions",
+    "permissions.rules",
+    "connect_timeout_secs",
+    "first_byte_timeout_secs",
+    "idle_timeout_secs",
+    "text_tools",
+    "edit_format",
+    "check_attempts",
+];
+
+/// The known key an unknown one was probably meant to be: at most two
+/// letters off, or differing only in `-` for `_` and case.
+pub fn closest_key(unknown: &str) -> Option<&'static str> {
+    let normal = unknown.to_ascii_lowercase().replace('-', "_");
+    KNOWN_KEYS
+        .iter()
+        .map(|k| (edit_distance(&normal, k), *k))
+        .filter(|(d, k)| *d <= if k.len() <= 4 { 1 } else { 2 })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance, for short keys.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(previous + usize::from(ca != *cb));
+            previous = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// Values a file may not hold: a `num_ctx` below the minimum, zero turns or
 /// zero timeouts.
 ///
@@ -187,6 +240,14 @@ mod tests {
         }
         let err = parse_file(Path::new("p.json"), r#"{"num_ctx": "big"}"#).unwrap_err();
         assert!(err.to_string().contains("line 1, column"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_get_a_suggestion() {
+        assert_eq!(closest_key("modle"), Some("model"));
+        assert_eq!(closest_key("num-ctx"), Some("num_ctx"));
+        assert_eq!(closest_key("permissions.rulez"), Some("permissions.rules"));
+        assert_eq!(closest_key("editor"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! [`Settings::resolve`], unit-tested below.
 
 pub mod file;
+pub mod load;
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use crate::client::host::normalize_host;
 use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
+use crate::permissions::project_config::PROJECT_CONFIG;
 use crate::permissions::rules::{Action, Rule};
 use crate::vocab::{EditFormat, Heuristic, Mode, Sampling, TextTools, Think};
 
@@ -143,6 +145,9 @@ pub struct Settings {
     pub check_attempts: u32,
     /// Heuristics switched off with `OC_DISABLE`.
     pub disabled: Vec<Heuristic>,
+    /// The project config: the nearest `.ollama-code.json` from the
+    /// workspace up to the repository root, or where one would be created.
+    pub project_config: PathBuf,
 }
 
 impl Settings {
@@ -167,14 +172,30 @@ impl Settings {
         let mut merged = FileConfig::default();
         let mut rules = Vec::new();
         for file in files {
+            // A project config above the workspace anchors its paths there.
+            let base = file
+                .path
+                .parent()
+                .and_then(|dir| cwd.strip_prefix(dir).ok())
+                .map(|rel| rel.to_string_lossy().into_owned())
+                .unwrap_or_default();
             for entry in file.config.permissions.iter().flat_map(|p| &p.rules) {
                 let rule = Rule::parse(entry.action, &entry.rule).map_err(|e| {
                     Error::Usage(format!("config file `{}`: {e}", file.path.display()))
                 })?;
-                rules.push(rule);
+                rules.push(rule.relative_to(&base));
             }
             let c = &file.config;
             file::check_values(file)?;
+            let file_sampling = Sampling {
+                temperature: c.temperature,
+                top_p: c.top_p,
+                top_k: c.top_k,
+                presence_penalty: c.presence_penalty,
+                seed: c.seed,
+            };
+            check_sampling(&file_sampling)
+                .map_err(|e| Error::Usage(format!("config file `{}`: {e}", file.path.display())))?;
             macro_rules! take {
                 ($($field:ident),*) => { $( if c.$field.is_some() { merged.$field = c.$field.clone(); } )* };
             }
@@ -248,6 +269,7 @@ impl Settings {
             }
         }
         Ok(Settings {
+            project_config: cwd.join(PROJECT_CONFIG),
             mode,
             model: model.trim().to_string(),
             model_explicit,

@@ -16,13 +16,13 @@ pub fn is_project_config(path: &Path) -> bool {
 }
 
 /// Appends `{"action": "allow", "rule": rule}` to `permissions.rules` of
-/// the project config in `root`, creating the file if needed and keeping
+/// the project config at `path`, creating the file if needed and keeping
 /// everything else in it. Returns the file's path.
 ///
 /// Errors: the file exists but is not a JSON object (it is left untouched),
 /// or it cannot be written.
-pub fn add_allow_rule(root: &Path, rule: &str) -> Result<PathBuf> {
-    let path = root.join(PROJECT_CONFIG);
+pub fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
+    let path = path.to_path_buf();
     let mut config: serde_json::Value =
         match std::fs::read_to_string(&path) {
             Ok(text) if text.trim().is_empty() => serde_json::json!({}),
@@ -77,9 +77,9 @@ pub struct ProjectConfigGuard {
 }
 
 impl ProjectConfigGuard {
-    /// Remembers the project config in `root` as it is now.
-    pub fn new(root: &Path) -> Self {
-        let path = root.join(PROJECT_CONFIG);
+    /// Remembers the project config at `path` as it is now.
+    pub fn new(path: &Path) -> Self {
+        let path = path.to_path_buf();
         let saved = Self::read(&path);
         ProjectConfigGuard { path, saved }
     }
@@ -143,19 +143,19 @@ mod tests {
     #[test]
     fn allow_rules_are_added_keeping_the_rest() {
         let dir = tempfile::tempdir().unwrap();
-        let path = add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
-        add_allow_rule(dir.path(), "bash(cargo test)").unwrap();
+        let path = add_allow_rule(&dir.path().join(PROJECT_CONFIG), "bash(cargo test)").unwrap();
+        add_allow_rule(&dir.path().join(PROJECT_CONFIG), "bash(cargo test)").unwrap();
         let loaded = load_file(&path).unwrap().unwrap();
         assert_eq!(loaded.config.permissions.unwrap().rules.len(), 1);
         std::fs::write(&path, r#"{"model": "m", "permissions": {"rules": [{"action": "deny", "rule": "bash"}]}, "extra": 1}"#).unwrap();
-        add_allow_rule(dir.path(), "edit(src/a.rs)").unwrap();
+        add_allow_rule(&dir.path().join(PROJECT_CONFIG), "edit(src/a.rs)").unwrap();
         let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(value["model"], "m");
         assert_eq!(value["extra"], 1);
         assert_eq!(value["permissions"]["rules"][1]["rule"], "edit(src/a.rs)");
         std::fs::write(&path, "{broken").unwrap();
-        assert!(add_allow_rule(dir.path(), "bash").is_err());
+        assert!(add_allow_rule(&dir.path().join(PROJECT_CONFIG), "bash").is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
     }
 }

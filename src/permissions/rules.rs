@@ -63,6 +63,10 @@ pub struct Rule {
     tool: RuleTool,
     /// `None` for a bare `TOOL`: any argument.
     pattern: Option<Pattern>,
+    /// Where the workspace is, seen from the config file that holds the
+    /// rule (`src/` for a rule in the repository root's config when `oc`
+    /// works in `src/`): path patterns are relative to their file.
+    base: String,
 }
 
 #[derive(Debug, Clone)]
@@ -123,7 +127,19 @@ impl Rule {
             text: trimmed.to_string(),
             tool,
             pattern,
+            base: String::new(),
         })
+    }
+
+    /// The rule with its path patterns read from a config file in a parent
+    /// of the workspace: `base` is the workspace relative to that file's
+    /// directory (`src/deep/`), prefixed to every path matched.
+    pub fn relative_to(mut self, base: &str) -> Rule {
+        self.base = match base.trim_matches('/') {
+            "" => String::new(),
+            b => format!("{b}/"),
+        };
+        self
     }
 
     /// Whether the rule is about `tool`.
@@ -147,7 +163,8 @@ impl Rule {
         let Some(pattern) = &self.pattern else {
             return true;
         };
-        let path = Path::new(rel);
+        let anchored = format!("{}{}", self.base, rel.trim_start_matches("./"));
+        let path = Path::new(&anchored);
         if pattern.path.matched(path, is_dir).is_ignore() {
             return true;
         }
@@ -239,5 +256,21 @@ mod tests {
         assert_eq!(exact.text, r"bash(rm \*.o)");
         assert!(exact.matches_command("rm *.o"));
         assert!(!exact.matches_command("rm -r victim-dir src x.o"));
+    }
+
+    /// A rule from the repository root's config, with `oc` working in
+    /// `src/`: its patterns stay relative to the repository root.
+    #[test]
+    fn rules_from_a_parent_config_are_anchored_there() {
+        let r = rule("read(src/secret.txt)").relative_to("src");
+        assert!(r.matches_path("secret.txt", false));
+        assert!(!r.matches_path("src/secret.txt", false));
+        let any = rule("write(*.lock)").relative_to("src/deep/");
+        assert!(
+            any.matches_path("Cargo.lock", false),
+            "unanchored patterns match anywhere"
+        );
+        let docs = rule("write(docs/**)").relative_to("src");
+        assert!(!docs.matches_path("docs/a.md", false));
     }
 }

@@ -300,13 +300,18 @@ impl Store {
     pub fn save(&self, session: &mut Session) -> Result<()> {
         session.updated_at = now_rfc3339();
         let path = self.session_path(&session.id);
-        fsutil::private_dir(&self.home.join("sessions"))
-            .map_err(|e| Error::io(format!("cannot create `{}`", self.home.display()), e))?;
+        let hint = "point `OC_HOME` or `--home` at a writable directory, or pass `--no-save`";
+        fsutil::private_dir(&self.home.join("sessions")).map_err(|e| {
+            Error::io(
+                format!("cannot create `{}` ({hint})", self.home.display()),
+                e,
+            )
+        })?;
         let json = serde_json::to_vec_pretty(session)
             .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
         fsutil::write_atomic(&path, &json, 0o600).map_err(|e| {
             Error::io(
-                format!("cannot save the session to `{}`", path.display()),
+                format!("cannot save the session to `{}` ({hint})", path.display()),
                 e,
             )
         })

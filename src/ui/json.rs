@@ -11,6 +11,22 @@ use crate::permissions::PermissionRecord;
 use crate::protocol::{Event, RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Usage};
 
+/// Most bytes of a tool result in a `tool.result` event.
+pub const RESULT_CONTENT_CAP: usize = 4000;
+
+/// `text` cut to `max` bytes (at a character boundary) with a note of what
+/// was left out.
+fn cap(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[… {} more bytes]", &text[..end], text.len() - end).into()
+}
+
 /// JSON on stdout.
 pub struct JsonOutput {
     /// Every event (`stream-json`), or only the final summary (`json`).
@@ -111,15 +127,27 @@ impl Output for JsonOutput {
         self.emit(&Event::permission(record));
     }
 
-    fn tool_result(&mut self, turn: u32, id: &str, name: &str, ok: bool, summary: &str) {
-        self.emit(&Event::ToolResult {
-            schema_version: SCHEMA_VERSION,
-            turn,
-            id,
-            name,
-            ok,
-            summary,
-        });
+    fn tool_result(
+        &mut self,
+        turn: u32,
+        id: &str,
+        name: &str,
+        ok: bool,
+        summary: &str,
+        content: &str,
+    ) {
+        if self.stream {
+            let content = cap(content, RESULT_CONTENT_CAP);
+            self.emit(&Event::ToolResult {
+                schema_version: SCHEMA_VERSION,
+                turn,
+                id,
+                name,
+                ok,
+                summary,
+                content: &content,
+            });
+        }
     }
 
     fn diff(&mut self, _diff: &str) {}

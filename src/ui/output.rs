@@ -41,7 +41,17 @@ pub trait Output {
     /// A permission decision.
     fn permission(&mut self, record: &PermissionRecord);
     /// A tool call's result.
-    fn tool_result(&mut self, turn: u32, id: &str, name: &str, ok: bool, summary: &str);
+    /// A tool call's result: one line for people (`summary`), and the
+    /// result as the model gets it (`content`, secrets scrubbed).
+    fn tool_result(
+        &mut self,
+        turn: u32,
+        id: &str,
+        name: &str,
+        ok: bool,
+        summary: &str,
+        content: &str,
+    );
     /// The diff of an applied change.
     fn diff(&mut self, diff: &str);
     /// A warning; always on stderr.

@@ -31,11 +31,32 @@ pub struct TextRenderer {
     spinner: Option<indicatif::ProgressBar>,
     /// When the first chunk of the current reply arrived.
     first_chunk: Option<std::time::Instant>,
+    /// Show tool results, not only their summaries (`--verbose`).
+    verbose: bool,
+}
+
+/// Most lines of a tool result shown on stderr.
+const SHOWN_RESULT_LINES: usize = 20;
+
+/// The first `max` lines of `text`, later lines indented under the mark,
+/// with a count of what was left out.
+fn indented_head(text: &str, max: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(max)
+        .map(|l| l.chars().take(300).collect())
+        .collect();
+    if lines.len() > max {
+        shown.push(format!("[… {} more lines]", lines.len() - max));
+    }
+    shown.join("\n    ")
 }
 
 impl TextRenderer {
-    /// A renderer for this process's stdout and stderr.
-    pub fn new(quiet: bool) -> Self {
+    /// A renderer for this process's stdout and stderr; `verbose` shows
+    /// every tool result, not only its summary.
+    pub fn new(quiet: bool, verbose: bool) -> Self {
         TextRenderer {
             color: stderr_colors(),
             quiet,
@@ -43,6 +64,7 @@ impl TextRenderer {
             content_ends_with_newline: true,
             spinner: None,
             first_chunk: None,
+            verbose,
         }
     }
 
@@ -164,7 +186,15 @@ impl Output for TextRenderer {
 
     fn permission(&mut self, _record: &PermissionRecord) {}
 
-    fn tool_result(&mut self, _turn: u32, _id: &str, _name: &str, ok: bool, summary: &str) {
+    fn tool_result(
+        &mut self,
+        _turn: u32,
+        _id: &str,
+        _name: &str,
+        ok: bool,
+        summary: &str,
+        content: &str,
+    ) {
         if self.quiet {
             return;
         }
@@ -174,7 +204,15 @@ impl Output for TextRenderer {
             ("✗", Style::new().red())
         };
         let s = style(self.color, s);
-        err_line(&format!("  {} {}", s.apply_to(mark), sanitize(summary)));
+        // An error is shown whole (it says what to do); with `--verbose`,
+        // every result.
+        let shown = if ok && !self.verbose {
+            summary.to_string()
+        } else {
+            let text = content.strip_prefix("error: ").unwrap_or(content);
+            indented_head(text, SHOWN_RESULT_LINES)
+        };
+        err_line(&format!("  {} {}", s.apply_to(mark), sanitize(&shown)));
     }
 
     fn diff(&mut self, diff: &str) {
@@ -206,7 +244,7 @@ impl Output for TextRenderer {
         self.close_line();
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         self.note(&format!(
-            "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · session {}",
+            "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · {}",
             summary.turns,
             plural(summary.turns as usize),
             summary.usage.prompt_tokens,
@@ -216,7 +254,11 @@ impl Output for TextRenderer {
             summary.files_changed.len(),
             plural(summary.files_changed.len()),
             summary.duration_ms as f64 / 1000.0,
-            summary.session_id
+            if summary.saved {
+                format!("session {}", summary.session_id)
+            } else {
+                "not saved (--no-save)".to_string()
+            }
         ));
         let denials = &summary.permission_denials;
         if !denials.is_empty() {

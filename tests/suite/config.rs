@@ -76,7 +76,7 @@ fn unknown_keys_warn_and_missing_explicit_config_fails() {
         "{stderr}"
     );
     env.oc(&server)
-        .args(["--config", "nope.json", "run", "x"])
+        .args(["run", "--config", "nope.json", "x"])
         .assert()
         .code(2);
 }

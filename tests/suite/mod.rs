@@ -14,5 +14,6 @@ mod signals;
 mod small_models;
 mod stdin;
 mod stream;
+mod surface;
 mod terminal;
 mod tools;

@@ -175,8 +175,11 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
         8192,
     );
     env.oc(&server)
+        .args(["run", "--model", "thinker:8b", "--think", "fix the tests"])
+        .assert()
+        .success();
+    env.oc(&server)
         .args([
-            "--think",
             "run",
             "--model",
             "thinker:8b",
@@ -185,9 +188,10 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
         ])
         .assert()
         .success();
-    let request = &server.chat_requests()[0];
-    assert_eq!(request["think"], "high");
-    assert_eq!(request["messages"][1]["content"], "fix the tests");
+    let requests = server.chat_requests();
+    assert_eq!(requests[0]["think"], true);
+    assert_eq!(requests[0]["messages"][1]["content"], "fix the tests");
+    assert_eq!(requests[1]["think"], "high");
 
     // Plan mode defaults think to off, and says so explicitly.
     let server = FakeOllama::start(vec![Reply::answer("1. Do it.")]).with_model(
@@ -202,28 +206,43 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
     assert_eq!(server.chat_requests()[0]["think"], false);
 }
 
+/// Options belong to the command that uses them and come after it; help
+/// shows each command its own options only.
 #[test]
-fn global_options_work_before_and_after_the_command() {
+fn options_belong_to_their_command() {
     let env = TestEnv::new();
-    let server = FakeOllama::start(vec![Reply::answer("a"), Reply::answer("b")]).with_model(
+    let server = FakeOllama::start(vec![Reply::answer("a")]).with_model(
         "other:1b",
         &["completion", "tools"],
         4096,
     );
     env.oc(&server)
-        .args(["--model", "other:1b", "--num-ctx", "2048", "run", "x"])
-        .assert()
-        .success();
-    env.oc(&server)
         .args(["run", "--model", "other:1b", "--num-ctx", "2048", "x"])
         .assert()
         .success();
-    let requests = server.chat_requests();
-    for request in &requests {
-        assert_eq!(request["model"], "other:1b");
-        assert_eq!(request["options"]["num_ctx"], 2048);
+    let request = &server.chat_requests()[0];
+    assert_eq!(request["model"], "other:1b");
+    assert_eq!(request["options"]["num_ctx"], 2048);
+    env.oc(&server)
+        .args(["--model", "other:1b", "run", "x"])
+        .assert()
+        .code(2);
+    let help = |args: &[&str]| {
+        let out = env.oc(&server).args(args).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    for command in [
+        &["sessions", "rm", "--help"][..],
+        &["completions", "--help"],
+    ] {
+        let text = help(command);
+        assert!(!text.contains("--model"), "{command:?}: {text}");
+        assert!(!text.contains("--temperature"), "{command:?}: {text}");
     }
-    assert_eq!(requests[0]["messages"], requests[1]["messages"]);
+    let export = help(&["export-ft", "--help"]);
+    assert!(export.contains("Only runs of this model"), "{export}");
+    assert!(!export.contains("OC_MODEL"), "{export}");
+    assert!(help(&["sessions", "list", "--help"]).contains("--home"));
 }
 
 /// Two tool calls in two different chunks of one turn: both run, in order,

@@ -1,0 +1,157 @@
+//! Loading the settings of one invocation from disk and the environment:
+//! `OC_HOME/config.json`, the project config found from the workspace up to
+//! the repository root, `--config FILE`, the environment, then the flags.
+//! Warnings (unknown keys, a remote host in a project config) are returned
+//! for the caller to show.
+
+use std::path::{Path, PathBuf};
+
+use super::file::{self, LoadedFile};
+use super::{EnvValues, Overrides, Settings, USER_CONFIG, resolve_home};
+use crate::error::{Error, Result};
+use crate::permissions::project_config::PROJECT_CONFIG;
+use crate::vocab::Mode;
+
+/// Where the settings come from, besides the environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// `--home`.
+    pub home: Option<&'a Path>,
+    /// `-C DIR`: the workspace (default: the current directory).
+    pub cwd: Option<&'a Path>,
+    /// `--config FILE`.
+    pub config: Option<&'a Path>,
+}
+
+/// Reads the environment and the config files and resolves the settings.
+/// Returns the warnings met on the way (unknown keys, a remote host in a
+/// project config), also when the settings are in error.
+///
+/// Errors (exit 2): an unusable workspace or `OC_HOME`, a malformed config
+/// file (with its line and column), a missing `--config` file, an invalid
+/// value anywhere.
+pub fn load(
+    sources: Sources<'_>,
+    flags: &Overrides,
+    mode: Mode,
+) -> (Vec<String>, Result<Settings>) {
+    let mut warnings = Vec::new();
+    let settings = load_with(sources, flags, mode, &mut warnings);
+    (warnings, settings)
+}
+
+fn load_with(
+    sources: Sources<'_>,
+    flags: &Overrides,
+    mode: Mode,
+    warnings: &mut Vec<String>,
+) -> Result<Settings> {
+    let env = EnvValues::from_process();
+    let cwd = workspace_dir(sources.cwd)?;
+    let home = resolve_home(sources.home, &env)?;
+    if home.exists() && !home.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
+            home.display()
+        )));
+    }
+    let mut files: Vec<LoadedFile> = Vec::new();
+    files.extend(file::load_file(&home.join(USER_CONFIG))?);
+    let project_config = find_project_config(&cwd);
+    if let Some(mut project) = file::load_file(&project_config)? {
+        warnings.extend(file::drop_remote_host(&mut project));
+        files.push(project);
+    }
+    if let Some(path) = sources.config {
+        match file::load_file(path)? {
+            Some(loaded) => files.push(loaded),
+            None => {
+                return Err(Error::Usage(format!(
+                    "config file `{}` (from `--config`) does not exist",
+                    path.display()
+                )));
+            }
+        }
+    }
+    for loaded in &files {
+        for key in &loaded.unknown_keys {
+            let hint = file::closest_key(key)
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_default();
+            warnings.push(format!(
+                "config file `{}`: unknown key `{key}` is ignored{hint}",
+                loaded.path.display()
+            ));
+        }
+    }
+    let mut settings = Settings::resolve(flags, mode, &env, &files, cwd, home)?;
+    settings.project_config = project_config;
+    Ok(settings)
+}
+
+/// The project config for a workspace: the nearest `.ollama-code.json` from
+/// `cwd` up to the repository root (the first directory holding `.git`),
+/// or, when there is none, `cwd/.ollama-code.json` (where an "always"
+/// answer creates it).
+pub fn find_project_config(cwd: &Path) -> PathBuf {
+    for dir in cwd.ancestors() {
+        let candidate = dir.join(PROJECT_CONFIG);
+        if candidate.symlink_metadata().is_ok() {
+            return candidate;
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    cwd.join(PROJECT_CONFIG)
+}
+
+/// The workspace: `flag` or the current directory, canonical.
+fn workspace_dir(flag: Option<&Path>) -> Result<PathBuf> {
+    let dir = match flag {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| Error::io("cannot read the current directory", e))?,
+    };
+    let canonical = dir.canonicalize().map_err(|e| {
+        Error::Usage(format!(
+            "cannot use `{}` as the working directory: {e}",
+            dir.display()
+        ))
+    })?;
+    if !canonical.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` is not a directory; pass a directory to `-C`",
+            dir.display()
+        )));
+    }
+    Ok(canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_config_is_found_up_to_the_repository_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        let sub = root.join("src/deep");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        assert_eq!(find_project_config(&sub), sub.join(PROJECT_CONFIG));
+        std::fs::write(root.join(PROJECT_CONFIG), "{}").unwrap();
+        assert_eq!(find_project_config(&sub), root.join(PROJECT_CONFIG));
+        std::fs::write(root.join("src").join(PROJECT_CONFIG), "{}").unwrap();
+        assert_eq!(
+            find_project_config(&sub),
+            root.join("src").join(PROJECT_CONFIG),
+            "the nearest wins"
+        );
+        // Not above the repository root.
+        std::fs::write(dir.path().join(PROJECT_CONFIG), "{}").unwrap();
+        std::fs::remove_file(root.join(PROJECT_CONFIG)).unwrap();
+        std::fs::remove_file(root.join("src").join(PROJECT_CONFIG)).unwrap();
+        assert_eq!(find_project_config(&sub), sub.join(PROJECT_CONFIG));
+    }
+}
