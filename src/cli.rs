@@ -93,6 +93,9 @@ pub enum SessionsCommand {
         /// One JSON array on stdout.
         #[arg(long)]
         json: bool,
+        /// Only sessions started in the current directory.
+        #[arg(long)]
+        here: bool,
     },
     /// One session as a readable transcript.
     Show {
@@ -318,6 +321,13 @@ pub struct CommonArgs {
     /// Refuse calls matching RULE, even with --yes, e.g. 'write(src/**)' (repeatable).
     #[arg(long, value_name = "RULE")]
     pub deny: Vec<String>,
+    /// Use the text of FILE as the system prompt instead of oc's own (the
+    /// tools are still offered).
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// Add TEXT at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
 }
 
 impl CommonArgs {
@@ -341,6 +351,8 @@ impl CommonArgs {
             edit_format: self.edit_format,
             allow: self.allow.clone(),
             deny: self.deny.clone(),
+            system_prompt_file: self.system_prompt.clone(),
+            append_system_prompt: self.append_system_prompt.clone(),
         }
     }
 }

@@ -19,8 +19,15 @@ use crate::ui::{out, print_warning, sanitize};
 pub fn sessions(home: &Path, command: SessionsCommand) -> Result<ExitStatus> {
     let store = Store::new(home);
     match command {
-        SessionsCommand::List { json } => {
-            let (sessions, problems) = store.list();
+        SessionsCommand::List { json, here } => {
+            let (mut sessions, problems) = store.list();
+            if here {
+                let cwd = std::env::current_dir()
+                    .and_then(|d| d.canonicalize())
+                    .map_err(|e| Error::io("cannot read the current directory", e))?;
+                let cwd = cwd.display().to_string();
+                sessions.retain(|s| s.cwd == cwd);
+            }
             for problem in &problems {
                 print_warning(problem);
             }

@@ -16,6 +16,8 @@ pub const STDIN_FIRST_BYTE_WAIT: Duration = Duration::from_secs(1);
 /// Builds the prompt from the positional words and stdin.
 ///
 /// - `-` alone: the whole of stdin is the prompt.
+/// - words and a `-` among them: the words, then the whole of stdin in a
+///   `<stdin>` block, waiting for it as long as it takes.
 /// - words, stdin a terminal: the words.
 /// - words, stdin piped: the words, then stdin in a `<stdin>` block, if
 ///   anything arrives within [`STDIN_FIRST_BYTE_WAIT`].
@@ -27,6 +29,14 @@ pub fn read_prompt(words: &[String]) -> Result<String> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let prompt = match words {
         [dash] if dash == "-" => decode(read_all_stdin()?)?,
+        _ if words.iter().any(|w| w == "-") => {
+            let prompt: Vec<&str> = words
+                .iter()
+                .filter(|w| *w != "-")
+                .map(String::as_str)
+                .collect();
+            with_context(&prompt.join(" "), &decode(read_all_stdin()?)?)
+        }
         [] if stdin_is_terminal => {
             return Err(Error::Usage(
                 "no prompt given: pass it as an argument (`oc run \"fix the tests\"`) or pipe it on stdin"
@@ -166,7 +176,7 @@ fn read_piped_context(wait: Duration) -> Result<Option<Vec<u8>>> {
         Ok(message) => message.map_err(|e| Error::io("cannot read stdin", e))?,
         Err(_) => {
             crate::ui::print_warning(&format!(
-                "stdin is open but sent nothing within {}s; going on without it (use `-` to read the prompt from stdin)",
+                "stdin is open but sent nothing within {}s; going on without it (add `-` to the prompt words, as in `oc run \"fix these\" -`, to wait for stdin however long it takes)",
                 wait.as_secs()
             ));
             return Ok(None);

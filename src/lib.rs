@@ -129,6 +129,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         session
     });
     let prompt = input::read_prompt(&args.prompt)?;
+    warn_if_think_took_a_level(&args.prompt);
     if common.dry_run {
         let (body, system, tools) = agent::dry_run_request(&settings, &prompt)?;
         ui::out(&format!("{body}\n"));
@@ -159,6 +160,21 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         }),
     };
     agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
+}
+
+/// `--think high "fix"` sends the prompt "high fix" (a level needs the
+/// `=`): says so when a bare `--think` is followed by a prompt starting
+/// with a level.
+fn warn_if_think_took_a_level(words: &[String]) {
+    let bare_think = std::env::args_os().any(|a| a == "--think");
+    let first = words
+        .first()
+        .map(|w| w.split_whitespace().next().unwrap_or(w));
+    if let Some(level) = first.filter(|w| bare_think && w.parse::<vocab::Think>().is_ok()) {
+        ui::print_warning(&format!(
+            "the prompt starts with `{level}` after a bare `--think`, which does not take a value; to set the level, write `--think={level}`"
+        ));
+    }
 }
 
 /// `OC_HOME`, from `--home`, the environment or the default.

@@ -183,16 +183,7 @@ pub fn open_session(
             session
         }
         None => {
-            let system = match model.edit_format {
-                EditFormat::Whole => prompt::file_blocks_prompt(false, workspace.root()),
-                EditFormat::Diff => prompt::file_blocks_prompt(true, workspace.root()),
-                EditFormat::Tools | EditFormat::Auto => prompt::system_prompt(
-                    settings.mode,
-                    workspace.root(),
-                    &model.offered,
-                    model.fenced,
-                ),
-            };
+            let system = system_prompt(settings, model, workspace.root());
             let mut session = Session::new(
                 settings.mode,
                 &settings.model,
@@ -207,6 +198,24 @@ pub fn open_session(
     }
 }
 
+/// The system prompt of a new session: `--system-prompt FILE`'s text, or
+/// oc's own for the mode and edit format; then the project's `AGENTS.md`
+/// instructions and `--append-system-prompt`.
+fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
+    let base = match (&settings.system_prompt, model.edit_format) {
+        (Some(text), _) => text.trim_end().to_string(),
+        (None, EditFormat::Whole) => prompt::file_blocks_prompt(false, root),
+        (None, EditFormat::Diff) => prompt::file_blocks_prompt(true, root),
+        (None, EditFormat::Tools | EditFormat::Auto) => {
+            prompt::system_prompt(settings.mode, root, &model.offered, model.fenced)
+        }
+    };
+    match &settings.instructions {
+        Some(more) => format!("{base}\n\n{more}"),
+        None => base,
+    }
+}
+
 /// The first request of a run, built without contacting the server
 /// (`--dry-run`): the body as it would be sent to `/api/chat`, for a model
 /// with native tool calling, plus the bytes of the system prompt and of the
@@ -215,7 +224,15 @@ pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usi
     let workspace = open_workspace(&settings.cwd)?;
     let offered = ToolName::for_mode(settings.mode);
     let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
-    let system = prompt::system_prompt(settings.mode, workspace.root(), &offered, false);
+    let model = ModelSetup {
+        think: None,
+        num_ctx: settings.num_ctx,
+        offered: offered.clone(),
+        fenced: false,
+        schemas: schemas.clone(),
+        edit_format: EditFormat::Tools,
+    };
+    let system = system_prompt(settings, &model, workspace.root());
     let messages = [
         Message::text(Role::System, system.clone()),
         Message::text(Role::User, prompt),

@@ -84,8 +84,22 @@ fn load_with(
             ));
         }
     }
+    let agents = project_instructions(&cwd);
     let mut settings = Settings::resolve(flags, mode, &env, &files, cwd, home)?;
     settings.project_config = project_config;
+    if let Some(path) = &flags.system_prompt_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Usage(format!(
+                "cannot read the system prompt `{}` (from `--system-prompt`): {e}",
+                path.display()
+            ))
+        })?;
+        settings.system_prompt = Some(text);
+    }
+    settings.instructions = match (agents, settings.instructions.take()) {
+        (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+        (a, b) => a.or(b),
+    };
     Ok(settings)
 }
 
@@ -104,6 +118,61 @@ pub fn find_project_config(cwd: &Path) -> PathBuf {
         }
     }
     cwd.join(PROJECT_CONFIG)
+}
+
+/// Names of the files holding instructions for agents: the shared
+/// convention, then oc's own.
+const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", ".ollama-code.md"];
+
+/// Most bytes of project instructions put in the system prompt.
+pub const MAX_INSTRUCTIONS_BYTES: usize = 4 * 1024;
+
+/// The project's instructions for agents: every `AGENTS.md` (or
+/// `.ollama-code.md`) from the repository root down to the workspace, the
+/// outermost first, each headed by its path; at most
+/// [`MAX_INSTRUCTIONS_BYTES`], the nearest kept when there is too much.
+pub fn project_instructions(cwd: &Path) -> Option<String> {
+    let mut dirs = Vec::new();
+    for dir in cwd.ancestors() {
+        dirs.push(dir);
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    if !dirs.last().is_some_and(|d| d.join(".git").exists()) {
+        // Not in a repository: only the workspace's own file.
+        dirs.truncate(1);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut left = MAX_INSTRUCTIONS_BYTES;
+    for dir in dirs {
+        let Some((name, text)) = INSTRUCTION_FILES
+            .iter()
+            .find_map(|n| std::fs::read_to_string(dir.join(n)).ok().map(|t| (*n, t)))
+        else {
+            continue;
+        };
+        let shown = dir.strip_prefix(cwd).map_or_else(
+            |_| dir.join(name).display().to_string(),
+            |rel| rel.join(name).display().to_string(),
+        );
+        let mut text = text.trim().to_string();
+        if text.len() > left {
+            let mut end = left;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text.push_str("\n[… cut]");
+        }
+        left = left.saturating_sub(text.len());
+        parts.push(format!("Instructions from {shown}:\n{text}"));
+        if left == 0 {
+            break;
+        }
+    }
+    parts.reverse();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 /// The workspace: `flag` or the current directory, canonical.

@@ -63,6 +63,10 @@ pub struct Overrides {
     pub allow: Vec<String>,
     /// `--deny RULE`, in order.
     pub deny: Vec<String>,
+    /// `--system-prompt FILE`.
+    pub system_prompt_file: Option<PathBuf>,
+    /// `--append-system-prompt TEXT`.
+    pub append_system_prompt: Option<String>,
 }
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
@@ -148,6 +152,12 @@ pub struct Settings {
     /// The project config: the nearest `.ollama-code.json` from the
     /// workspace up to the repository root, or where one would be created.
     pub project_config: PathBuf,
+    /// The system prompt's text from `--system-prompt FILE`, replacing
+    /// oc's own.
+    pub system_prompt: Option<String>,
+    /// Added at the end of the system prompt: the project's `AGENTS.md`
+    /// instructions, then `--append-system-prompt`.
+    pub instructions: Option<String>,
 }
 
 impl Settings {
@@ -270,6 +280,8 @@ impl Settings {
         }
         Ok(Settings {
             project_config: cwd.join(PROJECT_CONFIG),
+            system_prompt: None,
+            instructions: flags.append_system_prompt.clone(),
             mode,
             model: model.trim().to_string(),
             model_explicit,

@@ -177,3 +177,115 @@ fn project_rules_apply_from_a_subdirectory() {
     assert_eq!(decision["allowed"], false);
     assert_eq!(decision["rule"], "read(src/secret.txt)");
 }
+
+/// Regression: `(sleep 2; echo …) | oc run "fix these failures"` dropped the
+/// late input, and `-` among the words was taken for prompt text. A `-`
+/// among the words now waits for stdin, however long it takes.
+#[test]
+fn a_dash_among_the_words_waits_for_stdin() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("Fixed.")]);
+    let mut child = env
+        .oc_process(&server)
+        .args(["run", "fix these failures", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"FAILED test_add\n").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        server.chat_requests()[0]["messages"][1]["content"],
+        "fix these failures\n\n<stdin>\nFAILED test_add\n</stdin>"
+    );
+}
+
+/// `--think high "fix"` warns that `high` went into the prompt.
+#[test]
+fn a_bare_think_before_a_level_warns() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("ok")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--think", "high", "fix"])
+        .assert()
+        .success();
+    assert!(
+        stderr_of(&out).contains("write `--think=high`"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+/// `AGENTS.md` from the repository root down to the workspace goes into the
+/// system prompt (shown by `--dry-run`), with `--append-system-prompt`;
+/// `--system-prompt FILE` replaces oc's own.
+#[test]
+fn project_instructions_reach_the_system_prompt() {
+    let env = TestEnv::new();
+    env.write("AGENTS.md", "Run `make test` before you finish.\n");
+    env.write("pkg/AGENTS.md", "This package is Python 3.9.\n");
+    env.write("mine.txt", "You are a careful assistant.\n");
+    let server = FakeOllama::start(vec![]);
+    let system_of = |args: &[&str]| -> String {
+        let out = env
+            .oc(&server)
+            .current_dir(env.work().join("pkg"))
+            .args(args)
+            .assert()
+            .success();
+        let body: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        body["messages"][0]["content"].as_str().unwrap().to_string()
+    };
+    let system = system_of(&[
+        "run",
+        "--dry-run",
+        "--append-system-prompt",
+        "Be brief.",
+        "x",
+    ]);
+    let root = system.find("Run `make test`").unwrap();
+    let package = system.find("Python 3.9").unwrap();
+    assert!(root < package, "the outermost first: {system}");
+    assert!(system.ends_with("Be brief."), "{system}");
+    assert!(system.starts_with("You are oc"), "{system}");
+    let system = system_of(&["run", "--dry-run", "--system-prompt", "../mine.txt", "x"]);
+    assert!(
+        system.starts_with("You are a careful assistant."),
+        "{system}"
+    );
+    assert!(system.contains("Python 3.9"), "{system}");
+}
+
+/// `oc sessions list --here` shows the sessions of this directory only.
+#[test]
+fn sessions_can_be_listed_for_this_directory() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.work().join("sub")).unwrap();
+    let server = FakeOllama::start(vec![Reply::answer("a"), Reply::answer("b")]);
+    env.oc(&server).args(["run", "top"]).assert().success();
+    env.oc(&server)
+        .current_dir(env.work().join("sub"))
+        .args(["run", "below"])
+        .assert()
+        .success();
+    let list = |args: &[&str]| -> Vec<Value> {
+        let out = env
+            .oc(&server)
+            .current_dir(env.work().join("sub"))
+            .args(args)
+            .assert()
+            .success();
+        serde_json::from_str(&stdout_of(&out)).unwrap()
+    };
+    assert_eq!(list(&["sessions", "list", "--json"]).len(), 2);
+    let here = list(&["sessions", "list", "--json", "--here"]);
+    assert_eq!(here.len(), 1);
+    assert_eq!(here[0]["title"], "below");
+}
