@@ -65,14 +65,14 @@ def prepare(task, work):
 
 
 def check_command(task, work):
-    """The task's check as a command `oc --check` can run: on a scratch copy
-    of the workspace with the hidden check files added, so the agent gets the
-    check's verdict and output without seeing or changing the check files."""
+    """The task's check as a command `oc --check` can run: on a fresh scratch
+    copy of the workspace with the hidden check files added, so the agent
+    gets the check's verdict and output without seeing or changing the check
+    files. (No `rm -rf`: oc's hard rules refuse it.)"""
     hidden = task["folder"] / "check"
-    scratch = work.parent / "check-copy"
     overlay = f" && cp -r {shlex.quote(str(hidden))}/. ." if hidden.is_dir() else ""
-    return (f"rm -rf {shlex.quote(str(scratch))} && cp -r . {shlex.quote(str(scratch))}"
-            f" && cd {shlex.quote(str(scratch))}{overlay} && OC_ANSWER=/dev/null {task['check']}")
+    return (f"scratch=$(mktemp -d) && cp -r . \"$scratch\" && cd \"$scratch\"{overlay}"
+            f" && OC_ANSWER=/dev/null {task['check']}")
 
 
 def run_oc(args, task, work, home, answer, model):
