@@ -5,6 +5,7 @@ mod errors;
 mod finetune;
 mod outcomes;
 mod permissions;
+mod readme;
 mod replay_script;
 mod rules;
 mod run;
