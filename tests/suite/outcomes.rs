@@ -306,3 +306,28 @@ fn a_reply_at_the_cap_is_cut_off() {
     let result = &results(&server)[0];
     assert!(result.contains("cut off at the length limit"), "{result}");
 }
+
+/// In a reply with several calls written as text, each is answered on its
+/// own: the valid one runs, the one to a missing tool gets its error.
+#[test]
+fn each_text_call_of_a_reply_is_answered_on_its_own() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\n");
+    let server = FakeOllama::start(vec![
+        Reply::answer(
+            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}</tool_call>\n<tool_call>{\"name\": \"deploy\", \"arguments\": {}}</tool_call>",
+        ),
+        Reply::answer("Read it; there is no deploy tool."),
+    ]);
+    env.oc(&server)
+        .args(["run", "read and deploy"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(results[0].contains("hello"), "{}", results[0]);
+    assert!(
+        results[1].contains("there is no tool `deploy`"),
+        "{}",
+        results[1]
+    );
+}
