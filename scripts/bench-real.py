@@ -171,10 +171,12 @@ def bench(args):
                     answer.write_text("")
                     prepare(task, work)
                     row = runner(args, task, work, home, answer, model)
+                    # What the agent changed, before the check's files go in.
+                    git(["add", "-A"], work)
+                    diff = subprocess.run(["git", "diff", "--cached", "--stat"], cwd=work,
+                                          capture_output=True, text=True).stdout
                     solved, check_out = check(task, work, answer)
                     row["answer"] = answer.read_text(errors="replace")[:600]
-                    diff = subprocess.run(["git", "diff", "--stat"], cwd=work,
-                                          capture_output=True, text=True).stdout
                 row.update(task=task["name"], model=model, run=run, solved=solved,
                            label=args.label, agent=args.agent, seed=args.seed,
                            oc_args=args.oc_args, check_tail=check_out, diff=diff[-500:])

@@ -95,9 +95,12 @@ pub fn escaped_line_breaks(text: &str) -> Option<String> {
     })
 }
 
-/// `content` with the old file's CRLF line endings and BOM, when it had them
-/// and `content` does not.
+/// `content` with the old file's conventions where `content` dropped them:
+/// CRLF line endings, a BOM, and tab indentation (a tab-indented file
+/// rewritten with spaces gets its tabs back).
 fn keep_conventions(before: &str, content: &str) -> String {
+    let content = keep_tabs(before, content);
+    let content = content.as_str();
     let crlf = before.contains("\r\n") && !before.replace("\r\n", "").contains('\n');
     let mut after = if crlf && !content.contains("\r\n") {
         content.replace('\n', "\r\n")
@@ -108,6 +111,51 @@ fn keep_conventions(before: &str, content: &str) -> String {
         after.insert(0, '\u{feff}');
     }
     after
+}
+
+/// Whether most indented lines of `text` start with the given character.
+fn indented_with(text: &str, c: char) -> bool {
+    let (with, other) = text
+        .lines()
+        .filter(|l| l.starts_with([' ', '\t']) && !l.trim().is_empty())
+        .fold((0, 0), |(w, o), l| {
+            if l.starts_with(c) {
+                (w + 1, o)
+            } else {
+                (w, o + 1)
+            }
+        });
+    with > 0 && with >= other
+}
+
+/// `content` re-indented with tabs when `before` was indented with tabs
+/// and `content` only with spaces: each leading run of `unit` spaces (the
+/// smallest indent in `content`) becomes a tab.
+fn keep_tabs(before: &str, content: &str) -> String {
+    if !indented_with(before, '\t') || content.lines().any(|l| l.starts_with('\t')) {
+        return content.to_string();
+    }
+    let unit = content
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .filter(|n| *n > 0)
+        .min();
+    let Some(unit) = unit else {
+        return content.to_string();
+    };
+    content
+        .split_inclusive('\n')
+        .map(|line| {
+            let spaces = line.len() - line.trim_start_matches(' ').len();
+            format!(
+                "{}{}{}",
+                "\t".repeat(spaces / unit),
+                " ".repeat(spaces % unit),
+                &line[spaces..]
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -295,5 +343,23 @@ mod tests {
         assert!(err.contains("changed on disk since you read it"), "{err}");
         seen.insert(&file);
         assert!(prepare(&write("lib.py", "a = 3\n", None), &ws, &seen).is_ok());
+    }
+
+    /// Regression: a tab-indented file rewritten whole with four spaces lost
+    /// its tabs (the 1.5B model on `bench/tasks/py-tabs`).
+    #[test]
+    fn a_tab_indented_file_keeps_its_tabs() {
+        let before = "def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n";
+        let spaces = "def f(x):\n    if x:\n        return 3\n    return 2\n";
+        assert_eq!(
+            keep_conventions(before, spaces),
+            "def f(x):\n\tif x:\n\t\treturn 3\n\treturn 2\n"
+        );
+        let space_file = "def f(x):\n    return 1\n";
+        assert_eq!(
+            keep_conventions(space_file, spaces),
+            spaces,
+            "spaces stay spaces"
+        );
     }
 }
