@@ -125,18 +125,17 @@ fn default_role(path: &str) -> Role {
     }
 }
 
-/// Whether the prompt asks for something new (a file may be created).
+/// Whether the prompt asks for something new (a file it names that does
+/// not exist yet may be created): it says create, write, add, make,
+/// generate or new.
 fn creates_files(prompt: &str) -> bool {
     let lower = prompt.to_ascii_lowercase();
-    [
-        "create",
-        "new file",
-        "add a file",
-        "write a file",
-        "make a file",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
+    lower.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
+        matches!(
+            w,
+            "create" | "write" | "add" | "make" | "generate" | "new" | "scaffold"
+        )
+    })
 }
 
 /// Words of the prompt that look like file paths: `utils.py`,
@@ -411,6 +410,10 @@ mod tests {
         assert_eq!(
             picked("Create a file validators.py with is_email(text).", &dir),
             [("validators.py".to_string(), Role::New)]
+        );
+        assert!(
+            picked("Write test_users.py with tests for users.py.", &dir)
+                .contains(&("test_users.py".to_string(), Role::New))
         );
         // Without a creating verb a missing name is not a file to make.
         assert!(
