@@ -269,6 +269,13 @@ pub struct CommonArgs {
     /// the context]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub max_output_tokens: Option<u32>,
+    /// Compact the conversation before a request that would pass PCT percent
+    /// of the context [default: 75]
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(10..=95))]
+    pub compact_at: Option<u8>,
+    /// Never compact: past the context the server cuts the prompt itself.
+    #[arg(long, conflicts_with = "compact_at")]
+    pub no_compact: bool,
     /// Most model requests in one run [default: 25]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
@@ -338,6 +345,8 @@ impl CommonArgs {
             host: self.server.host.clone(),
             num_ctx: self.num_ctx,
             max_output_tokens: self.max_output_tokens,
+            compact_at: self.compact_at,
+            no_compact: self.no_compact,
             max_turns: self.max_turns,
             think: self.think,
             temperature: self.temperature,

@@ -94,6 +94,17 @@ pub enum Event<'a> {
         /// the reply is incomplete; its calls were not run.
         #[serde(skip_serializing_if = "Option::is_none")]
         cut: Option<&'a str>,
+        /// The conversation's tokens after this reply, of `num_ctx`.
+        context: Context,
+    },
+    /// The conversation was compacted before turn `turn`: about `before`
+    /// tokens became `after`.
+    #[serde(rename = "compaction")]
+    Compaction {
+        schema_version: u32,
+        turn: u32,
+        before: u64,
+        after: u64,
     },
     /// Something went wrong; `message` says what.
     #[serde(rename = "error")]
@@ -123,6 +134,13 @@ impl<'a> Event<'a> {
             reason: record.reason.as_deref(),
         }
     }
+}
+
+/// How full the context is: `used` tokens of `max` (`num_ctx`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Context {
+    pub used: u64,
+    pub max: u32,
 }
 
 /// A call denied because it needed approval and no one could give it.
@@ -161,6 +179,8 @@ pub struct RunSummary {
     pub session_turns: u32,
     /// Tokens of the whole session.
     pub session_usage: Usage,
+    /// The conversation's tokens at the end, of `num_ctx`.
+    pub context: Context,
     /// Tool calls made in this run.
     pub tool_calls: usize,
     /// Files created, changed or moved, relative to the workspace.

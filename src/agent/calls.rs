@@ -40,6 +40,8 @@ pub struct CallRunner<'a> {
     pub tool_calls: usize,
     /// Files created, changed or moved, relative to the workspace.
     pub files_changed: Vec<String>,
+    /// Calls that changed a file (a file changed twice counts twice).
+    pub changes: usize,
 }
 
 impl<'a> CallRunner<'a> {
@@ -62,6 +64,7 @@ impl<'a> CallRunner<'a> {
             denials: Vec::new(),
             tool_calls: 0,
             files_changed: Vec::new(),
+            changes: 0,
         }
     }
 
@@ -276,6 +279,7 @@ impl<'a> CallRunner<'a> {
                 self.seen.insert(&path.real);
             }
         }
+        self.changes += usize::from(!outcome.changed.is_empty());
         for file in &outcome.changed {
             if !self.files_changed.contains(file) {
                 self.files_changed.push(file.clone());

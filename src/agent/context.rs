@@ -1,5 +1,98 @@
-//! Context bookkeeping: capping what a tool result may add to the
-//! conversation.
+//! Context bookkeeping: how many tokens the conversation takes (the
+//! server's own count up to the last reply, an estimate for what was added
+//! since), whether the server cut a prompt, and capping what a tool result
+//! may add.
+
+use serde_json::Value;
+
+use crate::client::Message;
+
+/// Bytes per token in estimates (about 4 for English and code).
+pub const BYTES_PER_TOKEN: usize = 4;
+/// Tokens counted for each message beyond its text (role, markers).
+const MESSAGE_OVERHEAD_TOKENS: u64 = 4;
+
+/// Estimated tokens of one message: its text, thinking and calls.
+pub fn message_tokens(message: &Message) -> u64 {
+    let calls: usize = message
+        .tool_calls
+        .iter()
+        .map(|c| c.function.name.len() + c.function.arguments.to_string().len())
+        .sum();
+    let bytes = message.content.len() + message.thinking.as_ref().map_or(0, String::len) + calls;
+    (bytes / BYTES_PER_TOKEN) as u64 + MESSAGE_OVERHEAD_TOKENS
+}
+
+/// Estimated tokens of a request: its messages and tool schemas.
+pub fn request_tokens(messages: &[Message], schemas: &[Value]) -> u64 {
+    let schema_bytes: usize = schemas.iter().map(|s| s.to_string().len()).sum();
+    messages.iter().map(message_tokens).sum::<u64>() + (schema_bytes / BYTES_PER_TOKEN) as u64
+}
+
+/// Keeps count of the conversation's tokens: the server's figure for the
+/// prompt of the last request and its reply, plus an estimate for what was
+/// added since. After a compaction the figure no longer describes the
+/// conversation; the estimate is then scaled by how far the last estimate
+/// was off (chat templates and tool-call markup add tokens the estimate
+/// does not see).
+#[derive(Debug, Clone, Default)]
+pub struct ContextMeter {
+    /// `prompt_eval_count + eval_count` of the last reply.
+    measured: Option<u64>,
+    /// The estimate, at the time of that reply, of the conversation it
+    /// covers (the request plus the reply).
+    estimated_then: u64,
+    /// Whether the conversation was compacted since that reply.
+    stale: bool,
+}
+
+impl ContextMeter {
+    /// Tokens a request of `estimate` (from [`request_tokens`]) takes: the
+    /// measured figure plus what the estimate grew by since; the estimate
+    /// scaled by the last measured ratio after a compaction; the estimate
+    /// alone before the first reply.
+    pub fn tokens(&self, estimate: u64) -> u64 {
+        match self.measured {
+            Some(measured) if self.stale && self.estimated_then > 0 => {
+                // Never scaled down: an estimate that ran high stays safe.
+                estimate.max(estimate * measured / self.estimated_then)
+            }
+            Some(measured) if !self.stale => {
+                measured + estimate.saturating_sub(self.estimated_then)
+            }
+            _ => estimate,
+        }
+    }
+
+    /// Takes the server's figures for a reply to a request estimated at
+    /// `sent` tokens; `reply` is the reply's own estimate.
+    pub fn measure(&mut self, prompt_eval_count: u64, eval_count: u64, sent: u64, reply: u64) {
+        if prompt_eval_count == 0 {
+            // A reply stopped early has no figures: keep estimating.
+            return;
+        }
+        self.measured = Some(prompt_eval_count + eval_count);
+        self.estimated_then = sent + reply;
+        self.stale = false;
+    }
+
+    /// Marks the measured figure as describing an older conversation (after
+    /// a compaction); [`Self::tokens`] then scales the estimate.
+    pub fn reset(&mut self) {
+        self.stale = true;
+    }
+}
+
+/// Whether the server evaluated clearly fewer tokens than were sent: Ollama
+/// cuts a prompt longer than `num_ctx` silently, keeping its end. Only a
+/// prompt estimated past the context counts, so a rough estimate of a
+/// short prompt never raises a false alarm.
+pub fn prompt_was_cut(sent_estimate: u64, prompt_eval_count: u64, num_ctx: u32) -> bool {
+    let num_ctx = u64::from(num_ctx);
+    prompt_eval_count > 0
+        && sent_estimate * 10 >= num_ctx * 11
+        && prompt_eval_count * 10 < sent_estimate * 8
+}
 
 /// Largest tool result sent to the model, in bytes (about 8,000 tokens at
 /// 4 characters a token). The head and tail are kept.
@@ -40,5 +133,40 @@ mod tests {
         assert!(capped.starts_with("éé"));
         assert!(capped.ends_with("zz"));
         assert!(capped.contains("bytes omitted"));
+    }
+
+    #[test]
+    fn the_count_is_measured_then_estimated() {
+        let mut meter = ContextMeter::default();
+        assert_eq!(meter.tokens(1000), 1000, "an estimate before any reply");
+        meter.measure(1200, 100, 1000, 80);
+        assert_eq!(meter.tokens(1080), 1300, "the server's figure");
+        assert_eq!(meter.tokens(1580), 1800, "plus what was added since");
+        meter.measure(0, 40, 2000, 10);
+        assert_eq!(meter.tokens(1580), 1800, "a stopped reply changes nothing");
+        meter.reset();
+        assert_eq!(
+            meter.tokens(540),
+            650,
+            "after a compaction: scaled by 1300/1080"
+        );
+        meter.measure(500, 20, 540, 30);
+        assert_eq!(meter.tokens(570), 520, "measured again");
+    }
+
+    /// The case: a 4,096-token context, about 8,500 tokens sent,
+    /// 2,051 evaluated.
+    #[test]
+    fn a_cut_prompt_is_recognised_and_a_short_one_never() {
+        assert!(prompt_was_cut(8_500, 2_051, 4_096));
+        assert!(!prompt_was_cut(8_500, 4_000, 32_768), "it fit");
+        assert!(
+            !prompt_was_cut(900, 253, 32_768),
+            "a short prompt, a rough estimate"
+        );
+        assert!(
+            !prompt_was_cut(4_600, 4_090, 4_096),
+            "within the estimate's error"
+        );
     }
 }

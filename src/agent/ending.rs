@@ -25,6 +25,9 @@ pub enum Ending {
     UnexecutedCall,
     /// Two replies in a row were cut short (cap or repetition).
     Cut(Cut),
+    /// The conversation still takes this many tokens after compaction,
+    /// more than `num_ctx`.
+    ContextFull(u64),
 }
 
 impl Ending {
@@ -73,6 +76,11 @@ impl Ending {
                 format!("stopped: two replies in a row were cut short ({})", cut.as_str()),
                 ExitStatus::MaxTurns,
             ),
+            Ending::ContextFull(tokens) => (
+                Status::Stuck,
+                format!("stopped: the conversation takes about {tokens} tokens after compaction, more than the context"),
+                ExitStatus::MaxTurns,
+            ),
             Ending::Stuck => (
                 Status::Stuck,
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
@@ -86,7 +94,7 @@ impl Ending {
     /// after errors or interruptions.
     pub fn runs_final_check(&self) -> bool {
         match self {
-            Ending::MaxTurns | Ending::Stuck | Ending::Cut(_) => true,
+            Ending::MaxTurns | Ending::Stuck | Ending::Cut(_) | Ending::ContextFull(_) => true,
             Ending::Answered
             | Ending::Failed(_)
             | Ending::Interrupted(_)
@@ -112,6 +120,9 @@ impl Ending {
             Ending::Cut(Cut::Length) => out.warn(
                 "stopped: two replies in a row reached `--max-output-tokens`; raise it, or ask for a smaller change",
             ),
+            Ending::ContextFull(tokens) => out.warn(&format!(
+                "stopped: the conversation still takes about {tokens} tokens after compaction, more than the context (`--num-ctx`); nothing more can be removed. Raise `--num-ctx`, or split the task"
+            )),
             Ending::UnexecutedCall => out.error(
                 "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",
             ),

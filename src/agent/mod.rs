@@ -6,6 +6,7 @@
 
 pub mod calls;
 pub mod check;
+pub mod compaction;
 pub mod context;
 pub mod edits;
 pub mod ending;
@@ -17,6 +18,7 @@ pub mod opening;
 pub mod prompt;
 pub mod repetition;
 pub mod reply;
+pub mod room;
 pub mod setup;
 pub mod text_calls;
 pub mod turns;
@@ -113,6 +115,7 @@ pub async fn run(
         session.answer_unanswered_calls("interrupted: result unknown");
     }
     let attempts = turns.check_runs() + 1;
+    let context = turns.context(&session);
     let calls = turns.calls;
     if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
         let (rules, ws) = (calls.rules(), &workspace);
@@ -130,6 +133,7 @@ pub async fn run(
         }
     }
     let close = Close {
+        context,
         started,
         first_turn,
         usage_before,
@@ -144,6 +148,8 @@ pub async fn run(
 /// The end of a run: its verdict, the `-o` file, the saved session and
 /// record, and the summary.
 struct Close<'a> {
+    /// The conversation's tokens at the end.
+    context: crate::protocol::Context,
     started: Instant,
     /// The session's turns and tokens before this run.
     first_turn: u32,
@@ -195,6 +201,7 @@ impl Close<'_> {
             },
             session_turns: session.turns,
             session_usage: session.usage,
+            context: self.context,
             tool_calls: calls.tool_calls,
             files_changed: calls.files_changed,
             permission_denials: calls.denials,

@@ -6,17 +6,19 @@ use serde_json::Value;
 
 use super::calls::CallRunner;
 use super::check::{self, CheckPlan};
-use super::context;
+use super::context::{self, ContextMeter, message_tokens, prompt_was_cut, request_tokens};
 use super::edits::Protocol;
 use super::ending::Ending;
 use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
+use super::room::{ContextFull, Room};
 use super::setup::ModelSetup;
 use super::text_calls::TextCallFilter;
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
+use crate::protocol::Context;
 use crate::session::CutReply;
 use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage, is_markup_only};
 use crate::tools::{ToolInput, ToolName};
@@ -56,6 +58,8 @@ pub struct Turns<'a> {
     check_runs: u32,
     /// Replies cut short in a row (cap or repetition); two end the run.
     cuts_in_a_row: u32,
+    /// The conversation's tokens.
+    meter: ContextMeter,
 }
 
 impl<'a> Turns<'a> {
@@ -85,6 +89,7 @@ impl<'a> Turns<'a> {
             check: None,
             check_runs: 0,
             cuts_in_a_row: 0,
+            meter: ContextMeter::default(),
         }
     }
 
@@ -96,11 +101,17 @@ impl<'a> Turns<'a> {
             if session.turns - self.first_turn >= self.settings.max_turns {
                 return Ok(Ending::MaxTurns);
             }
+            if let Err(full) = self.make_room(session, out).await? {
+                session.answer_unanswered_calls("error: not run: the context is full");
+                self.save(session)?;
+                return Ok(Ending::ContextFull(full.tokens));
+            }
             session.turns += 1;
             let turn = session.turns;
             out.turn_started(turn);
+            let sent = self.request_estimate(session);
             let reply = self.stream_reply(session, out).await?;
-            self.count_usage(session, &reply, out);
+            self.count_usage(session, &reply, sent, out);
             let cut_off = reply.cut;
             if let Some(cut) = cut_off {
                 self.note_cut(session, cut, out);
@@ -166,7 +177,7 @@ impl<'a> Turns<'a> {
                 return Ok(Ending::Answered);
             }
             let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
-            let changed_before = self.calls.files_changed.len();
+            let changed_before = self.calls.changes;
             let answered = self
                 .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
                 .await?;
@@ -178,7 +189,7 @@ impl<'a> Turns<'a> {
                         && failed.len() < message.tool_calls.len()
                         && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
                 {
-                    let changed = self.calls.files_changed.len() > changed_before;
+                    let changed = self.calls.changes > changed_before;
                     if (!changed && self.nudge_unchanged(session, out)?)
                         || self.check_again(session, out).await?
                     {
@@ -364,11 +375,68 @@ impl<'a> Turns<'a> {
         });
     }
 
-    /// Adds the reply's tokens to the session; warns when the prompt filled
-    /// the whole context.
-    fn count_usage(&self, session: &mut Session, reply: &Reply, out: &mut dyn Output) {
+    /// Compacts the conversation when the next request would pass
+    /// `--compact-at` of the context (see [`super::room`]).
+    async fn make_room(
+        &mut self,
+        session: &mut Session,
+        out: &mut dyn Output,
+    ) -> Result<std::result::Result<(), ContextFull>> {
+        let room = Room {
+            client: self.client,
+            model: &self.settings.model,
+            options: self.options,
+            schemas: self.model.wire_schemas(),
+            compact_at: self.settings.compact_at,
+        };
+        let protocol = &self.protocol;
+        let wire = |messages: &[Message]| protocol.wire(messages).into_owned();
+        room.make(session, &wire, &mut self.meter, out).await
+    }
+
+    /// The estimated tokens of the next request, as it goes on the wire.
+    fn request_estimate(&self, session: &Session) -> u64 {
+        request_tokens(
+            &self.protocol.wire(&session.messages),
+            self.model.wire_schemas(),
+        )
+    }
+
+    /// The conversation's tokens now, of `num_ctx`.
+    pub fn context(&self, session: &Session) -> Context {
+        Context {
+            used: self.meter.tokens(self.request_estimate(session)),
+            max: self.options.num_ctx,
+        }
+    }
+
+    /// Adds the reply's tokens to the session and the meter; says so when
+    /// the server cut the prompt (`sent`: its estimate) or it filled the
+    /// whole context.
+    fn count_usage(
+        &mut self,
+        session: &mut Session,
+        reply: &Reply,
+        sent: u64,
+        out: &mut dyn Output,
+    ) {
         session.usage.prompt_tokens += reply.prompt_eval_count;
         session.usage.completion_tokens += reply.eval_count;
+        let reply_tokens = message_tokens(&reply.message);
+        self.meter.measure(
+            reply.prompt_eval_count,
+            reply.eval_count,
+            sent,
+            reply_tokens,
+        );
+        let num_ctx = self.options.num_ctx;
+        if prompt_was_cut(sent, reply.prompt_eval_count, num_ctx) {
+            session.truncated_turns.push(session.turns);
+            out.warn(&format!(
+                "the server cut the prompt: about {sent} tokens were sent and it evaluated {} (num_ctx {num_ctx}); the model did not see all of the conversation, so this run counts as a success only if `--check` passes. Raise `--num-ctx`, or let compaction work (`--compact-at`)",
+                reply.prompt_eval_count
+            ));
+        }
         out.turn_completed(
             session.turns,
             Usage {
@@ -377,6 +445,10 @@ impl<'a> Turns<'a> {
             },
             reply.done_reason.as_deref(),
             reply.cut.map(Cut::as_str),
+            Context {
+                used: self.meter.tokens(sent + reply_tokens),
+                max: num_ctx,
+            },
         );
         if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
             let advice = if self.options.num_ctx < self.settings.num_ctx {

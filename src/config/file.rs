@@ -23,6 +23,7 @@ pub struct FileConfig {
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
     pub max_output_tokens: Option<u32>,
+    pub compact_at: Option<u8>,
     pub max_turns: Option<u32>,
     pub think: Option<Think>,
     pub temperature: Option<f64>,
@@ -135,7 +136,8 @@ pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
 }
 
 /// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 19] = [
+const KNOWN_KEYS: [&str; 20] = [
+    "compact_at",
     "model",
     "host",
     "num_ctx",
@@ -207,6 +209,9 @@ pub fn check_values(file: &LoadedFile) -> Result<()> {
     }
     if c.max_turns == Some(0) {
         return bad("max_turns", "must be at least 1");
+    }
+    if c.compact_at.is_some_and(|p| !(10..=95).contains(&p)) {
+        return bad("compact_at", "must be a percentage from 10 to 95");
     }
     if c.check_attempts == Some(0) {
         return bad("check_attempts", "must be at least 1");

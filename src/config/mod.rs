@@ -31,6 +31,9 @@ pub const DEFAULT_MAX_TURNS: u32 = 25;
 /// Default cap on one reply's tokens: a whole file of a few hundred lines
 /// fits; a model that repeats itself stops within minutes, not hours.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+/// Default share of the context (percent) past which the conversation is
+/// compacted before a request.
+pub const DEFAULT_COMPACT_AT: u8 = 75;
 /// Default rounds of `--check`: the first run and two more after feedback.
 pub const DEFAULT_CHECK_ATTEMPTS: u32 = 3;
 /// File name of the user config inside `OC_HOME`.
@@ -45,6 +48,10 @@ pub struct Overrides {
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
     pub max_output_tokens: Option<u32>,
+    /// `--compact-at PCT`.
+    pub compact_at: Option<u8>,
+    /// `--no-compact`.
+    pub no_compact: bool,
     pub max_turns: Option<u32>,
     pub think: Option<Think>,
     pub temperature: Option<f64>,
@@ -132,6 +139,9 @@ pub struct Settings {
     /// Most tokens in one reply (`options.num_predict`), when set; otherwise
     /// [`DEFAULT_MAX_OUTPUT_TOKENS`] or a quarter of the context.
     pub max_output_tokens: Option<u32>,
+    /// Compact past this percentage of `num_ctx` (`compact_at`, default
+    /// 75); `None` with `--no-compact`.
+    pub compact_at: Option<u8>,
     pub max_turns: u32,
     pub think: Think,
     /// Whether `think` was asked for (flag or file) rather than defaulted.
@@ -214,6 +224,7 @@ impl Settings {
                 host,
                 num_ctx,
                 max_output_tokens,
+                compact_at,
                 max_turns,
                 think,
                 temperature,
@@ -290,6 +301,12 @@ impl Settings {
             home,
             num_ctx: flags.num_ctx.or(merged.num_ctx).unwrap_or(DEFAULT_NUM_CTX),
             max_output_tokens: flags.max_output_tokens.or(merged.max_output_tokens),
+            compact_at: (!flags.no_compact).then(|| {
+                flags
+                    .compact_at
+                    .or(merged.compact_at)
+                    .unwrap_or(DEFAULT_COMPACT_AT)
+            }),
             max_turns: flags
                 .max_turns
                 .or(merged.max_turns)

@@ -109,6 +109,13 @@ pub struct Session {
     /// Replies cut short (reply cap or repetition).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
+    /// Turns whose prompt the server cut (it evaluated clearly fewer
+    /// tokens than were sent): the model did not see all of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truncated_turns: Vec<u32>,
+    /// Compaction markers: what in `messages` was replaced, by what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compactions: Vec<Compaction>,
     /// The process exit code the run ended with (README "Exit codes").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -124,6 +131,22 @@ pub struct Session {
 pub struct CutReply {
     pub turn: u32,
     pub reason: String,
+}
+
+/// One compaction step (see `agent::compaction`), as the session keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// The turn about to be requested when it happened.
+    pub turn: u32,
+    /// `stubbed` (old tool results), `summarized` (older messages) or `cut`
+    /// (one result cut to fit).
+    pub kind: String,
+    /// Index in `messages` where the replaced messages were.
+    pub at: usize,
+    /// The messages as they were.
+    pub replaced: Vec<Message>,
+    /// What took their place.
+    pub by: Vec<Message>,
 }
 
 /// The outcome of `--check CMD`.
@@ -171,6 +194,8 @@ impl Session {
             failed_tool_calls: Vec::new(),
             check: None,
             cut_replies: Vec::new(),
+            truncated_turns: Vec::new(),
+            compactions: Vec::new(),
             exit_code: None,
             unexecuted_call: false,
         }
@@ -423,10 +448,12 @@ pub fn succeeded(session: &Session) -> bool {
         .rev()
         .find(|m| m.role == crate::client::Role::Assistant)
         .is_some_and(|m| !m.tool_calls.is_empty() || !is_markup_only(&m.content));
+    let check_passed = session.check.as_ref().is_some_and(|c| c.passed);
     session.status == Status::Finished
         && session.exit_code.is_none_or(|c| c == 0)
         && !session.unexecuted_call
         && answered
+        && (session.truncated_turns.is_empty() || check_passed)
         && session.check.as_ref().is_none_or(|c| c.passed)
 }
 
@@ -474,6 +501,13 @@ pub struct FinetuneRecord {
     /// The run ended on a tool call written as text that was not run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unexecuted_call: bool,
+    /// `messages` is the conversation as the model saw it last; these
+    /// markers hold what compaction replaced in it, and by what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compactions: Vec<Compaction>,
+    /// Turns whose prompt the server cut.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truncated_turns: Vec<u32>,
     /// Credentials replaced before the record was written.
     #[serde(default)]
     pub redactions: usize,
@@ -505,6 +539,8 @@ impl FinetuneRecord {
             check: session.check.clone(),
             exit_code: session.exit_code,
             unexecuted_call: session.unexecuted_call,
+            compactions: session.compactions.clone(),
+            truncated_turns: session.truncated_turns.clone(),
             redactions: 0,
             usage: session.usage,
         }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::output::Output;
 use super::term::{err_line, print_warning, sanitize};
 use crate::permissions::PermissionRecord;
-use crate::protocol::{Event, RunSummary, SCHEMA_VERSION};
+use crate::protocol::{Context, Event, RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Usage};
 
 /// Most bytes of a tool result in a `tool.result` event.
@@ -101,6 +101,7 @@ impl Output for JsonOutput {
         usage: Usage,
         done_reason: Option<&str>,
         cut: Option<&str>,
+        context: Context,
     ) {
         self.emit(&Event::TurnCompleted {
             schema_version: SCHEMA_VERSION,
@@ -108,6 +109,16 @@ impl Output for JsonOutput {
             usage,
             done_reason,
             cut,
+            context,
+        });
+    }
+
+    fn compacted(&mut self, turn: u32, before: u64, after: u64) {
+        self.emit(&Event::Compaction {
+            schema_version: SCHEMA_VERSION,
+            turn,
+            before,
+            after,
         });
     }
 

@@ -1,7 +1,7 @@
 //! The output seam: what the agent reports while it runs.
 
 use crate::permissions::PermissionRecord;
-use crate::protocol::RunSummary;
+use crate::protocol::{Context, RunSummary};
 use crate::session::{Session, Usage};
 
 /// Where a run's activity goes: the text renderer, or JSON on stdout
@@ -17,14 +17,19 @@ pub trait Output {
     /// A piece of the answer.
     fn content(&mut self, turn: u32, delta: &str);
     /// The reply is complete.
-    /// `cut`: `length` or `repetition` when the reply is incomplete.
+    /// `cut`: `length` or `repetition` when the reply is incomplete;
+    /// `context`: the conversation's tokens now, of `num_ctx`.
     fn turn_completed(
         &mut self,
         turn: u32,
         usage: Usage,
         done_reason: Option<&str>,
         cut: Option<&str>,
+        context: Context,
     );
+    /// The conversation was compacted before turn `turn`, from about
+    /// `before` to `after` tokens.
+    fn compacted(&mut self, turn: u32, before: u64, after: u64);
     /// Another chunk of the reply arrived (`chunks` so far, about one token
     /// each); shown while nothing else is.
     fn progress(&mut self, turn: u32, chunks: u64);

@@ -9,7 +9,7 @@ use console::Style;
 use super::output::Output;
 use super::term::{err, err_line, print_diff, print_warning, sanitize, stderr_colors, style};
 use crate::permissions::PermissionRecord;
-use crate::protocol::RunSummary;
+use crate::protocol::{Context, RunSummary};
 use crate::session::{Session, Usage};
 
 /// Where the last bytes of text went, so lines can be closed cleanly.
@@ -134,6 +134,8 @@ impl Output for TextRenderer {
         self.content_ends_with_newline = delta.ends_with('\n');
     }
 
+    fn compacted(&mut self, _turn: u32, _before: u64, _after: u64) {}
+
     fn progress(&mut self, _turn: u32, chunks: u64) {
         if chunks <= 1 {
             self.first_chunk = Some(std::time::Instant::now());
@@ -153,6 +155,7 @@ impl Output for TextRenderer {
         _usage: Usage,
         _done_reason: Option<&str>,
         _cut: Option<&str>,
+        _context: Context,
     ) {
         self.close_line();
     }
@@ -244,11 +247,14 @@ impl Output for TextRenderer {
         self.close_line();
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         self.note(&format!(
-            "{} turn{} · {} prompt + {} completion tokens · {} tool call{} · {} file{} changed · {:.1}s · {}",
+            "{} turn{} · {} prompt + {} completion tokens · ctx {}% · {} tool call{} · {} file{} changed · {:.1}s · {}",
             summary.turns,
             plural(summary.turns as usize),
             summary.usage.prompt_tokens,
             summary.usage.completion_tokens,
+            (summary.context.used * 100)
+                .checked_div(u64::from(summary.context.max))
+                .unwrap_or(0),
             summary.tool_calls,
             plural(summary.tool_calls),
             summary.files_changed.len(),

@@ -152,6 +152,12 @@ struct State {
     models: HashMap<String, Value>,
     replies: VecDeque<Reply>,
     requests: Vec<Recorded>,
+    /// Report `prompt_eval_count` as a real server would: the size of the
+    /// request's prompt (bytes / 4).
+    counting: bool,
+    /// Answer summary requests (system prompt "You summarise a coding
+    /// session…") with this text, outside the script.
+    summary: Option<String>,
 }
 
 /// The running fake server. It stops with the test process.
@@ -210,6 +216,21 @@ impl FakeOllama {
             .unwrap()
             .models
             .insert(name.to_string(), show);
+        self
+    }
+
+    /// Reports `prompt_eval_count` from each request's size (its messages
+    /// and tools, bytes / 4), as a real server counts the whole prompt,
+    /// instead of the recorded figure.
+    pub fn counting(self) -> Self {
+        self.state.lock().unwrap().counting = true;
+        self
+    }
+
+    /// Answers each of `oc`'s summary requests with `summary` without
+    /// taking a scripted reply, as a real model would answer it.
+    pub fn summarising(self, summary: &str) -> Self {
+        self.state.lock().unwrap().summary = Some(summary.to_string());
         self
     }
 
@@ -281,10 +302,24 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
                 None => not_found(),
             },
             ("POST", "/api/chat") if !state.models.contains_key(&model) => not_found(),
-            ("POST", "/api/chat") => state.replies.pop_front().unwrap_or(Reply::Status {
-                status: 500,
-                body: json!({"error": "fake server: no scripted reply left"}).to_string(),
-            }),
+            ("POST", "/api/chat") if state.summary.is_some() && is_summary_request(&state) => {
+                Reply::answer(state.summary.as_deref().unwrap_or_default())
+            }
+            ("POST", "/api/chat") => {
+                let reply = state.replies.pop_front().unwrap_or(Reply::Status {
+                    status: 500,
+                    body: json!({"error": "fake server: no scripted reply left"}).to_string(),
+                });
+                let request = &state.requests.last().unwrap().body;
+                let prompt = (request["messages"].to_string().len()
+                    + request.get("tools").map_or(0, |t| t.to_string().len()))
+                    / 4;
+                if state.counting {
+                    count_prompt(reply, prompt as u64)
+                } else {
+                    reply
+                }
+            }
             _ => Reply::Status {
                 status: 404,
                 body: "404 page not found".to_string(),
@@ -293,6 +328,35 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
     };
     let mut stream = stream;
     let _ = write_reply(&mut stream, reply);
+}
+
+/// Whether the last request is `oc`'s summary request.
+fn is_summary_request(state: &State) -> bool {
+    let request = &state.requests.last().unwrap().body;
+    request["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("You summarise a coding session"))
+}
+
+/// `reply` with its final chunk's `prompt_eval_count` set to `prompt`.
+fn count_prompt(reply: Reply, prompt: u64) -> Reply {
+    match reply {
+        Reply::Stream {
+            mut lines,
+            split,
+            end,
+        } => {
+            if let Some(last) = lines.last_mut()
+                && let Ok(mut chunk) = serde_json::from_str::<Value>(last)
+                && chunk["done"] == true
+            {
+                chunk["prompt_eval_count"] = json!(prompt);
+                *last = chunk.to_string();
+            }
+            Reply::Stream { lines, split, end }
+        }
+        other => other,
+    }
 }
 
 const DATE: &str = "Date: Sun, 29 Nov 2026 23:57:55 GMT";

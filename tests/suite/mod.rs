@@ -1,5 +1,6 @@
 mod architecture;
 mod config;
+mod context;
 mod edit_formats;
 mod errors;
 mod finetune;

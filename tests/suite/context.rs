@@ -1,0 +1,235 @@
+//! Context that fits and lasts: the token count, a prompt the server cut,
+//! compaction, and a prefix that stays byte-stable between turns.
+
+use serde_json::{Value, json};
+
+use crate::common::fake_ollama::{content_chunk, done_chunk, tool_call_chunk};
+use crate::common::{FakeOllama, Reply, TestEnv};
+
+fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stderr).to_string()
+}
+
+/// A final chunk with the server's own counts.
+fn done_with(prompt_eval_count: u64) -> String {
+    let mut done: Value = serde_json::from_str(&done_chunk("stop")).unwrap();
+    done["prompt_eval_count"] = json!(prompt_eval_count);
+    done.to_string()
+}
+
+/// The issue's case: a 4,096-token context, about 8,500 tokens sent, 2,051
+/// evaluated. Ollama cut the prompt silently; `oc` says so, records it, and
+/// the run is not a success.
+#[test]
+fn a_prompt_the_server_cut_is_reported() {
+    let env = TestEnv::new();
+    let long: String = (0..4_000)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect();
+    env.write("log.txt", &long);
+    let server = FakeOllama::start(vec![Reply::lines(vec![
+        content_chunk("The log is long."),
+        done_with(2_051),
+    ])])
+    .with_model("small:1b", &["completion", "tools"], 4_096);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--no-compact",
+            "--model",
+            "small:1b",
+            "summarise this",
+            "-",
+        ])
+        .write_stdin(long)
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("the server cut the prompt"), "{stderr}");
+    assert!(
+        stderr.contains("it evaluated 2051 (num_ctx 4096)"),
+        "{stderr}"
+    );
+    assert_eq!(env.session()["truncated_turns"], json!([1]));
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+    assert_eq!(record["truncated_turns"], json!([1]));
+}
+
+/// Sixty reads of large files in an 8,192-token context: old results are
+/// dropped as the conversation passes 75 %, the run completes, `--max-turns`
+/// counts every turn, and the session keeps what was replaced.
+#[test]
+fn a_long_run_of_large_reads_is_compacted() {
+    let env = TestEnv::new();
+    let mut replies = Vec::new();
+    for n in 0..60 {
+        let body: String = (0..150)
+            .map(|i| format!("file {n} row {i:03} data\n"))
+            .collect();
+        env.write(&format!("data/f{n:02}.txt"), &body);
+        replies.push(Reply::tool_calls(&[(
+            "read_file",
+            json!({"path": format!("data/f{n:02}.txt")}),
+        )]));
+    }
+    replies.push(Reply::answer("Read all sixty."));
+    let server = FakeOllama::start(replies)
+        .with_model("small:1b", &["completion", "tools"], 8_192)
+        .counting()
+        .summarising("Goal: read every file in data/. Read f00 to f40.");
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--model",
+            "small:1b",
+            "--max-turns",
+            "61",
+            "--output-format",
+            "stream-json",
+            "read every file in data/",
+        ])
+        .assert()
+        .success();
+    let events: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(events.iter().filter(|e| e["type"] == "compaction").count() >= 5);
+    let last = events.last().unwrap();
+    assert_eq!(last["turns"], 61, "{last}");
+    assert_eq!(last["status"], "finished");
+    // No request came near the context.
+    for request in server.chat_requests() {
+        let bytes = request["messages"].to_string().len() + request["tools"].to_string().len();
+        assert!(
+            bytes / 4 < 8_192 * 9 / 10,
+            "a request of about {} tokens",
+            bytes / 4
+        );
+    }
+    let session = env.session();
+    let markers = session["compactions"].as_array().unwrap();
+    assert_eq!(markers[0]["kind"], "stubbed", "old results go first");
+    assert!(
+        markers[0]["replaced"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("row 149")
+    );
+    assert_eq!(env.finetune()[0]["success"], true);
+}
+
+/// When dropping old results is not enough, the older part is summarised
+/// by one request (not a turn), and the run goes on from the summary.
+#[test]
+fn long_replies_are_summarised() {
+    let env = TestEnv::new();
+    let mut replies = Vec::new();
+    for n in 0..4 {
+        let text: String = (0..120)
+            .map(|i| format!("thought {n}.{i} about the design\n"))
+            .collect();
+        replies.push(Reply::lines(vec![
+            content_chunk(&text),
+            tool_call_chunk(&[("list_files", json!({"pattern": "*"}))]),
+            done_chunk("stop"),
+        ]));
+    }
+    replies.push(Reply::answer("Done."));
+    let server = FakeOllama::start(replies)
+        .with_model("small:1b", &["completion", "tools"], 4_096)
+        .counting()
+        .summarising("Goal: design. Listed files four times.");
+    env.oc(&server)
+        .args(["run", "--model", "small:1b", "think it through"])
+        .assert()
+        .success();
+    let requests = server.chat_requests();
+    let at = requests
+        .iter()
+        .position(|r| {
+            r["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("You summarise")
+        })
+        .expect("a summary request");
+    let summary_request = &requests[at];
+    assert!(summary_request.get("tools").is_none());
+    let after = &requests[at + 1]["messages"];
+    assert_eq!(
+        after[1]["content"], "think it through",
+        "the prompt is kept"
+    );
+    assert!(
+        after[2]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("Listed files four times.")
+    );
+    let session = env.session();
+    assert_eq!(session["turns"], 5, "the summary request is not a turn");
+    assert!(
+        session["compactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["kind"] == "summarized")
+    );
+}
+
+/// Between turns every byte already sent is sent again unchanged, so the
+/// server can reuse its cache: each request's messages begin with the
+/// previous request's messages, and the system prompt and tools never change.
+#[test]
+fn every_request_extends_the_previous_one() {
+    for format in ["tools", "whole"] {
+        let env = TestEnv::new();
+        env.write("a.py", "x = 1\n");
+        let replies = match format {
+            "tools" => vec![
+                Reply::tool_calls(&[("read_file", json!({"path": "a.py"}))]),
+                Reply::tool_calls(&[("list_files", json!({"pattern": "*"}))]),
+                Reply::tool_calls(&[(
+                    "edit_file",
+                    json!({"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}),
+                )]),
+                Reply::answer("Done."),
+            ],
+            _ => vec![
+                Reply::answer("a.py\n```python\nx = 2\nx\n```"),
+                Reply::answer("a.py\n```python\nx = 2\n```"),
+            ],
+        };
+        let server = FakeOllama::start(replies);
+        env.oc(&server)
+            .env("OC_EDIT_FORMAT", format)
+            .env("OC_DISABLE", "")
+            .args([
+                "run",
+                "--yes",
+                "--check",
+                "test \"$(cat a.py)\" = 'x = 2'",
+                "fix a.py",
+            ])
+            .assert()
+            .success();
+        let requests = server.chat_requests();
+        assert!(requests.len() >= 2, "{format}");
+        for pair in requests.windows(2) {
+            let (earlier, later) = (&pair[0], &pair[1]);
+            assert_eq!(earlier["tools"], later["tools"], "{format}");
+            let before = earlier["messages"].as_array().unwrap();
+            let after = later["messages"].as_array().unwrap();
+            assert!(after.len() > before.len(), "{format}");
+            assert_eq!(
+                &after[..before.len()],
+                &before[..],
+                "{format}: the prefix changed"
+            );
+        }
+    }
+}
