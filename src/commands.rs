@@ -199,6 +199,42 @@ pub fn transcript(s: &Session) -> String {
             sanitize(&aborted.content)
         ));
     }
+    text.push_str(&compactions_text(s));
+    text
+}
+
+/// The compaction markers and prompt cuts of a session: what the model
+/// stopped seeing, when. Empty when there were none.
+fn compactions_text(s: &Session) -> String {
+    let mut text = String::new();
+    if !s.compactions.is_empty() {
+        text.push_str(
+            "
+compactions (the full messages are in `--json`):
+",
+        );
+    }
+    let bytes = |messages: &[Message]| messages.iter().map(|m| m.content.len()).sum::<usize>();
+    for c in &s.compactions {
+        text.push_str(&format!(
+            "  turn {}: {} at message {}: {} message{} of {} bytes became {} of {} bytes\n",
+            c.turn,
+            c.kind,
+            c.at,
+            c.replaced.len(),
+            if c.replaced.len() == 1 { "" } else { "s" },
+            bytes(&c.replaced),
+            c.by.len(),
+            bytes(&c.by),
+        ));
+    }
+    if !s.truncated_turns.is_empty() {
+        let turns: Vec<String> = s.truncated_turns.iter().map(u32::to_string).collect();
+        text.push_str(&format!(
+            "\nthe server cut the prompt at turn {}: the model did not see all of it\n",
+            turns.join(", ")
+        ));
+    }
     text
 }
 

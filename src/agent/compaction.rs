@@ -19,7 +19,8 @@ pub const TARGET_PERCENT: u64 = 50;
 pub const SUMMARY_PROMPT: &str = "You summarise a coding session so far for the agent that will continue it. Write a short summary: the goal, the files read and changed (with what changed), decisions made, and open problems. Facts only, no advice.";
 
 /// Where the recent turns begin: the index of the `keep`-th assistant
-/// message from the end (the messages from there on stay whole).
+/// message from the end (the messages from there on stay whole); 0 when
+/// the conversation has fewer turns than that (all of it is recent).
 fn recent_start(messages: &[Message], keep: usize) -> usize {
     messages
         .iter()
@@ -27,7 +28,7 @@ fn recent_start(messages: &[Message], keep: usize) -> usize {
         .rev()
         .filter(|(_, m)| m.role == Role::Assistant)
         .nth(keep.saturating_sub(1))
-        .map_or(messages.len(), |(i, _)| i)
+        .map_or(0, |(i, _)| i)
 }
 
 /// The stub a dropped tool result becomes.
@@ -203,6 +204,14 @@ mod tests {
             stub_old_results(&mut messages, 7).is_empty(),
             "stubs stay stubs"
         );
+    }
+
+    #[test]
+    fn a_conversation_shorter_than_the_kept_turns_is_all_recent() {
+        let mut messages = conversation(1);
+        assert!(stub_old_results(&mut messages, 2).is_empty());
+        assert_eq!(messages[3].content.len(), 4000, "the one result stays");
+        assert!(summarisable(&messages).is_none());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::guards::REPEAT_STOP;
 use super::interrupt::Interruption;
 use super::reply::Cut;
+use super::room::ContextFull;
 use crate::error::{Error, ExitStatus};
 use crate::session::{Check, Status};
 use crate::ui::Output;
@@ -25,9 +26,8 @@ pub enum Ending {
     UnexecutedCall,
     /// Two replies in a row were cut short (cap or repetition).
     Cut(Cut),
-    /// The conversation still takes this many tokens after compaction,
-    /// more than `num_ctx`.
-    ContextFull(u64),
+    /// The conversation still does not fit in `num_ctx` after compaction.
+    ContextFull(ContextFull),
 }
 
 impl Ending {
@@ -76,9 +76,12 @@ impl Ending {
                 format!("stopped: two replies in a row were cut short ({})", cut.as_str()),
                 ExitStatus::MaxTurns,
             ),
-            Ending::ContextFull(tokens) => (
+            Ending::ContextFull(full) => (
                 Status::Stuck,
-                format!("stopped: the conversation takes about {tokens} tokens after compaction, more than the context"),
+                format!(
+                    "stopped: the conversation takes about {} tokens after compaction, more than the context of {} tokens",
+                    full.tokens, full.num_ctx
+                ),
                 ExitStatus::MaxTurns,
             ),
             Ending::Stuck => (
@@ -120,8 +123,9 @@ impl Ending {
             Ending::Cut(Cut::Length) => out.warn(
                 "stopped: two replies in a row reached `--max-output-tokens`; raise it, or ask for a smaller change",
             ),
-            Ending::ContextFull(tokens) => out.warn(&format!(
-                "stopped: the conversation still takes about {tokens} tokens after compaction, more than the context (`--num-ctx`); nothing more can be removed. Raise `--num-ctx`, or split the task"
+            Ending::ContextFull(full) => out.warn(&format!(
+                "stopped: the conversation still takes about {} tokens after compaction, more than the context of {} tokens (`--num-ctx`); nothing more can be removed. Raise `--num-ctx`, or split the task",
+                full.tokens, full.num_ctx
             )),
             Ending::UnexecutedCall => out.error(
                 "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",

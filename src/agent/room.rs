@@ -23,9 +23,12 @@ pub struct Room<'a> {
 }
 
 /// Why there is no room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextFull {
     /// Tokens the conversation still takes.
     pub tokens: u64,
+    /// The context it does not fit in (tokens).
+    pub num_ctx: u64,
 }
 
 impl Room<'_> {
@@ -94,7 +97,10 @@ impl Room<'_> {
             session.compactions.extend(markers);
         }
         if now > num_ctx {
-            return Ok(Err(ContextFull { tokens: now }));
+            return Ok(Err(ContextFull {
+                tokens: now,
+                num_ctx,
+            }));
         }
         Ok(Ok(()))
     }

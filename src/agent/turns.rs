@@ -104,7 +104,7 @@ impl<'a> Turns<'a> {
             if let Err(full) = self.make_room(session, out).await? {
                 session.answer_unanswered_calls("error: not run: the context is full");
                 self.save(session)?;
-                return Ok(Ending::ContextFull(full.tokens));
+                return Ok(Ending::ContextFull(full));
             }
             session.turns += 1;
             let turn = session.turns;

@@ -52,6 +52,17 @@ fn a_prompt_the_server_cut_is_reported() {
         "{stderr}"
     );
     assert_eq!(env.session()["truncated_turns"], json!([1]));
+    let id = env.session()["id"].as_str().unwrap().to_string();
+    let shown = env
+        .oc(&server)
+        .args(["sessions", "show", &id])
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    assert!(
+        shown.contains("the server cut the prompt at turn 1"),
+        "{shown}"
+    );
     let record = &env.finetune()[0];
     assert_eq!(record["success"], false);
     assert_eq!(record["truncated_turns"], json!([1]));
@@ -232,4 +243,162 @@ fn every_request_extends_the_previous_one() {
             );
         }
     }
+}
+
+/// The user's prompt is never cut: one that cannot fit stops the run with
+/// exit 4 before anything is sent, naming the context size.
+#[test]
+fn a_prompt_larger_than_the_context_stops_with_exit_4() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("never asked")]).with_model(
+        "small:1b",
+        &["completion", "tools"],
+        4_096,
+    );
+    let big: String = (0..1_500)
+        .map(|i| format!("entry {i:04} of the input\n"))
+        .collect();
+    let out = env
+        .oc(&server)
+        .args(["run", "--model", "small:1b", "summarise this", "-"])
+        .write_stdin(big)
+        .assert()
+        .code(4);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("more than the context of 4096 tokens"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Raise `--num-ctx`"), "{stderr}");
+    assert!(server.chat_requests().is_empty(), "nothing was sent");
+    assert_eq!(env.session()["status"], "stuck");
+}
+
+/// A single result too big for the context is cut to what fits, head and
+/// tail, the omitted size named; the run goes on.
+#[test]
+fn a_result_too_big_for_the_context_is_cut() {
+    let env = TestEnv::new();
+    let body: String = (0..500)
+        .map(|i| format!("row {i:03} of a long table\n"))
+        .collect();
+    env.write("table.txt", &body);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "table.txt"}))]),
+        Reply::answer("It is a table."),
+    ])
+    .with_model("small:1b", &["completion", "tools"], 4_096)
+    .counting();
+    env.oc(&server)
+        .args(["run", "--model", "small:1b", "what is in table.txt?"])
+        .assert()
+        .success();
+    let requests = server.chat_requests();
+    let result = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("row 000"), "the head is kept: {result}");
+    assert!(result.contains("row 499"), "the tail is kept");
+    assert!(result.contains("bytes omitted"), "{result}");
+    let session = env.session();
+    let markers = session["compactions"].as_array().unwrap();
+    assert!(markers.iter().any(|m| m["kind"] == "cut"), "{markers:?}");
+}
+
+/// `--no-compact` leaves the conversation whole; a resumed run goes on
+/// from the compacted state, not from the full history.
+#[test]
+fn no_compact_keeps_everything_and_resume_keeps_the_compaction() {
+    let reads = |env: &TestEnv, count: usize| {
+        let mut replies = Vec::new();
+        for n in 0..count {
+            let body: String = (0..150)
+                .map(|i| format!("file {n} row {i:03} data\n"))
+                .collect();
+            env.write(&format!("data/f{n:02}.txt"), &body);
+            replies.push(Reply::tool_calls(&[(
+                "read_file",
+                json!({"path": format!("data/f{n:02}.txt")}),
+            )]));
+        }
+        replies.push(Reply::answer("Read them."));
+        replies
+    };
+    let env = TestEnv::new();
+    let server = FakeOllama::start(reads(&env, 8))
+        .with_model("small:1b", &["completion", "tools"], 32_768)
+        .counting();
+    env.oc(&server)
+        .args(["run", "--no-compact", "--model", "small:1b", "read data/"])
+        .assert()
+        .success();
+    assert!(env.session().get("compactions").is_none(), "none recorded");
+    let last = server.chat_requests().pop().unwrap();
+    let whole = last["messages"].as_array().unwrap();
+    assert_eq!(whole.iter().filter(|m| m["role"] == "tool").count(), 8);
+    assert!(
+        whole
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap().contains("was dropped"))
+    );
+
+    let env = TestEnv::new();
+    let server = FakeOllama::start(reads(&env, 8))
+        .with_model("small:1b", &["completion", "tools"], 8_192)
+        .counting();
+    env.oc(&server)
+        .args([
+            "run",
+            "--compact-at",
+            "50",
+            "--model",
+            "small:1b",
+            "read data/",
+        ])
+        .assert()
+        .success();
+    assert!(!env.session()["compactions"].as_array().unwrap().is_empty());
+    let id = env.session()["id"].as_str().unwrap().to_string();
+    let shown = env
+        .oc(&server)
+        .args(["sessions", "show", &id])
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    assert!(
+        shown.contains("compactions (the full messages are in `--json`):"),
+        "{shown}"
+    );
+    assert!(shown.contains(": stubbed at message "), "{shown}");
+    let server = FakeOllama::start(vec![Reply::answer("Still read.")]).with_model(
+        "small:1b",
+        &["completion", "tools"],
+        8_192,
+    );
+    env.oc(&server)
+        .args(["run", "--resume", &id, "--model", "small:1b", "and now?"])
+        .assert()
+        .success();
+    let first = &server.chat_requests()[0]["messages"];
+    let stubs = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| {
+            m["content"]
+                .as_str()
+                .unwrap()
+                .contains("was dropped to save context")
+        })
+        .count();
+    assert!(
+        stubs >= 1,
+        "the resumed run starts from the compacted state"
+    );
 }
