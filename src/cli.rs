@@ -238,6 +238,14 @@ pub struct PromptArgs {
     /// [default: 3]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub check_attempts: Option<u32>,
+    /// Attach an image to the prompt (repeatable; PNG, JPEG, WebP, GIF's first
+    /// frame; at most 20 MB); needs a model with the `vision` capability.
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<std::path::PathBuf>,
+    /// Shrink attached images so their longest side is at most PX pixels
+    /// [default: 1024]
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(64..=8192))]
+    pub image_max_side: Option<u32>,
     /// Stop the whole run after DURATION (e.g. `90s`, `10m`) with exit 124.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<std::time::Duration>,

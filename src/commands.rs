@@ -12,6 +12,7 @@ use crate::client::{Message, ModelInfo, OllamaClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::fsutil::{self, StreamedWriteError};
+use crate::images::ImageStore;
 use crate::session::{Session, Store, export, read_session};
 use crate::ui::{out, print_warning, sanitize};
 
@@ -203,6 +204,13 @@ pub fn transcript(s: &Session) -> String {
     text
 }
 
+/// The `OC_HOME` of a records file (the folder holding it), absolute so
+/// exported image paths work from anywhere.
+fn image_home(input: &Path) -> std::path::PathBuf {
+    let input = input.canonicalize().unwrap_or_else(|_| input.to_path_buf());
+    input.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
 /// The compaction markers and prompt cuts of a session: what the model
 /// stopped seeing, when. Empty when there were none.
 fn compactions_text(s: &Session) -> String {
@@ -245,7 +253,12 @@ fn message_text(m: &Message) -> String {
             let first = m.content.lines().next().unwrap_or_default();
             text.push_str(&format!("system: {} …\n", sanitize(first)));
         }
-        Role::User => text.push_str(&format!("user: {}\n", sanitize(&m.content))),
+        Role::User => {
+            text.push_str(&format!("user: {}\n", sanitize(&m.content)));
+            for image in &m.images {
+                text.push_str(&format!("  [image {}]\n", sanitize(image)));
+            }
+        }
         Role::Assistant => {
             if let Some(thinking) = m.thinking.as_deref().filter(|t| !t.is_empty()) {
                 text.push_str(&format!("thinking: {}\n", sanitize(thinking)));
@@ -501,6 +514,8 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
         strict: args.strict,
         weight_failed_turns: args.weight_failed_turns,
         arguments_as_string: args.arguments_as_string,
+        // Records live in `OC_HOME/finetune.jsonl`; their images beside them.
+        images: Some(ImageStore::new(&image_home(&input))),
     };
     let reader = std::io::BufReader::new(file);
     let summary = match &args.out {

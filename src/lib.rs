@@ -11,6 +11,7 @@ pub mod config;
 pub mod env_vars;
 pub mod error;
 pub mod fsutil;
+pub mod images;
 pub mod input;
 pub mod permissions;
 pub mod protocol;
@@ -130,6 +131,10 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     });
     let prompt = input::read_prompt(&args.prompt)?;
     warn_if_think_took_a_level(&args.prompt);
+    let max_side = args.image_max_side.unwrap_or(images::DEFAULT_MAX_SIDE);
+    let images = (args.images.iter())
+        .map(|path| images::load(path, max_side))
+        .collect::<Result<Vec<String>>>()?;
     if common.dry_run {
         let (body, system, tools) = agent::dry_run_request(&settings, &prompt)?;
         ui::out(&format!("{body}\n"));
@@ -140,6 +145,13 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             tokens(body.len()),
             tokens(system + tools)
         ));
+        if !images.is_empty() {
+            ui::print_note(&format!(
+                "{} image{} checked and left out of the body shown (base64, in the prompt's `images`)",
+                images.len(),
+                if images.len() == 1 { "" } else { "s" }
+            ));
+        }
         return Ok(ExitStatus::Success);
     }
     let mut approver = ui::approver_for_this_process();
@@ -158,6 +170,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             command,
             max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
         }),
+        images,
     };
     agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
 }

@@ -62,6 +62,8 @@ pub struct Job {
     /// `--check`: run when the model says it is done; its failures go back
     /// to the model, and the run succeeds only when it passes.
     pub check: Option<CheckPlan>,
+    /// Images for the prompt (`--image`): Ollama `images` entries (base64).
+    pub images: Vec<String>,
 }
 
 /// Runs one agent session to its end and returns the exit status.
@@ -87,6 +89,13 @@ pub async fn run(
             message: format!("{} before the run started", stop.describe()),
         }),
     };
+    if !job.images.is_empty() && !info.has("vision") {
+        return Err(Error::Usage(format!(
+            "model `{}` cannot see images (its capabilities: {}; `--image` needs `vision`); pick a vision model (`oc models` lists capabilities) or drop `--image`",
+            settings.model,
+            info.capabilities.join(", ")
+        )));
+    }
     let model = ModelSetup::from_capabilities(&info, settings, out);
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
@@ -104,7 +113,7 @@ pub async fn run(
         settings, &client, &model, saves, first_turn, protocol, calls,
     );
     turns.check = job.check.as_ref();
-    turns.open(&mut session, job.prompt, out).await;
+    turns.open(&mut session, job.prompt, job.images, out).await;
     let mut ending = tokio::select! {
         result = turns.run(&mut session, out) => result.unwrap_or_else(Ending::Failed),
         stop = interruptions.next() => Ending::Interrupted(stop),

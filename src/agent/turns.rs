@@ -251,12 +251,23 @@ impl<'a> Turns<'a> {
 
     /// Adds the prompt to the session, with the files it is about (see
     /// [`super::opening`]), and sets the guards that read the prompt.
-    pub async fn open(&mut self, session: &mut Session, prompt: String, out: &mut dyn Output) {
+    pub async fn open(
+        &mut self,
+        session: &mut Session,
+        prompt: String,
+        images: Vec<String>,
+        out: &mut dyn Output,
+    ) {
         self.descriptions = DescribeGuard::new(&prompt, self.settings.enabled(Heuristic::Nudge));
         let ground = self.settings.enabled(Heuristic::Ground);
         let budget = opening::grounding_budget(self.model.num_ctx);
         let (protocol, calls) = (&mut self.protocol, &mut self.calls);
+        let prompt_at = session.messages.len();
         opening::open(session, prompt, protocol, calls, ground, budget, out).await;
+        // The opening's first message is the user's prompt; the images go with it.
+        if let Some(message) = session.messages.get_mut(prompt_at) {
+            message.images = images;
+        }
     }
 
     /// How many times `--check` ran in this run.

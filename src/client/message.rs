@@ -31,6 +31,11 @@ pub struct Message {
     pub tool_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Images for a vision model: base64 without a `data:` prefix on the
+    /// wire; in saved sessions and records, `images/<sha256>.<ext>` names
+    /// of files under `OC_HOME` (see `crate::images::ImageStore`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 impl Message {
@@ -43,6 +48,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_name: None,
             tool_call_id: None,
+            images: Vec::new(),
         }
     }
 

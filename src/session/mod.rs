@@ -10,10 +10,12 @@ use serde_json::Value;
 use crate::client::Message;
 use crate::error::{Error, Result};
 use crate::fsutil;
+use crate::images::ImageStore;
 use crate::permissions::PermissionRecord;
 use crate::vocab::Mode;
 
 pub mod export;
+mod export_images;
 pub mod redact;
 
 /// Version of the session file layout.
@@ -203,6 +205,26 @@ impl Session {
 }
 
 impl Session {
+    /// Every message of the session: the conversation, then what the
+    /// compaction markers replaced and put in place.
+    pub fn all_messages(&mut self) -> impl Iterator<Item = &mut Message> {
+        let marked = (self.compactions.iter_mut())
+            .flat_map(|c| c.replaced.iter_mut().chain(c.by.iter_mut()));
+        self.messages.iter_mut().chain(marked)
+    }
+
+    /// Whether any message carries images.
+    fn has_images(&self) -> bool {
+        let marked = self
+            .compactions
+            .iter()
+            .flat_map(|c| c.replaced.iter().chain(&c.by));
+        self.messages
+            .iter()
+            .chain(marked)
+            .any(|m| !m.images.is_empty())
+    }
+
     /// Normalises what older versions, other tools or hand edits may have
     /// written: tool-call `arguments` given as a JSON string become the
     /// object they hold, as live replies are, since Ollama rejects string
@@ -332,6 +354,15 @@ impl Store {
                 e,
             )
         })?;
+        let named;
+        let session: &Session = if session.has_images() {
+            let mut copy = session.clone();
+            ImageStore::new(&self.home).name_all(copy.all_messages())?;
+            named = copy;
+            &named
+        } else {
+            session
+        };
         let json = serde_json::to_vec_pretty(session)
             .map_err(|e| Error::Server(format!("cannot encode the session: {e}")))?;
         fsutil::write_atomic(&path, &json, 0o600).map_err(|e| {
@@ -408,6 +439,7 @@ impl Store {
     pub fn load(&self, id: &str) -> Result<Session> {
         let mut session = read_session(&self.find(id)?)?;
         session.normalize_loaded();
+        ImageStore::new(&self.home).load_all(session.all_messages())?;
         Ok(session)
     }
 
@@ -417,6 +449,9 @@ impl Store {
         let cwd = cwd.display().to_string();
         let mut session = self.list().0.into_iter().find(|s| s.cwd == cwd)?;
         session.normalize_loaded();
+        ImageStore::new(&self.home)
+            .load_all(session.all_messages())
+            .ok()?;
         Some(session)
     }
 
@@ -426,7 +461,12 @@ impl Store {
     pub fn append_finetune(&self, record: &FinetuneRecord) -> Result<()> {
         let path = self.finetune_path();
         let context = || format!("cannot append to `{}`", path.display());
-        let mut value = serde_json::to_value(record)
+        let mut named = record.clone();
+        let messages = named.messages.iter_mut();
+        let markers = named.compactions.iter_mut();
+        let marked = markers.flat_map(|c| c.replaced.iter_mut().chain(c.by.iter_mut()));
+        ImageStore::new(&self.home).name_all(messages.chain(marked))?;
+        let mut value = serde_json::to_value(&named)
             .map_err(|e| Error::Server(format!("cannot encode the finetune record: {e}")))?;
         let redactions = redact::redact_value(&mut value);
         value["redactions"] = Value::from(redactions);

@@ -4,6 +4,7 @@ mod context;
 mod edit_formats;
 mod errors;
 mod finetune;
+mod images;
 mod outcomes;
 mod permissions;
 mod readme;
