@@ -38,22 +38,8 @@ const REF_PREFIX: &str = "images/";
 /// than 20 MB, not a PNG, JPEG, WebP or GIF image, cannot be decoded.
 pub fn load(path: &Path, max_side: u32) -> Result<String> {
     let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| {
-            Error::Usage(format!(
-                "cannot read the image `{shown}`: {e}; check the path given to `--image`"
-            ))
-        })?
-        .len();
-    if size > MAX_IMAGE_BYTES {
-        return Err(Error::Usage(format!(
-            "the image `{shown}` is {:.1} MB; images may be at most 20 MB (shrink it first)",
-            size as f64 / 1e6
-        )));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::Usage(format!("cannot read the image `{shown}`: {e}")))?;
-    let reader = ImageReader::new(Cursor::new(&bytes))
+    let bytes = read_bounded(path)?;
+    let mut reader = ImageReader::new(Cursor::new(&bytes))
         .with_guessed_format()
         .map_err(|e| Error::Usage(format!("cannot read the image `{shown}`: {e}")))?;
     let format = reader
@@ -69,6 +55,7 @@ pub fn load(path: &Path, max_side: u32) -> Result<String> {
                 "`{shown}` is not a PNG, JPEG, WebP or GIF image; `--image` takes those"
             ))
         })?;
+    reader.limits(pixel_limits());
     let undecodable = |e: image::ImageError| {
         Error::Usage(format!(
             "the image `{shown}` looks like {} but cannot be decoded: {e}",
@@ -92,6 +79,55 @@ pub fn load(path: &Path, max_side: u32) -> Result<String> {
     let encoded = encode(&image, format == ImageFormat::Jpeg)
         .map_err(|e| Error::Usage(format!("cannot encode the image `{shown}` again: {e}")))?;
     Ok(BASE64.encode(encoded))
+}
+
+/// The bytes of the regular file at `path`, at most [`MAX_IMAGE_BYTES`]
+/// (read with that bound, so a device or a pipe is never read whole).
+fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = path.display();
+    let unreadable = |e: std::io::Error| {
+        Error::Usage(format!(
+            "cannot read the image `{shown}`: {e}; check the path given to `--image` and that you may read it"
+        ))
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(Error::Usage(format!(
+            "`{shown}` is not a regular file (a directory, device or pipe); `--image` takes an image file"
+        )));
+    }
+    let too_large = |size: u64| {
+        Error::Usage(format!(
+            "the image `{shown}` is {:.1} MB; images may be at most 20 MB (shrink it first)",
+            size as f64 / 1e6
+        ))
+    };
+    if meta.len() > MAX_IMAGE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    (file.take(MAX_IMAGE_BYTES + 1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    if bytes.is_empty() {
+        return Err(Error::Usage(format!("the image `{shown}` is empty")));
+    }
+    Ok(bytes)
+}
+
+/// Decoding limits: at most 16,384 pixels a side and 512 MB of pixels, so
+/// a small file that claims huge dimensions is refused, not decoded.
+fn pixel_limits() -> image::Limits {
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(16_384);
+    limits.max_image_height = Some(16_384);
+    limits.max_alloc = Some(512 * 1024 * 1024);
+    limits
 }
 
 fn format_name(format: ImageFormat) -> &'static str {
@@ -188,7 +224,7 @@ impl ImageStore {
         let path = self.path(name)?;
         let bytes = std::fs::read(&path).map_err(|e| {
             Error::Usage(format!(
-                "cannot read the stored image `{}`: {e}",
+                "cannot read the stored image `{}` that this session sends again: {e}; put the image back there, or start a new session",
                 path.display()
             ))
         })?;

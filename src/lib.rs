@@ -81,7 +81,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
     let store = session::Store::new(&settings.home);
     let resume = if args.continue_last {
-        let session = store.newest_in(&settings.cwd).ok_or_else(|| {
+        let session = store.newest_in(&settings.cwd)?.ok_or_else(|| {
             Error::Usage(format!(
                 "no saved session was started in `{}`; start one with `oc run`, or pick one with `--resume ID` (see `oc sessions list`)",
                 settings.cwd.display()

@@ -89,9 +89,17 @@ pub async fn run(
             message: format!("{} before the run started", stop.describe()),
         }),
     };
-    if !job.images.is_empty() && !info.has("vision") {
+    let resumed_images = (job.resume.iter())
+        .flat_map(|s| &s.messages)
+        .any(|m| !m.images.is_empty());
+    if (!job.images.is_empty() || resumed_images) && !info.has("vision") {
+        let culprit = if job.images.is_empty() {
+            "the session goes on from messages with images"
+        } else {
+            "`--image` needs `vision`"
+        };
         return Err(Error::Usage(format!(
-            "model `{}` cannot see images (its capabilities: {}; `--image` needs `vision`); pick a vision model (`oc models` lists capabilities) or drop `--image`",
+            "model `{}` cannot see images (its capabilities: {}; {culprit}); pick a vision model (`oc models` lists capabilities), or drop `--image` (a session with images goes on only with a vision model)",
             settings.model,
             info.capabilities.join(", ")
         )));

@@ -444,15 +444,15 @@ impl Store {
     }
 
     /// The newest session started in `cwd`, if any (normalised as by
-    /// [`Store::load`]).
-    pub fn newest_in(&self, cwd: &Path) -> Option<Session> {
+    /// [`Store::load`]). Errors: as [`ImageStore::load_all`].
+    pub fn newest_in(&self, cwd: &Path) -> Result<Option<Session>> {
         let cwd = cwd.display().to_string();
-        let mut session = self.list().0.into_iter().find(|s| s.cwd == cwd)?;
+        let Some(mut session) = self.list().0.into_iter().find(|s| s.cwd == cwd) else {
+            return Ok(None);
+        };
         session.normalize_loaded();
-        ImageStore::new(&self.home)
-            .load_all(session.all_messages())
-            .ok()?;
-        Some(session)
+        ImageStore::new(&self.home).load_all(session.all_messages())?;
+        Ok(Some(session))
     }
 
     /// Appends one record as one line, with credentials redacted first (see

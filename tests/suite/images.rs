@@ -200,6 +200,8 @@ fn bad_images_are_named_and_nothing_is_sent() {
         .unwrap()
         .set_len(21 * 1024 * 1024)
         .unwrap();
+    let empty = env.work().join("empty.png");
+    std::fs::write(&empty, "").unwrap();
     let cases = [
         (
             env.work().join("missing.png").display().to_string(),
@@ -214,6 +216,9 @@ fn bad_images_are_named_and_nothing_is_sent() {
             "looks like a PNG but cannot be decoded",
         ),
         (huge.display().to_string(), "images may be at most 20 MB"),
+        (env.work().display().to_string(), "is not a regular file"),
+        ("/dev/zero".to_string(), "is not a regular file"),
+        (empty.display().to_string(), "is empty"),
     ];
     for (path, says) in cases {
         let server = vision_server(vec![Reply::answer("never")]);
@@ -254,4 +259,27 @@ fn a_resumed_run_sends_the_stored_images_again() {
         .success();
     let original = std::fs::read(image_fixture("diagram.png")).unwrap();
     assert_eq!(sent_images(&server), [BASE64.encode(original)]);
+
+    // Not to a model that cannot see them.
+    let blind = FakeOllama::start(vec![Reply::answer("never")]);
+    let out = env
+        .oc(&blind)
+        .args(["run", "--continue", "and now?"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(&out).contains("the session goes on from messages with images"));
+    assert!(blind.chat_requests().is_empty());
+
+    // A stored image that is gone is named, with what to do.
+    for entry in std::fs::read_dir(env.home.path().join("images")).unwrap() {
+        std::fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let out = env
+        .oc(&server)
+        .args(["run", "--continue", "-m", VISION, "and now?"])
+        .assert()
+        .code(2);
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("cannot read the stored image"), "{stderr}");
+    assert!(stderr.contains("put the image back there"), "{stderr}");
 }
