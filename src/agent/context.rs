@@ -44,6 +44,9 @@ pub struct ContextMeter {
     estimated_then: u64,
     /// Whether the conversation was compacted since that reply.
     stale: bool,
+    /// Tokens after the last compaction, when it could not get below the
+    /// limit: the next one waits until the conversation has grown.
+    compacted_to: Option<u64>,
 }
 
 impl ContextMeter {
@@ -74,6 +77,21 @@ impl ContextMeter {
         self.measured = Some(prompt_eval_count + eval_count);
         self.estimated_then = sent + reply;
         self.stale = false;
+    }
+
+    /// Notes a compaction that left `after` tokens, against `limit`.
+    pub fn compacted(&mut self, after: u64, limit: u64) {
+        self.compacted_to = (after > limit).then_some(after);
+    }
+
+    /// Whether a compaction that could not get below the limit was so
+    /// recent that another would gain little: the conversation has grown
+    /// by less than a tenth of `num_ctx` since, and is below 95 % of it.
+    /// Each compaction breaks the server's cached prefix, so it should not
+    /// run every turn.
+    pub fn compacted_recently(&self, tokens: u64, num_ctx: u64) -> bool {
+        self.compacted_to
+            .is_some_and(|to| tokens < to + num_ctx / 10 && tokens <= num_ctx * 95 / 100)
     }
 
     /// Marks the measured figure as describing an older conversation (after

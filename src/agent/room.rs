@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::compaction::{self, SUMMARY_PROMPT, TARGET_PERCENT};
-use super::context::{BYTES_PER_TOKEN, ContextMeter, request_tokens};
+use super::context::{BYTES_PER_TOKEN, ContextMeter, message_tokens, request_tokens};
 use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role};
 use crate::error::{Error, Result};
 use crate::session::{Compaction, Session, Usage};
@@ -51,18 +51,23 @@ impl Room<'_> {
         let Some(limit) = self.compact_at.map(|pct| num_ctx * u64::from(pct) / 100) else {
             return Ok(Ok(()));
         };
-        let before = tokens(&session.messages, meter);
-        if before <= limit {
+        let measured = tokens(&session.messages, meter);
+        if measured <= limit || meter.compacted_recently(measured, num_ctx) {
             return Ok(Ok(()));
         }
-        let target = num_ctx * TARGET_PERCENT / 100;
+        let estimate_before = request_tokens(&wire(&session.messages), self.schemas);
+        let target = (num_ctx * TARGET_PERCENT / 100).min(limit * 2 / 3);
         let turn = session.turns + 1;
         let mut markers = compaction::stub_old_results(&mut session.messages, turn);
-        // The measured figure described the old conversation.
+        // The measured figure described the old conversation; before and
+        // after are both told on the same (scaled) estimate.
         meter.reset();
-        // A summary costs a model request: only when the stubs were not enough.
+        let before = meter.tokens(estimate_before);
+        // A summary costs a model request: only when the stubs were not
+        // enough, and only of a part worth it.
         if tokens(&session.messages, meter) > limit
             && let Some(range) = compaction::summarisable(&session.messages)
+            && worth_summarising(&session.messages[range.clone()], num_ctx)
         {
             let text = compaction::transcript(
                 &session.messages[range.clone()],
@@ -88,6 +93,7 @@ impl Room<'_> {
             markers.push(marker);
             now = tokens(&session.messages, meter);
         }
+        meter.compacted(now, limit);
         if !markers.is_empty() {
             out.note(&format!(
                 "compacted the conversation from about {before} to {now} tokens of {num_ctx} ({})",
@@ -142,6 +148,12 @@ impl Room<'_> {
             }
         }
     }
+}
+
+/// Whether `messages` take enough of the context to be worth a summary
+/// request (an eighth of `num_ctx`).
+fn worth_summarising(messages: &[Message], num_ctx: u64) -> bool {
+    messages.iter().map(message_tokens).sum::<u64>() >= num_ctx / 8
 }
 
 /// What the compaction did, in words.

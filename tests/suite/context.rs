@@ -402,3 +402,69 @@ fn no_compact_keeps_everything_and_resume_keeps_the_compaction() {
         "the resumed run starts from the compacted state"
     );
 }
+
+/// When the recent turns alone pass the limit, compaction does not run on
+/// every turn (each one breaks the server's cached prefix), a summary is
+/// only made of a part worth it, and every compaction reports fewer tokens
+/// after than before.
+#[test]
+fn compaction_does_not_repeat_every_turn() {
+    let env = TestEnv::new();
+    let mut replies = Vec::new();
+    for n in 0..12 {
+        let text: String = (0..60)
+            .map(|i| format!("step {n}.{i}: weighing the options\n"))
+            .collect();
+        replies.push(Reply::lines(vec![
+            content_chunk(&text),
+            tool_call_chunk(&[("list_files", json!({"pattern": format!("*{n}")}))]),
+            done_chunk("stop"),
+        ]));
+    }
+    replies.push(Reply::answer("Done."));
+    let server = FakeOllama::start(replies)
+        .with_model("small:1b", &["completion", "tools"], 8_192)
+        .counting()
+        .summarising("Goal: weigh the options. Listed files twelve times.");
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--model",
+            "small:1b",
+            "--compact-at",
+            "30",
+            "--output-format",
+            "stream-json",
+            "think it through",
+        ])
+        .assert()
+        .success();
+    let events: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let compactions: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "compaction")
+        .collect();
+    assert!(!compactions.is_empty());
+    assert!(
+        compactions.len() <= 6,
+        "{} compactions in 13 turns",
+        compactions.len()
+    );
+    for c in &compactions {
+        assert!(c["after"].as_u64() < c["before"].as_u64(), "{c}");
+    }
+    // A summary replaces at least an eighth of the context, never a scrap.
+    let session = env.session();
+    for marker in session["compactions"].as_array().unwrap() {
+        if marker["kind"] == "summarized" {
+            let bytes: usize = (marker["replaced"].as_array().unwrap().iter())
+                .map(|m| m["content"].as_str().unwrap().len())
+                .sum();
+            assert!(bytes >= 8_192 / 8 * 3, "a summary of {bytes} bytes");
+        }
+    }
+}
