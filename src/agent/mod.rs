@@ -194,7 +194,12 @@ impl Close<'_> {
             session.exit_reason = Some(reason);
         }
         let final_text = final_text(session, &calls.files_changed);
-        if let Some(path) = self.last_message_file {
+        // Only an answer is written: a run stopped short has none, whatever
+        // text its last reply had.
+        if let Some(path) = self
+            .last_message_file
+            .filter(|_| matches!(ending, Ending::Answered))
+        {
             exit = write_last_message(path, &final_text, exit, out);
         }
         session.exit_code = Some(exit.code());

@@ -243,7 +243,7 @@ pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usi
         tools: &schemas,
         stream: true,
         think: settings.think_explicit.then_some(settings.think),
-        options: ChatOptions::new(settings.num_ctx, &settings.sampling),
+        options: model.options(settings),
     };
     let body = serde_json::to_string(&request)
         .map_err(|e| Error::Server(format!("cannot encode the request: {e}")))?;

@@ -90,6 +90,25 @@ fn the_real_whole_file_reply_is_applied_in_one_turn() {
         record["messages"][1]["tool_calls"][0]["function"]["name"],
         "write_file"
     );
+    // It ends with the run's answer, so every export format takes it.
+    let last = record["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last,
+        json!({"role": "assistant", "content": "Changed utils.py."})
+    );
+    for format in ["openai", "hf", "sharegpt"] {
+        let out = env
+            .oc(&server)
+            .args(["export-ft", "--strict", "--format", format])
+            .assert()
+            .success();
+        assert_eq!(stdout_of(&out).lines().count(), 1, "{format}");
+    }
 }
 
 /// The second real turn: the conversation goes back with the model's blocks

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::common::fake_ollama::{End, content_chunk, done_chunk};
+use crate::common::fake_ollama::{End, content_chunk, done_chunk, tool_call_chunk};
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
 use crate::common::{kill_named, wait_for_processes};
 
@@ -144,6 +144,18 @@ fn last_message_file_and_quiet() {
         std::fs::read_to_string(env.work().join("plan.md")).unwrap(),
         "1. Do it.\n"
     );
+    // A run stopped by `--max-turns` has no answer: nothing is written,
+    // even when its last reply had text beside a call.
+    let server = FakeOllama::start(vec![Reply::lines(vec![
+        content_chunk("Let me look first."),
+        tool_call_chunk(&[("list_files", json!({"pattern": "*"}))]),
+        done_chunk("stop"),
+    ])]);
+    env.oc(&server)
+        .args(["plan", "--max-turns", "1", "--out", "stopped.md", "plan"])
+        .assert()
+        .code(4);
+    assert!(!env.work().join("stopped.md").exists());
 }
 
 #[test]

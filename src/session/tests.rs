@@ -1,0 +1,86 @@
+//! Tests of session saves, titles and the success rule.
+
+use super::*;
+use crate::client::Role;
+
+#[test]
+fn save_is_atomic_and_round_trips() {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::new(home.path());
+    let mut session = Session::new(
+        Mode::Code,
+        "m",
+        "http://h:1",
+        home.path(),
+        "fix it\nplease",
+        4096,
+    );
+    session.messages.push(Message::text(Role::System, "sys"));
+    session.messages.push(Message::text(Role::User, "fix it"));
+    store.save(&mut session).unwrap();
+    let text = std::fs::read_to_string(store.session_path(&session.id)).unwrap();
+    let back: Session = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, session);
+    assert_eq!(back.title, "fix it");
+    let leftovers: Vec<_> = std::fs::read_dir(home.path().join("sessions"))
+        .unwrap()
+        .collect();
+    assert_eq!(leftovers.len(), 1, "no temp files left behind");
+
+    session.status = Status::Finished;
+    session.exit_code = Some(0);
+    session
+        .messages
+        .push(Message::text(Role::Assistant, "Fixed."));
+    let record = FinetuneRecord::from_session(&session, &[serde_json::json!({"type": "function"})]);
+    assert_eq!(record.system_prompt, "sys");
+    assert_eq!(record.messages.len(), 2);
+    assert!(record.success);
+    store.append_finetune(&record).unwrap();
+    store.append_finetune(&record).unwrap();
+    let lines = std::fs::read_to_string(store.finetune_path()).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    for line in lines.lines() {
+        let parsed: FinetuneRecord = serde_json::from_str(line).unwrap();
+        assert_eq!(parsed.session_id, session.id);
+    }
+}
+
+#[test]
+fn long_titles_are_shortened() {
+    assert_eq!(title_of(&"x".repeat(100)).chars().count(), 81);
+    assert_eq!(title_of("\n\n  hello  \nworld"), "hello");
+}
+
+/// A record is a success only when the run ended well and no failure
+/// signal stands.
+#[test]
+fn success_needs_exit_zero_an_answer_and_a_passing_check() {
+    let mut session = Session::new(Mode::Code, "m", "h", Path::new("/w"), "p", 8192);
+    session.status = Status::Finished;
+    session.exit_code = Some(0);
+    session
+        .messages
+        .push(Message::text(Role::Assistant, "Done."));
+    assert!(succeeded(&session));
+    session.exit_code = Some(5);
+    assert!(!succeeded(&session), "actions denied for want of approval");
+    session.exit_code = Some(0);
+    session
+        .messages
+        .push(Message::text(Role::Assistant, "```\n```"));
+    assert!(!succeeded(&session), "a final answer that is only markup");
+    session
+        .messages
+        .push(Message::text(Role::Assistant, "Done."));
+    session.unexecuted_call = true;
+    assert!(!succeeded(&session));
+    session.unexecuted_call = false;
+    session.check = Some(Check {
+        command: "t".into(),
+        exit_code: Some(1),
+        passed: false,
+        attempts: 1,
+    });
+    assert!(!succeeded(&session));
+}
