@@ -23,7 +23,7 @@ pub struct FileConfig {
     pub host: Option<String>,
     pub num_ctx: Option<u32>,
     pub max_output_tokens: Option<u32>,
-    pub compact_at: Option<u8>,
+    pub compact_at: Option<u32>,
     pub max_turns: Option<u32>,
     pub think: Option<Think>,
     pub temperature: Option<f64>,

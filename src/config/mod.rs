@@ -304,7 +304,8 @@ impl Settings {
             compact_at: (!flags.no_compact).then(|| {
                 flags
                     .compact_at
-                    .or(merged.compact_at)
+                    // Checked to be 10 to 95 when the file was read.
+                    .or(merged.compact_at.and_then(|p| u8::try_from(p).ok()))
                     .unwrap_or(DEFAULT_COMPACT_AT)
             }),
             max_turns: flags

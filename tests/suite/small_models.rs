@@ -268,7 +268,10 @@ fn dry_run_prints_the_request_and_sends_nothing() {
     let body: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
     assert_eq!(body["messages"][1]["content"], "fix the tests");
     assert_eq!(body["tools"].as_array().unwrap().len(), 7);
-    assert_eq!(body["options"]["num_predict"], 4096, "the reply cap, as sent");
+    assert_eq!(
+        body["options"]["num_predict"], 4096,
+        "the reply cap, as sent"
+    );
     assert!(stderr_of(&out).contains("request body:"));
     assert!(server.requests().is_empty());
     assert!(env.sessions().is_empty());
