@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Overrides;
-use crate::vocab::{EditFormat, TextTools, Think};
+use crate::vocab::{EditFormat, Provider, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 ///
@@ -65,6 +65,14 @@ pub struct ServerArgs {
     /// [default: http://localhost:11434]
     #[arg(long, global = true, value_name = "URL")]
     pub host: Option<String>,
+    /// The model server's API [env: OC_PROVIDER] [default: ollama, or openai
+    /// when `--base-url` is given]
+    #[arg(long, global = true, value_name = "API")]
+    pub provider: Option<Provider>,
+    /// API root of an OpenAI-compatible server, e.g. `http://127.0.0.1:8080/v1`
+    /// [env: OPENAI_BASE_URL] [default: http://127.0.0.1:8080/v1]
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
     /// Work in DIR instead of the current directory (the workspace the tools are
     /// confined to, and where the project config is looked for).
     #[arg(short = 'C', long = "cwd", global = true, value_name = "DIR")]
@@ -350,7 +358,6 @@ impl CommonArgs {
     pub fn overrides(&self) -> Overrides {
         Overrides {
             model: self.model.clone(),
-            host: self.server.host.clone(),
             num_ctx: self.num_ctx,
             max_output_tokens: self.max_output_tokens,
             compact_at: self.compact_at,
@@ -370,6 +377,20 @@ impl CommonArgs {
             deny: self.deny.clone(),
             system_prompt_file: self.system_prompt.clone(),
             append_system_prompt: self.append_system_prompt.clone(),
+            ..self.server.overrides()
+        }
+    }
+}
+
+impl ServerArgs {
+    /// The server's part of the settings merge: `--host`, `--provider`,
+    /// `--base-url`.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            host: self.host.clone(),
+            provider: self.provider,
+            base_url: self.base_url.clone(),
+            ..Overrides::default()
         }
     }
 }

@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use serde_json::{Value, json};
 
 use crate::cli::{Cli, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
-use crate::client::{Message, ModelInfo, OllamaClient, Role};
+use crate::client::{Message, ModelClient, ModelInfo, OpenAiClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::fsutil::{self, StreamedWriteError};
@@ -296,7 +296,10 @@ fn message_text(m: &Message) -> String {
 
 /// `oc models [list]` and `oc models show NAME`.
 pub async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus> {
-    let client = OllamaClient::new(&settings.host, settings.timeouts)?;
+    let client = match settings.model_client()? {
+        ModelClient::Ollama(client) => client,
+        ModelClient::OpenAi(client) => return openai_models(&client, args).await,
+    };
     match args.command.unwrap_or(ModelsCommand::List) {
         ModelsCommand::List => {
             let mut models = client.tags_raw().await?;
@@ -328,6 +331,71 @@ pub async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus>
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// `oc models` against an OpenAI-compatible server: `GET {base}/models`, in
+/// the same rows as Ollama's list (what the server does not say is null).
+async fn openai_models(client: &OpenAiClient, args: ModelsArgs) -> Result<ExitStatus> {
+    let entries = client.models_raw().await?;
+    match args.command.unwrap_or(ModelsCommand::List) {
+        ModelsCommand::List => {
+            let rows: Vec<Value> = entries.iter().map(openai_model_row).collect();
+            if args.json {
+                out(&format!("{}\n", Value::Array(rows)));
+            } else if rows.is_empty() {
+                print_warning(&format!("the server at {} lists no models", client.host()));
+            } else {
+                out(&models_table(&rows));
+            }
+        }
+        ModelsCommand::Show { name } => {
+            let Some(entry) = entries.iter().find(|m| m["id"] == name.as_str()) else {
+                let ids: Vec<&str> = entries.iter().filter_map(|m| m["id"].as_str()).collect();
+                return Err(Error::Unavailable(format!(
+                    "model `{name}` is not listed by {} (it lists: {})",
+                    client.host(),
+                    ids.join(", ")
+                )));
+            };
+            if args.json {
+                out(&format!("{entry}\n"));
+            } else {
+                let info = client.show(&name).await?;
+                let row = openai_model_row(entry);
+                let field = |v: &Value| v.as_str().map_or_else(|| "-".to_string(), str::to_string);
+                let context = info
+                    .context_length
+                    .map_or_else(|| "- (the server decides)".into(), |n| n.to_string());
+                out(&format!(
+                    "{name}\n  {:<15}{}\n  {:<15}{}\n  {:<15}{context}\n  {:<15}{}\n",
+                    "parameters",
+                    field(&row["parameter_size"]),
+                    "quantization",
+                    field(&row["quantization_level"]),
+                    "context length",
+                    "owned by",
+                    field(&entry["owned_by"]),
+                ));
+            }
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// One `/models` entry in the row shape of [`model_row`]: llama.cpp's
+/// `meta` gives size, parameters, quantization and context; vLLM's
+/// `max_model_len` the context.
+fn openai_model_row(m: &Value) -> Value {
+    let meta = &m["meta"];
+    json!({
+        "name": m["id"],
+        "size": meta["size"],
+        "parameter_size": meta["n_params"].as_f64().map(|n| format!("{:.1}B", n / 1e9)),
+        "quantization_level": meta["ftype"],
+        "context_length": meta["n_ctx"].as_u64().or_else(|| m["max_model_len"].as_u64()),
+        "capabilities": Value::Null,
+        "modified_at": Value::Null,
+    })
 }
 
 /// One `/api/tags` entry as `oc models --json` prints it.

@@ -11,6 +11,11 @@ pub const OC_MODEL: &str = "OC_MODEL";
 /// Ollama server address in any form Ollama accepts: `host`, `host:port`,
 /// `http://host:port`.
 pub const OLLAMA_HOST: &str = "OLLAMA_HOST";
+/// Model server API: `ollama` or `openai` (as `--provider`).
+pub const OC_PROVIDER: &str = "OC_PROVIDER";
+/// API root of an OpenAI-compatible server, e.g. `http://127.0.0.1:8080/v1`
+/// (as `--base-url`; the name OpenAI's own clients read).
+pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Any non-empty value turns colour off (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Edit format: `tools`, `whole`, `diff` or `auto` (as `--edit-format`).

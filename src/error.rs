@@ -69,12 +69,19 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// The model server did not answer at all (exit 3).
-    #[error(
-        "cannot reach the Ollama server at {host}: {reason}\n\
-         Start it with `ollama serve`, or point `--host` / `OLLAMA_HOST` at a running server."
-    )]
-    Unreachable { host: String, reason: String },
+    /// The model server did not answer at all (exit 3). `server` names its
+    /// kind ("the Ollama server"); `hint` says how to start or find one.
+    #[error("cannot reach {server} at {host}: {reason}\n{hint}")]
+    Unreachable {
+        server: &'static str,
+        host: String,
+        reason: String,
+        hint: &'static str,
+    },
+    /// An OpenAI-compatible server does not serve the model, or cannot be
+    /// used as asked (exit 3); the text says which and what to do.
+    #[error("{0}")]
+    Unavailable(String),
     /// The server answered 404 for the model (exit 3).
     #[error(
         "model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or pick another with `--model`, `OC_MODEL` or `\"model\"` in the config (`oc models` lists what the server has)."
@@ -85,6 +92,11 @@ pub enum Error {
         /// Already formatted list of the models the server has, or empty.
         available: String,
     },
+    /// An OpenAI-compatible server refused a request because of its `tools`
+    /// (no tool-call template): the loop falls back to the fenced-tool
+    /// protocol; exit 1 if it reaches the user.
+    #[error("the server refused the tool schemas ({0})")]
+    ToolsRejected(String),
     /// The server or stream failed mid-run (exit 1).
     #[error("{0}")]
     Server(String),
@@ -107,8 +119,10 @@ impl Error {
             Error::Usage(_) | Error::ConfigSyntax { .. } | Error::ConfigRead { .. } => {
                 ExitStatus::Usage
             }
-            Error::Unreachable { .. } | Error::ModelNotFound { .. } => ExitStatus::Unavailable,
-            Error::Server(_) | Error::Io { .. } => ExitStatus::Failure,
+            Error::Unreachable { .. } | Error::ModelNotFound { .. } | Error::Unavailable(_) => {
+                ExitStatus::Unavailable
+            }
+            Error::Server(_) | Error::ToolsRejected(_) | Error::Io { .. } => ExitStatus::Failure,
             Error::Stopped { status, .. } => *status,
         }
     }

@@ -44,7 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Chat(args) => runtime.block_on(run_agent(&args, Mode::Chat))?,
         Command::Sessions(args) => commands::sessions(&load_home(&args.home)?, args.command)?,
         Command::Models(args) => {
-            let settings = load_settings(&args.server, &Overrides::default(), Mode::Code)?;
+            let settings = load_settings(&args.server, &args.server.overrides(), Mode::Code)?;
             runtime.block_on(commands::models(&settings, args))?
         }
         Command::ExportFt(args) => commands::export_ft(&load_home(&args.home)?, &args)?,

@@ -142,6 +142,30 @@ impl EditFormat {
     }
 }
 
+/// The API of the model server (`--provider`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Ollama's native API (`/api/chat`).
+    #[default]
+    Ollama,
+    /// The OpenAI chat-completions API (`{base}/chat/completions`):
+    /// llama.cpp, vLLM, SGLang, LM Studio, LiteLLM, Ollama's `/v1`.
+    #[serde(rename = "openai")]
+    #[value(name = "openai")]
+    OpenAi,
+}
+
+impl Provider {
+    /// The name used in flags, config, sessions and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Ollama => "ollama",
+            Provider::OpenAi => "openai",
+        }
+    }
+}
+
 /// A heuristic of the agent that `OC_DISABLE` can switch off, so that the
 /// benchmark can measure what it is worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -59,7 +59,7 @@ impl<'a> CallRunner<'a> {
             approver,
             rules: settings.rules.clone(),
             seen: tools::Seen::default(),
-            secrets: Secrets::gather(workspace.root()),
+            secrets: Secrets::gather(workspace.root(), &[&settings.api_key_env]),
             project_config: ProjectConfigGuard::new(&settings.project_config),
             denials: Vec::new(),
             tool_calls: 0,

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::client::{OllamaClient, Role};
+use crate::client::Role;
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -80,7 +80,7 @@ pub async fn run(
 ) -> Result<ExitStatus> {
     let started = Instant::now();
     let mut interruptions = Interruptions::new(Signals::install()?.watch(), job.timeout);
-    let client = OllamaClient::new(&settings.host, settings.timeouts)?;
+    let client = settings.model_client()?;
     let workspace = setup::open_workspace(&settings.cwd)?;
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,

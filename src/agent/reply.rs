@@ -4,7 +4,7 @@
 
 use super::repetition::RepetitionDetector;
 use super::text_calls::{Filtered, TextCallFilter};
-use crate::client::{ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::client::{ChatRequest, Message, ModelClient, Role, ToolCall};
 use crate::error::{Error, Result};
 use crate::tools::ToolName;
 use crate::ui::Output;
@@ -75,7 +75,7 @@ impl Reading {
 /// Sends `request` and streams the reply of turn `turn`, printing as it
 /// comes; `partial` keeps what arrived in case the run is interrupted.
 pub async fn stream(
-    client: &OllamaClient,
+    client: &ModelClient,
     request: &ChatRequest<'_>,
     reading: &Reading,
     turn: u32,
@@ -92,7 +92,7 @@ pub async fn stream(
     loop {
         let Some(chunk) = stream.next().await? else {
             return Err(Error::Server(format!(
-                "the /api/chat stream from {} ended before its final `done` chunk; the reply is incomplete and none of its tool calls were run",
+                "the chat stream from {} ended before its final chunk; the reply is incomplete and none of its tool calls were run",
                 client.host()
             )));
         };

@@ -6,14 +6,14 @@ use serde_json::Value;
 
 use super::compaction::{self, SUMMARY_PROMPT, TARGET_PERCENT};
 use super::context::{BYTES_PER_TOKEN, ContextMeter, message_tokens, request_tokens};
-use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role};
+use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role};
 use crate::error::{Error, Result};
 use crate::session::{Compaction, Session, Usage};
 use crate::ui::Output;
 
 /// What the room check needs of the run.
 pub struct Room<'a> {
-    pub client: &'a OllamaClient,
+    pub client: &'a ModelClient,
     pub model: &'a str,
     pub options: ChatOptions,
     /// The tool schemas sent with every request.

@@ -53,16 +53,20 @@ impl ModelSetup {
             }
             None
         };
-        let num_ctx = match info.context_length {
-            Some(max) if u64::from(settings.num_ctx) > max => {
-                let clamped = u32::try_from(max).unwrap_or(u32::MAX);
-                out.note(&format!(
-                    "num_ctx {} is more than `{}` supports; using {clamped}",
-                    settings.num_ctx, settings.model
-                ));
-                clamped
+        let num_ctx = if info.context_set_by_server {
+            server_context(info, settings, out)
+        } else {
+            match info.context_length {
+                Some(max) if u64::from(settings.num_ctx) > max => {
+                    let clamped = u32::try_from(max).unwrap_or(u32::MAX);
+                    out.note(&format!(
+                        "num_ctx {} is more than `{}` supports; using {clamped}",
+                        settings.num_ctx, settings.model
+                    ));
+                    clamped
+                }
+                _ => settings.num_ctx,
             }
-            _ => settings.num_ctx,
         };
         let native_tools = info.has("tools");
         let edit_format = choose_edit_format(settings, info);
@@ -119,6 +123,29 @@ impl ModelSetup {
         ChatOptions {
             num_predict: Some(cap),
             ..ChatOptions::new(self.num_ctx, &settings.sampling)
+        }
+    }
+}
+
+/// The context an OpenAI-compatible server runs with: no request can set
+/// it, so say so once, and count against the size it reports (llama.cpp,
+/// vLLM), else against `num_ctx`.
+fn server_context(info: &ModelInfo, settings: &Settings, out: &mut dyn Output) -> u32 {
+    match info.context_length {
+        Some(size) => {
+            let size = u32::try_from(size).unwrap_or(u32::MAX);
+            out.note(&format!(
+                "the server decides the context size, not `num_ctx`: it runs `{}` with {size} tokens, and oc counts against that",
+                settings.model
+            ));
+            size
+        }
+        None => {
+            out.warn(&format!(
+                "the server decides the context size, not `num_ctx`, and does not report it; oc counts against num_ctx {} (set it to the server's size)",
+                settings.num_ctx
+            ));
+            settings.num_ctx
         }
     }
 }
@@ -201,7 +228,7 @@ pub fn open_session(
 /// The system prompt of a new session: `--system-prompt FILE`'s text, or
 /// oc's own for the mode and edit format; then the project's `AGENTS.md`
 /// instructions and `--append-system-prompt`.
-fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
+pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
     let base = match (&settings.system_prompt, model.edit_format) {
         (Some(text), _) => text.trim_end().to_string(),
         (None, EditFormat::Whole) => prompt::file_blocks_prompt(false, root),

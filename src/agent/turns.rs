@@ -13,9 +13,9 @@ use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, Re
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
 use super::room::{ContextFull, Room};
-use super::setup::ModelSetup;
+use super::setup::{self, ModelSetup};
 use super::text_calls::TextCallFilter;
-use crate::client::{ChatOptions, ChatRequest, Message, OllamaClient, Role, ToolCall};
+use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
@@ -36,8 +36,10 @@ enum Answered {
 /// State shared by the turns of one run.
 pub struct Turns<'a> {
     settings: &'a Settings,
-    client: &'a OllamaClient,
-    model: &'a ModelSetup,
+    client: &'a ModelClient,
+    /// How this run talks to the model (fenced after a server refused the
+    /// tool schemas).
+    model: ModelSetup,
     options: ChatOptions,
     /// `None` with `--no-save`.
     store: Option<&'a Store>,
@@ -66,7 +68,7 @@ impl<'a> Turns<'a> {
     /// The loop for a session that has made `first_turn` turns so far.
     pub fn new(
         settings: &'a Settings,
-        client: &'a OllamaClient,
+        client: &'a ModelClient,
         model: &'a ModelSetup,
         store: Option<&'a Store>,
         first_turn: u32,
@@ -76,7 +78,7 @@ impl<'a> Turns<'a> {
         Turns {
             settings,
             client,
-            model,
+            model: model.clone(),
             options: model.options(settings),
             store,
             first_turn,
@@ -110,7 +112,13 @@ impl<'a> Turns<'a> {
             let turn = session.turns;
             out.turn_started(turn);
             let sent = self.request_estimate(session);
-            let reply = self.stream_reply(session, out).await?;
+            let reply = match self.stream_reply(session, out).await {
+                Err(Error::ToolsRejected(why)) if self.can_fall_back() => {
+                    self.fall_back_to_fenced(session, &why, out);
+                    self.stream_reply(session, out).await?
+                }
+                other => other?,
+            };
             self.count_usage(session, &reply, sent, out);
             let cut_off = reply.cut;
             if let Some(cut) = cut_off {
@@ -336,6 +344,32 @@ impl<'a> Turns<'a> {
                 content: partial.raw,
                 thinking: partial.thinking,
             });
+        }
+    }
+
+    /// Whether the run can go on without native tool calls: it sends tool
+    /// schemas now.
+    fn can_fall_back(&self) -> bool {
+        matches!(self.protocol, Protocol::ToolCalls { fenced: false, .. })
+    }
+
+    /// After a server refused the tool schemas (an OpenAI-compatible server
+    /// without a tool-call template): the tools are described in the system
+    /// prompt and called as ```tool fences from now on, as for an Ollama
+    /// model without the `tools` capability.
+    fn fall_back_to_fenced(&mut self, session: &mut Session, why: &str, out: &mut dyn Output) {
+        out.note(&format!(
+            "the server refused the tool schemas ({why}); going on with the tools described in the system prompt (```tool fences)"
+        ));
+        self.model.fenced = true;
+        self.protocol = self.model.protocol(&self.settings.cwd);
+        let own_prompt = self.settings.system_prompt.is_none();
+        if let Some(system) = session
+            .messages
+            .first_mut()
+            .filter(|m| own_prompt && m.role == Role::System)
+        {
+            system.content = setup::system_prompt(self.settings, &self.model, &self.settings.cwd);
         }
     }
 

@@ -1,14 +1,87 @@
-//! Model servers. Ollama's native API (`/api/chat`, `/api/show`, `/api/tags`)
-//! is the one spoken today; the message types ([`message`]) are its wire
-//! format and are also what sessions and fine-tuning records store.
+//! Model servers. One seam, [`ModelClient`], over two APIs: Ollama's native
+//! one (`/api/chat`, `/api/show`, `/api/tags`) and the OpenAI
+//! chat-completions API (llama.cpp, vLLM, SGLang, LM Studio, LiteLLM,
+//! Ollama's `/v1`). The loop sends a [`ChatRequest`] and reads
+//! [`ChatChunk`]s, whichever server answers. The message types
+//! ([`message`]) are Ollama's wire format and are also what sessions and
+//! fine-tuning records store; the OpenAI client converts at the seam.
 
+pub mod chat;
 pub mod fenced;
 pub mod host;
+mod http;
 pub mod message;
 pub mod ndjson;
 pub mod ollama;
+pub mod openai;
+pub mod openai_wire;
 pub mod timeouts;
 
+pub use chat::{ChatChunk, ChatOptions, ChatRequest, ModelInfo};
 pub use message::{FunctionCall, Message, Role, ToolCall};
-pub use ollama::{ChatChunk, ChatOptions, ChatRequest, ChatStream, ModelInfo, OllamaClient};
+pub use ollama::{OllamaClient, OllamaStream};
+pub use openai::{OpenAiClient, OpenAiStream};
 pub use timeouts::Timeouts;
+
+use crate::error::Result;
+
+/// The model server of a run.
+#[derive(Debug, Clone)]
+pub enum ModelClient {
+    Ollama(OllamaClient),
+    OpenAi(OpenAiClient),
+}
+
+impl ModelClient {
+    /// The base URL requests go to, without credentials.
+    pub fn host(&self) -> &str {
+        match self {
+            ModelClient::Ollama(c) => c.host(),
+            ModelClient::OpenAi(c) => c.host(),
+        }
+    }
+
+    /// What the server says about `model` (capabilities, context, size).
+    ///
+    /// Errors: unreachable server, missing model (Ollama), an answer that is
+    /// not the API's.
+    pub async fn show(&self, model: &str) -> Result<ModelInfo> {
+        match self {
+            ModelClient::Ollama(c) => c.show(model).await,
+            ModelClient::OpenAi(c) => c.show(model).await,
+        }
+    }
+
+    /// Sends one streamed chat request; read the reply with
+    /// [`ChatStream::next`].
+    ///
+    /// Errors: as the server's client says (unreachable, model missing,
+    /// refused request, [`crate::error::Error::ToolsRejected`]).
+    pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<ChatStream> {
+        Ok(match self {
+            ModelClient::Ollama(c) => ChatStream::Ollama(c.chat(request).await?),
+            ModelClient::OpenAi(c) => ChatStream::OpenAi(c.chat(request).await?),
+        })
+    }
+}
+
+/// One streamed reply, from either server.
+#[derive(Debug)]
+pub enum ChatStream {
+    Ollama(OllamaStream),
+    OpenAi(OpenAiStream),
+}
+
+impl ChatStream {
+    /// The next chunk; `None` when the body ended (before the final chunk
+    /// if none had `done: true`).
+    ///
+    /// Errors: an error reported inside the stream, a chunk that cannot be
+    /// read, a stream that broke off or went silent past its timeout.
+    pub async fn next(&mut self) -> Result<Option<ChatChunk>> {
+        match self {
+            ChatStream::Ollama(s) => s.next().await,
+            ChatStream::OpenAi(s) => s.next().await,
+        }
+    }
+}

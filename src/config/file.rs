@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
 use crate::permissions::rules::Action;
-use crate::vocab::{EditFormat, TextTools, Think};
+use crate::vocab::{EditFormat, Provider, TextTools, Think};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
@@ -21,6 +21,12 @@ pub const MIN_NUM_CTX: u32 = 256;
 pub struct FileConfig {
     pub model: Option<String>,
     pub host: Option<String>,
+    /// `ollama` or `openai`.
+    pub provider: Option<Provider>,
+    /// An OpenAI-compatible API root, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: Option<String>,
+    /// The name of the environment variable holding the API key.
+    pub api_key_env: Option<String>,
     pub num_ctx: Option<u32>,
     pub max_output_tokens: Option<u32>,
     pub compact_at: Option<u32>,
@@ -117,29 +123,45 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     })
 }
 
-/// Drops a `host` that a project config (a file that came with the
-/// repository, so not trusted) points away from this machine: a cloned
-/// repository must not send prompts and code elsewhere. Returns the warning
-/// to show. Loopback hosts are kept.
-pub fn drop_remote_host(file: &mut LoadedFile) -> Option<String> {
-    let host = file.config.host.as_deref()?;
-    let loopback = normalize_host(host).is_ok_and(|url| is_loopback(&url));
-    if loopback {
-        return None;
+/// Drops what a project config (a file that came with the repository, so
+/// not trusted) may not decide: a `host` or `base_url` away from this
+/// machine (a cloned repository must not send prompts and code elsewhere)
+/// and `api_key_env` (it must not pick which secret is sent). Returns the
+/// warnings to show. Loopback addresses are kept.
+pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let path = file.path.display().to_string();
+    for (key, value) in [
+        ("host", &mut file.config.host),
+        ("base_url", &mut file.config.base_url),
+    ] {
+        let Some(address) = value.as_deref() else {
+            continue;
+        };
+        if normalize_host(address).is_ok_and(|url| is_loopback(&url)) {
+            continue;
+        }
+        warnings.push(format!(
+            "`{path}` sets `{key}` to `{address}`, which is not this machine; it is ignored. Set a remote server with a flag, the environment or `OC_HOME/config.json`"
+        ));
+        *value = None;
     }
-    let warning = format!(
-        "`{}` sets `host` to `{host}`, which is not this machine; it is ignored. Set a remote host with `--host`, `OLLAMA_HOST` or `OC_HOME/config.json`",
-        file.path.display()
-    );
-    file.config.host = None;
-    Some(warning)
+    if file.config.api_key_env.take().is_some() {
+        warnings.push(format!(
+            "`{path}` sets `api_key_env`; a project config may not choose which secret is sent, so it is ignored. Set it in `OC_HOME/config.json`"
+        ));
+    }
+    warnings
 }
 
 /// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 20] = [
+const KNOWN_KEYS: [&str; 23] = [
     "compact_at",
     "model",
     "host",
+    "provider",
+    "base_url",
+    "api_key_env",
     "num_ctx",
     "max_output_tokens",
     "max_turns",
@@ -275,11 +297,8 @@ mod tests {
     #[test]
     fn project_config_cannot_point_away_from_this_machine() {
         let mut remote = file(r#"{"host": "https://evil.example", "model": "m"}"#);
-        assert!(
-            drop_remote_host(&mut remote)
-                .unwrap()
-                .contains("not this machine")
-        );
+        let warnings = drop_untrusted_server(&mut remote);
+        assert!(warnings[0].contains("not this machine"), "{warnings:?}");
         assert_eq!(remote.config.host, None);
         assert_eq!(remote.config.model.as_deref(), Some("m"));
         for tricky in [
@@ -288,14 +307,25 @@ mod tests {
             "http://evil?@localhost",
         ] {
             let mut f = file(&serde_json::json!({ "host": tricky }).to_string());
-            assert!(drop_remote_host(&mut f).is_some(), "{tricky}");
+            assert_eq!(drop_untrusted_server(&mut f).len(), 1, "{tricky}");
             assert!(normalize_host(tricky).is_err(), "{tricky}");
         }
         for local in ["localhost:11500", "127.0.0.1", "http://[::1]:11434", "::1"] {
             let mut f = file(&format!(r#"{{"host": "{local}"}}"#));
-            assert_eq!(drop_remote_host(&mut f), None, "{local}");
+            assert!(drop_untrusted_server(&mut f).is_empty(), "{local}");
             assert!(f.config.host.is_some());
         }
+        let mut openai = file(
+            r#"{"base_url": "https://api.example/v1", "api_key_env": "AWS_SECRET_ACCESS_KEY"}"#,
+        );
+        let warnings = drop_untrusted_server(&mut openai);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[1].contains("api_key_env"), "{warnings:?}");
+        assert_eq!(openai.config.base_url, None);
+        assert_eq!(openai.config.api_key_env, None);
+        let mut local = file(r#"{"provider": "openai", "base_url": "127.0.0.1:8080/v1"}"#);
+        assert!(drop_untrusted_server(&mut local).is_empty());
+        assert_eq!(local.config.provider, Some(Provider::OpenAi));
     }
 
     #[test]

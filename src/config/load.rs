@@ -59,7 +59,7 @@ fn load_with(
     files.extend(file::load_file(&home.join(USER_CONFIG))?);
     let project_config = find_project_config(&cwd);
     if let Some(mut project) = file::load_file(&project_config)? {
-        warnings.extend(file::drop_remote_host(&mut project));
+        warnings.extend(file::drop_untrusted_server(&mut project));
         files.push(project);
     }
     if let Some(path) = sources.config {

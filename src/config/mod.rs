@@ -9,14 +9,14 @@ pub mod load;
 
 use std::path::{Path, PathBuf};
 
-use crate::client::Timeouts;
 use crate::client::host::normalize_host;
+use crate::client::{ModelClient, OllamaClient, OpenAiClient, Timeouts};
 use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
 use crate::permissions::project_config::PROJECT_CONFIG;
 use crate::permissions::rules::{Action, Rule};
-use crate::vocab::{EditFormat, Heuristic, Mode, Sampling, TextTools, Think};
+use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 
@@ -24,6 +24,12 @@ pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
 /// Default server address (SPEC §3).
 pub const DEFAULT_HOST: &str = "http://localhost:11434";
+/// Default API root of an OpenAI-compatible server (llama.cpp's
+/// `llama-server` listens on port 8080).
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
+/// Default name of the environment variable holding the API key of an
+/// OpenAI-compatible server.
+pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 /// Default context window in tokens.
 pub const DEFAULT_NUM_CTX: u32 = 32768;
 /// Default cap on model requests per run.
@@ -46,6 +52,10 @@ pub const USER_CONFIG: &str = "config.json";
 pub struct Overrides {
     pub model: Option<String>,
     pub host: Option<String>,
+    /// `--provider`.
+    pub provider: Option<Provider>,
+    /// `--base-url URL`.
+    pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
     pub max_output_tokens: Option<u32>,
     /// `--compact-at PCT`.
@@ -82,6 +92,10 @@ pub struct Overrides {
 pub struct EnvValues {
     pub model: Option<String>,
     pub host: Option<String>,
+    /// `OC_PROVIDER`, as given.
+    pub provider: Option<String>,
+    /// `OPENAI_BASE_URL`.
+    pub base_url: Option<String>,
     pub oc_home: Option<PathBuf>,
     pub home_dir: Option<PathBuf>,
     /// `OC_DISABLE`, as given.
@@ -97,6 +111,8 @@ impl EnvValues {
         EnvValues {
             model: get(env_vars::OC_MODEL),
             host: get(env_vars::OLLAMA_HOST),
+            provider: get(env_vars::OC_PROVIDER),
+            base_url: get(env_vars::OPENAI_BASE_URL),
             oc_home: get(env_vars::OC_HOME).map(PathBuf::from),
             home_dir: get(env_vars::HOME).map(PathBuf::from),
             disable: get(env_vars::OC_DISABLE),
@@ -128,8 +144,16 @@ pub struct Settings {
     /// Whether the model was chosen (flag, environment or file) rather than
     /// defaulted; a resumed session keeps its own model otherwise.
     pub model_explicit: bool,
-    /// Base URL of the server, e.g. `http://127.0.0.1:11434`, no trailing slash.
+    /// The API of the model server.
+    pub provider: Provider,
+    /// Base URL of the server, no trailing slash: Ollama's address (e.g.
+    /// `http://127.0.0.1:11434`), or an OpenAI-compatible API root (e.g.
+    /// `http://127.0.0.1:8080/v1`).
     pub host: String,
+    /// The environment variable holding the OpenAI-compatible server's API
+    /// key (`api_key_env`, default `OPENAI_API_KEY`). The key itself is read
+    /// when the client is made and kept nowhere else.
+    pub api_key_env: String,
     /// The workspace: absolute, canonical.
     pub cwd: PathBuf,
     /// `OC_HOME`.
@@ -171,6 +195,23 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The client for the model server: Ollama at `host`, or the
+    /// OpenAI-compatible API at `host` with the key from the variable named
+    /// by `api_key_env` (sent as a bearer token, kept nowhere else).
+    ///
+    /// Errors: the HTTP client cannot be set up.
+    pub fn model_client(&self) -> Result<ModelClient> {
+        Ok(match self.provider {
+            Provider::Ollama => ModelClient::Ollama(OllamaClient::new(&self.host, self.timeouts)?),
+            Provider::OpenAi => {
+                let key = std::env::var(&self.api_key_env)
+                    .ok()
+                    .filter(|k| !k.trim().is_empty());
+                ModelClient::OpenAi(OpenAiClient::new(&self.host, key, self.timeouts)?)
+            }
+        })
+    }
+
     /// Whether `heuristic` is on (not listed in `OC_DISABLE`).
     pub fn enabled(&self, heuristic: Heuristic) -> bool {
         !self.disabled.contains(&heuristic)
@@ -222,6 +263,9 @@ impl Settings {
             take!(
                 model,
                 host,
+                provider,
+                base_url,
+                api_key_env,
                 num_ctx,
                 max_output_tokens,
                 compact_at,
@@ -252,12 +296,45 @@ impl Settings {
                 "the model name is empty; pass `--model NAME`".into(),
             ));
         }
-        let host_text = flags
-            .host
-            .clone()
-            .or_else(|| env.host.clone())
-            .or(merged.host)
-            .unwrap_or_else(|| DEFAULT_HOST.to_string());
+        let provider = match (flags.provider, &env.provider) {
+            (Some(provider), _) => provider,
+            (None, Some(text)) => {
+                <Provider as clap::ValueEnum>::from_str(text, true).map_err(|_| {
+                    Error::Usage(format!(
+                        "{}: `{text}` is not a provider; use ollama or openai",
+                        env_vars::OC_PROVIDER
+                    ))
+                })?
+            }
+            // A base URL alone says which API it is.
+            (None, None) => merged.provider.unwrap_or(
+                if flags.base_url.is_some() || (merged.host.is_none() && merged.base_url.is_some())
+                {
+                    Provider::OpenAi
+                } else {
+                    Provider::Ollama
+                },
+            ),
+        };
+        if provider == Provider::OpenAi && flags.host.is_some() {
+            return Err(Error::Usage(
+                "`--host` is the Ollama server's address; with `--provider openai` give the server's API root with `--base-url URL` (e.g. http://127.0.0.1:8080/v1)".into(),
+            ));
+        }
+        let host_text = match provider {
+            Provider::Ollama => flags
+                .host
+                .clone()
+                .or_else(|| env.host.clone())
+                .or(merged.host)
+                .unwrap_or_else(|| DEFAULT_HOST.to_string()),
+            Provider::OpenAi => flags
+                .base_url
+                .clone()
+                .or_else(|| env.base_url.clone())
+                .or(merged.base_url)
+                .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+        };
         let host = normalize_host(&host_text)?;
         let mode = match mode {
             Mode::Code if flags.plan => Mode::Plan,
@@ -296,7 +373,11 @@ impl Settings {
             mode,
             model: model.trim().to_string(),
             model_explicit,
+            provider,
             host,
+            api_key_env: merged
+                .api_key_env
+                .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string()),
             cwd,
             home,
             num_ctx: flags.num_ctx.or(merged.num_ctx).unwrap_or(DEFAULT_NUM_CTX),

@@ -45,8 +45,10 @@ pub struct Secrets {
 
 impl Secrets {
     /// Gathers the values of the secret `.env` files under `root` (also the
-    /// git-ignored ones) and of this process's secret-looking environment.
-    pub fn gather(root: &Path) -> Self {
+    /// git-ignored ones), of this process's secret-looking environment, and
+    /// of the variables named in `secret_vars` (e.g. `api_key_env`) whatever
+    /// their names.
+    pub fn gather(root: &Path, secret_vars: &[&str]) -> Self {
         let mut values = Vec::new();
         let walker = WalkBuilder::new(root)
             .standard_filters(false)
@@ -70,7 +72,9 @@ impl Secrets {
         }
         for (name, value) in std::env::vars() {
             let upper = name.to_ascii_uppercase();
-            if SECRET_NAME_PARTS.iter().any(|p| upper.contains(p)) {
+            if SECRET_NAME_PARTS.iter().any(|p| upper.contains(p))
+                || secret_vars.contains(&name.as_str())
+            {
                 values.push(value);
             }
         }
@@ -258,7 +262,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("node_modules/x/.env"), "K=ignored-value\n").unwrap();
         std::fs::write(dir.path().join(".gitignore"), ".env*\n").unwrap();
-        let secrets = Secrets::gather(dir.path());
+        let secrets = Secrets::gather(dir.path(), &[]);
         let text = "key sk-supersecret123, pass hunter2hunter2, tok-abcdef, DEBUG=true, placeholder-value, ignored-value";
         assert_eq!(
             secrets.scrub(text),
@@ -277,7 +281,7 @@ mod tests {
             "DB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
         )
         .unwrap();
-        let secrets = Secrets::gather(dir.path());
+        let secrets = Secrets::gather(dir.path(), &[]);
         for text in [
             "sk-dist-999999",
             "sk-inline-998877",

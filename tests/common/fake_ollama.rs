@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::openai_dialect::{as_ollama_request, error_body, events_of, models_body};
+
 /// The model every test uses unless it says otherwise: the real capture of
 /// `qwen2.5-coder:1.5b` (capabilities completion, tools, insert; context 32768).
 pub const MODEL: &str = "qwen2.5-coder:1.5b";
@@ -49,6 +51,12 @@ pub enum Reply {
     },
     /// A single JSON body with a status, as Ollama sends its errors.
     Status { status: u16, body: String },
+    /// Server-sent events written as given (each a complete `data: …\n\n`
+    /// or comment), one per HTTP chunk, or in pieces of `split` bytes.
+    Sse {
+        events: Vec<String>,
+        split: Option<usize>,
+    },
 }
 
 impl Reply {
@@ -82,6 +90,15 @@ impl Reply {
             split: None,
             end: End::Endless(content_chunk(line)),
         }
+    }
+
+    /// A recorded SSE body from `fixtures/` (e.g.
+    /// `llama-server/ls-06-chat-stream-tool-call.sse`), event by event.
+    pub fn sse_fixture(name: &str, split: Option<usize>) -> Reply {
+        let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let events = text.split_inclusive("\n\n").map(str::to_string).collect();
+        Reply::Sse { events, split }
     }
 
     /// A recorded body from `fixtures/ollama/`, replayed line for line.
@@ -143,8 +160,13 @@ pub fn done_chunk(reason: &str) -> String {
 pub struct Recorded {
     pub method: String,
     pub path: String,
-    /// The JSON body, or `Null` when there was none.
+    /// The JSON body, or `Null` when there was none; a chat-completions
+    /// body in Ollama's `/api/chat` shape (see [`as_ollama_request`]).
     pub body: Value,
+    /// The JSON body exactly as sent.
+    pub raw: Value,
+    /// The `Authorization` header, when sent.
+    pub authorization: Option<String>,
 }
 
 #[derive(Default)]
@@ -239,12 +261,22 @@ impl FakeOllama {
         self.state.lock().unwrap().requests.clone()
     }
 
-    /// The bodies of the `/api/chat` requests so far.
+    /// The bodies of the chat requests so far (`/api/chat`, or
+    /// `/v1/chat/completions` in Ollama's shape).
     pub fn chat_requests(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path == "/api/chat")
+            .filter(|r| is_chat(&r.path))
             .map(|r| r.body)
+            .collect()
+    }
+
+    /// The chat request bodies exactly as sent.
+    pub fn raw_chat_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| is_chat(&r.path))
+            .map(|r| r.raw)
             .collect()
     }
 }
@@ -260,10 +292,17 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
     let method = parts.next().unwrap_or_default().to_string();
     let path = parts.next().unwrap_or_default().to_string();
     let mut content_length = 0usize;
+    let mut authorization = None;
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
             break;
+        }
+        if let Some((_, value)) = line
+            .split_once(':')
+            .filter(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        {
+            authorization = Some(value.trim().to_string());
         }
         if let Some((_, value)) = line
             .split_once(':')
@@ -276,7 +315,13 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
     if reader.read_exact(&mut body).is_err() {
         return;
     }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let raw: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let openai = path.starts_with("/v1/");
+    let body = if openai && raw.is_object() {
+        as_ollama_request(&raw)
+    } else {
+        raw.clone()
+    };
     let model = body["model"].as_str().unwrap_or_default().to_string();
     let reply = {
         let mut state = state.lock().unwrap();
@@ -284,6 +329,8 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
             method: method.clone(),
             path: path.clone(),
             body,
+            raw,
+            authorization,
         });
         let not_found = || Reply::Status {
             status: 404,
@@ -301,11 +348,17 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
                 },
                 None => not_found(),
             },
-            ("POST", "/api/chat") if !state.models.contains_key(&model) => not_found(),
-            ("POST", "/api/chat") if state.summary.is_some() && is_summary_request(&state) => {
+            ("GET", "/v1/models") => Reply::Status {
+                status: 200,
+                body: models_body(state.models.iter()),
+            },
+            ("POST", chat) if is_chat(chat) && !state.models.contains_key(&model) => not_found(),
+            ("POST", chat)
+                if is_chat(chat) && state.summary.is_some() && is_summary_request(&state) =>
+            {
                 Reply::answer(state.summary.as_deref().unwrap_or_default())
             }
-            ("POST", "/api/chat") => {
+            ("POST", chat) if is_chat(chat) => {
                 let reply = state.replies.pop_front().unwrap_or(Reply::Status {
                     status: 500,
                     body: json!({"error": "fake server: no scripted reply left"}).to_string(),
@@ -327,7 +380,43 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
         }
     };
     let mut stream = stream;
-    let _ = write_reply(&mut stream, reply);
+    let reply = if openai { as_openai(reply) } else { reply };
+    let _ = write_reply(&mut stream, reply, openai);
+}
+
+/// Whether `path` is a chat endpoint of either API.
+fn is_chat(path: &str) -> bool {
+    path == "/api/chat" || path == "/v1/chat/completions"
+}
+
+/// A scripted reply as the OpenAI-compatible side sends it: NDJSON lines
+/// become SSE events, error bodies OpenAI error objects.
+fn as_openai(reply: Reply) -> Reply {
+    match reply {
+        Reply::Status { status, body } if status != 200 => Reply::Status {
+            status,
+            body: error_body(&body, status),
+        },
+        other @ (Reply::Status { .. } | Reply::Sse { .. }) => other,
+        Reply::Stream { lines, split, end } => {
+            let (mut calls, mut saw_calls) = (0, false);
+            let events = lines
+                .iter()
+                .flat_map(|line| events_of(line, &mut calls, &mut saw_calls))
+                .collect();
+            let end = match end {
+                End::Endless(line) => {
+                    End::Endless(events_of(&line, &mut calls, &mut saw_calls).concat())
+                }
+                other => other,
+            };
+            Reply::Stream {
+                lines: events,
+                split,
+                end,
+            }
+        }
+    }
 }
 
 /// Whether the last request is `oc`'s summary request.
@@ -361,7 +450,9 @@ fn count_prompt(reply: Reply, prompt: u64) -> Reply {
 
 const DATE: &str = "Date: Sun, 29 Nov 2026 23:57:55 GMT";
 
-fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+/// Writes `reply`: NDJSON lines one per chunk with a newline added, or (with
+/// `sse`) events that carry their own line ends.
+fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Result<()> {
     match reply {
         Reply::Status { status, body } => {
             let reason = match status {
@@ -377,18 +468,36 @@ fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
             )?;
             stream.flush()
         }
+        Reply::Sse { events, split } => write_reply(
+            stream,
+            Reply::Stream {
+                lines: events,
+                split,
+                end: End::Clean,
+            },
+            true,
+        ),
         Reply::Stream { lines, split, end } => {
+            let (content_type, end_of_line) = if sse {
+                ("text/event-stream", "")
+            } else {
+                ("application/x-ndjson", "\n")
+            };
             write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n{DATE}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{DATE}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
             )?;
-            let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let body: String = lines.iter().map(|l| format!("{l}{end_of_line}")).collect();
             let pieces: Vec<&[u8]> = match split {
                 None => lines.iter().map(|l| l.as_bytes()).collect(),
                 Some(size) => body.as_bytes().chunks(size).collect(),
             };
             for (i, piece) in pieces.iter().enumerate() {
-                let newline: &[u8] = if split.is_none() { b"\n" } else { b"" };
+                let newline: &[u8] = if split.is_none() {
+                    end_of_line.as_bytes()
+                } else {
+                    b""
+                };
                 write!(stream, "{:x}\r\n", piece.len() + newline.len())?;
                 stream.write_all(piece)?;
                 stream.write_all(newline)?;
@@ -404,7 +513,8 @@ fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
                 End::Stall => std::thread::sleep(Duration::from_secs(60)),
                 End::Endless(line) => {
                     for _ in 0..100_000 {
-                        write!(stream, "{:x}\r\n{line}\n\r\n", line.len() + 1)?;
+                        let line = format!("{line}{end_of_line}");
+                        write!(stream, "{:x}\r\n{line}\r\n", line.len())?;
                         stream.flush()?;
                     }
                 }

@@ -2,6 +2,7 @@
 //! a workspace that is a real git repository, no terminal).
 
 pub mod fake_ollama;
+pub mod openai_dialect;
 
 use std::path::{Path, PathBuf};
 
@@ -9,12 +10,37 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 pub use fake_ollama::{FakeOllama, MODEL, Reply};
+pub use openai_dialect::openai_mode;
 
 /// What most tests run with: the tool-call loop on its own, with no files
 /// read before the first turn, whatever the model. Tests of grounding and
 /// of the edit formats override these.
 pub const LOOP_DEFAULTS: [(&str, &str); 2] =
     [("OC_EDIT_FORMAT", "tools"), ("OC_DISABLE", "ground,nudge")];
+
+/// With `OC_TEST_PROVIDER=openai`: `oc` talks to the fake server's
+/// OpenAI-compatible side (`OC_PROVIDER=openai`, `OPENAI_BASE_URL=URL/v1`).
+pub fn provider_env(url: &str) -> Vec<(&'static str, String)> {
+    if openai_mode() {
+        vec![
+            ("OC_PROVIDER", "openai".to_string()),
+            ("OPENAI_BASE_URL", format!("{url}/v1")),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
+/// True (after saying why on stderr) when the suite runs against the
+/// OpenAI-compatible side: the calling test is about Ollama's own wire
+/// format (`num_ctx`, `/api/show` capabilities, Ollama's messages) and
+/// proves nothing there. `tests/suite/openai.rs` covers that side's wire.
+pub fn ollama_wire_only() -> bool {
+    if openai_mode() {
+        eprintln!("skipped with OC_TEST_PROVIDER=openai: a test of Ollama's wire format");
+    }
+    openai_mode()
+}
 
 /// A temp `OC_HOME` and a temp workspace with `git init` done.
 pub struct TestEnv {
@@ -67,6 +93,7 @@ impl TestEnv {
             .env("OC_MODEL", MODEL)
             .env("NO_COLOR", "1")
             .envs(LOOP_DEFAULTS)
+            .envs(provider_env(url))
             .timeout(std::time::Duration::from_secs(60));
         cmd
     }
@@ -81,7 +108,8 @@ impl TestEnv {
             .env("OLLAMA_HOST", &server.url)
             .env("OC_MODEL", MODEL)
             .env("NO_COLOR", "1")
-            .envs(LOOP_DEFAULTS);
+            .envs(LOOP_DEFAULTS)
+            .envs(provider_env(&server.url));
         cmd
     }
 

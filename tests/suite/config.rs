@@ -4,6 +4,9 @@ use crate::common::{FakeOllama, Reply, TestEnv};
 
 #[test]
 fn project_config_sets_options_and_flags_beat_it() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     env.write(
         ".ollama-code.json",

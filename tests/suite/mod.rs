@@ -5,6 +5,7 @@ mod edit_formats;
 mod errors;
 mod finetune;
 mod images;
+mod openai;
 mod outcomes;
 mod permissions;
 mod readme;

@@ -8,6 +8,9 @@ use crate::common::TestEnv;
 
 #[test]
 fn replay_script_serves_the_readme_example() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let root = env!("CARGO_MANIFEST_DIR");
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

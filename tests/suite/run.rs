@@ -84,6 +84,9 @@ fn model_writes_a_file_then_answers() {
 /// without the thinking capability, tool results with `tool_name`.
 #[test]
 fn requests_carry_options_tools_and_tool_names() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     env.write("src/main.rs", "fn main() {}\n");
     let server = FakeOllama::start(vec![
@@ -144,6 +147,9 @@ fn requests_carry_options_tools_and_tool_names() {
 
 #[test]
 fn thinking_models_get_think_and_num_ctx_is_clamped() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::lines(vec![
         crate::common::fake_ollama::thinking_chunk("Let me think."),
@@ -210,6 +216,9 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
 /// shows each command its own options only.
 #[test]
 fn options_belong_to_their_command() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("a")]).with_model(
         "other:1b",
@@ -399,6 +408,9 @@ fn max_turns_is_a_hard_cap_with_exit_4() {
 /// `--seed` becomes `options.seed`.
 #[test]
 fn sampling_options_are_sent_only_when_set() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     env.write(".ollama-code.json", r#"{"top_k": 30}"#);
     let server = FakeOllama::start(vec![Reply::fixture("05-chat-stream-plain.ndjson")]);
@@ -426,6 +438,9 @@ fn sampling_options_are_sent_only_when_set() {
 /// of a smaller context, or `--max-output-tokens`.
 #[test]
 fn replies_are_capped() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![
         Reply::fixture("05-chat-stream-plain.ndjson"),

@@ -33,6 +33,9 @@ fn write_then_answer() -> Vec<Reply> {
 /// pinned by a snapshot (ids, paths and times redacted).
 #[test]
 fn stream_json_events() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     let server = FakeOllama::start(write_then_answer());
     let out = env
@@ -375,6 +378,9 @@ fn chat_sends_no_tools() {
 
 #[test]
 fn models_list_and_show() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![]);
     let out = env.oc(&server).args(["models"]).assert().success();

@@ -158,6 +158,9 @@ fn text_tools_off_leaves_the_text() {
 /// message.
 #[test]
 fn fenced_protocol_for_models_without_tools() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
     let env = TestEnv::new();
     env.write("notes.md", "remember\n");
     let call = "```tool\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.md\"}}\n```";

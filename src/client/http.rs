@@ -1,0 +1,78 @@
+//! What both model-server clients share about HTTP: the client itself and
+//! error texts that say what really happened.
+
+use super::timeouts::Timeouts;
+use crate::error::{Error, Result};
+
+/// Who answers requests, for error texts: the kind of server, its address
+/// without credentials, and how to get one running.
+#[derive(Debug, Clone)]
+pub struct ServerName {
+    /// "the Ollama server", "the OpenAI-compatible server".
+    pub kind: &'static str,
+    /// The base URL without `user:password@`.
+    pub shown: String,
+    /// What to do when it cannot be reached.
+    pub hint: &'static str,
+}
+
+/// Sends `request`; a failure says whether the server could not be reached
+/// ([`Error::Unreachable`], exit 3) or the exchange broke.
+pub async fn send(
+    request: reqwest::RequestBuilder,
+    server: &ServerName,
+    timeouts: Timeouts,
+) -> Result<reqwest::Response> {
+    request.send().await.map_err(|e| {
+        let unreachable = |reason| Error::Unreachable {
+            server: server.kind,
+            host: server.shown.clone(),
+            reason,
+            hint: server.hint,
+        };
+        if e.is_timeout() {
+            unreachable(format!(
+                "no answer within {}s (`idle_timeout_secs`)",
+                timeouts.idle.as_secs()
+            ))
+        } else if e.is_connect() {
+            unreachable(root_cause(&e.without_url()))
+        } else {
+            Error::Server(format!(
+                "request to {} failed: {}",
+                server.shown,
+                root_cause(&e.without_url())
+            ))
+        }
+    })
+}
+
+/// A reqwest client with `oc`'s user agent and connect timeout.
+///
+/// Errors: [`Error::Server`] when the TLS setup fails.
+pub fn http_client(timeouts: Timeouts) -> Result<reqwest::Client> {
+    // reqwest is built without a bundled crypto provider; install ring's
+    // once. A second install fails harmlessly.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("oc/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(timeouts.connect)
+        .build()
+        .map_err(|e| Error::Server(format!("cannot set up the HTTP client: {e}")))
+}
+
+/// The innermost cause of an error, which for reqwest says what really
+/// happened ("Connection refused").
+pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let inner = cause.to_string();
+    let outer = e.to_string();
+    if inner == outer {
+        outer
+    } else {
+        format!("{outer}: {inner}")
+    }
+}
