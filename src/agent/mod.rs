@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::client::Role;
+use crate::client::{ModelInfo, Role};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -89,21 +89,7 @@ pub async fn run(
             message: format!("{} before the run started", stop.describe()),
         }),
     };
-    let resumed_images = (job.resume.iter())
-        .flat_map(|s| &s.messages)
-        .any(|m| !m.images.is_empty());
-    if (!job.images.is_empty() || resumed_images) && !info.has("vision") {
-        let culprit = if job.images.is_empty() {
-            "the session goes on from messages with images"
-        } else {
-            "`--image` needs `vision`"
-        };
-        return Err(Error::Usage(format!(
-            "model `{}` cannot see images (its capabilities: {}; {culprit}); pick a vision model (`oc models` lists capabilities), or drop `--image` (a session with images goes on only with a vision model)",
-            settings.model,
-            info.capabilities.join(", ")
-        )));
-    }
+    check_vision(&job, &info, settings)?;
     let model = ModelSetup::from_capabilities(&info, settings, out);
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
@@ -294,4 +280,27 @@ fn write_last_message(
             }
         }
     }
+}
+
+/// A run with images (attached, or in the resumed conversation) needs a
+/// model with the `vision` capability.
+///
+/// Errors: [`Error::Usage`] naming the model's capabilities.
+fn check_vision(job: &Job, info: &ModelInfo, settings: &Settings) -> Result<()> {
+    let resumed_images = (job.resume.iter())
+        .flat_map(|s| &s.messages)
+        .any(|m| !m.images.is_empty());
+    if (job.images.is_empty() && !resumed_images) || info.has("vision") {
+        return Ok(());
+    }
+    let culprit = if job.images.is_empty() {
+        "the session goes on from messages with images"
+    } else {
+        "`--image` needs `vision`"
+    };
+    Err(Error::Usage(format!(
+        "model `{}` cannot see images (its capabilities: {}; {culprit}); pick a vision model (`oc models` lists capabilities), or drop `--image` (a session with images goes on only with a vision model)",
+        settings.model,
+        info.capabilities.join(", ")
+    )))
 }
