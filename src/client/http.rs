@@ -30,7 +30,12 @@ pub async fn send(
             reason,
             hint: server.hint,
         };
-        if e.is_timeout() {
+        if e.is_connect() && e.is_timeout() {
+            unreachable(format!(
+                "no connection within {}s (`connect_timeout_secs`)",
+                timeouts.connect.as_secs()
+            ))
+        } else if e.is_timeout() {
             unreachable(format!(
                 "no answer within {}s (`idle_timeout_secs`)",
                 timeouts.idle.as_secs()

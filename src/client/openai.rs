@@ -5,6 +5,8 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
@@ -16,6 +18,55 @@ use super::openai_wire::{ChunkReader, error_text, request_body};
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
 
+/// The API key of an OpenAI-compatible server and the environment variable
+/// it was read from. Its value is never shown (not even by `Debug`).
+#[derive(Clone)]
+pub struct ApiKey {
+    /// e.g. `OPENAI_API_KEY`, or what `api_key_env` names.
+    pub variable: String,
+    pub value: Option<String>,
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKey")
+            .field("variable", &self.variable)
+            .field("set", &self.value.is_some())
+            .finish()
+    }
+}
+
+impl ApiKey {
+    /// Where the key comes from, for a refusal: the variable and whether
+    /// it is set.
+    fn hint(&self) -> String {
+        let state = if self.value.is_some() {
+            "set"
+        } else {
+            "not set"
+        };
+        format!(
+            "the key is read from `{}` ({state}); set it, or name the variable that holds it with `api_key_env` in `OC_HOME/config.json`",
+            self.variable
+        )
+    }
+
+    /// `error` with the key's value replaced wherever a server echoed it.
+    fn scrub(&self, error: Error) -> Error {
+        let Some(key) = self.value.as_deref().filter(|k| !k.is_empty()) else {
+            return error;
+        };
+        let clean = |text: String| text.replace(key, crate::permissions::secrets::REDACTED);
+        match error {
+            Error::Server(text) => Error::Server(clean(text)),
+            Error::Unavailable(text) => Error::Unavailable(clean(text)),
+            Error::ToolsRejected(text) => Error::ToolsRejected(clean(text)),
+            Error::Usage(text) => Error::Usage(clean(text)),
+            other => other,
+        }
+    }
+}
+
 /// A client for one OpenAI-compatible server.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient {
@@ -23,14 +74,25 @@ pub struct OpenAiClient {
     timeouts: Timeouts,
     base: String,
     /// Sent as `Authorization: Bearer …`; never shown, saved or logged.
-    api_key: Option<String>,
+    api_key: ApiKey,
     server: ServerName,
 }
 
 impl OpenAiClient {
     /// A client for the API at `base` (e.g. `http://127.0.0.1:8080/v1`),
-    /// with an optional API key.
-    pub fn new(base: &str, api_key: Option<String>, timeouts: Timeouts) -> Result<Self> {
+    /// with an API key when its variable is set.
+    ///
+    /// Errors: the HTTP client cannot be set up; a key that cannot be a
+    /// header value ([`Error::Usage`]).
+    pub fn new(base: &str, api_key: ApiKey, timeouts: Timeouts) -> Result<Self> {
+        if let Some(key) = &api_key.value
+            && reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err()
+        {
+            return Err(Error::Usage(format!(
+                "the API key in `{}` holds characters a header cannot carry (a line break?); set it to the key alone",
+                api_key.variable
+            )));
+        }
         let base = base.trim_end_matches('/').to_string();
         Ok(OpenAiClient {
             http: http_client(timeouts)?,
@@ -53,12 +115,21 @@ impl OpenAiClient {
     /// `GET {base}/models`: the `data` entries as sent (`id`, `owned_by`;
     /// llama.cpp adds `meta.n_ctx` and `meta.n_params`, vLLM
     /// `max_model_len`).
+    ///
+    /// Errors: unreachable ([`Error::Unreachable`]); any other failure
+    /// ([`Error::Unavailable`], exit 3: nothing can run without the list).
     pub async fn models_raw(&self) -> Result<Vec<Value>> {
-        let (status, body) = self.get_json("/models").await?;
-        if !status.is_success() {
-            return Err(self.status_error("/models", status, &body));
-        }
-        Ok(body["data"].as_array().cloned().unwrap_or_default())
+        let listed = async {
+            let (status, body) = self.get_json("/models").await?;
+            if !status.is_success() {
+                return Err(self.status_error("/models", status, &body));
+            }
+            Ok(body["data"].as_array().cloned().unwrap_or_default())
+        };
+        listed.await.map_err(|e| match self.api_key.scrub(e) {
+            Error::Server(text) => Error::Unavailable(text),
+            other => other,
+        })
     }
 
     /// The model ids the server serves.
@@ -150,6 +221,12 @@ impl OpenAiClient {
     /// loop can fall back to the fenced protocol); a refused sampling option;
     /// any other non-200 status with the server's error text.
     pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<OpenAiStream> {
+        self.start_chat(request)
+            .await
+            .map_err(|e| self.api_key.scrub(e))
+    }
+
+    async fn start_chat(&self, request: &ChatRequest<'_>) -> Result<OpenAiStream> {
         let wait = self.timeouts.first_byte;
         let body = request_body(request);
         let post = self.authorized(self.http.post(self.url("/chat/completions")).json(&body));
@@ -168,9 +245,18 @@ impl OpenAiClient {
             let body = self.body_json(response).await;
             return Err(self.chat_error(request, status, &body).await);
         }
-        let events = response.bytes_stream().eventsource();
+        let activity = Arc::new(Mutex::new(Instant::now()));
+        let seen = Arc::clone(&activity);
+        // Every byte counts as life, keep-alive comments too.
+        let bytes = response.bytes_stream().inspect(move |_| {
+            if let Ok(mut last) = seen.lock() {
+                *last = Instant::now();
+            }
+        });
         Ok(OpenAiStream {
-            events: Box::pin(events),
+            events: Box::pin(bytes.eventsource()),
+            activity,
+            api_key: self.api_key.clone(),
             reader: ChunkReader::default(),
             queued: VecDeque::new(),
             timeouts: self.timeouts,
@@ -192,7 +278,8 @@ impl OpenAiClient {
         let endpoint = format!("{}/chat/completions", self.server.shown);
         if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
             return Error::Unavailable(format!(
-                "{endpoint} refused the request ({status}: {text}); set the API key in `OPENAI_API_KEY`, or name the variable that holds it with `api_key_env` in the config"
+                "{endpoint} refused the request ({status}: {text}); {}",
+                self.api_key.hint()
             ));
         }
         if status == reqwest::StatusCode::NOT_FOUND {
@@ -227,7 +314,7 @@ impl OpenAiClient {
     }
 
     fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.api_key {
+        match &self.api_key.value {
             Some(key) => request.bearer_auth(key),
             None => request,
         }
@@ -261,10 +348,14 @@ impl OpenAiClient {
 
     fn status_error(&self, endpoint: &str, status: reqwest::StatusCode, body: &Value) -> Error {
         let text = error_text(body.get("error").unwrap_or(body));
-        let hint = if status == reqwest::StatusCode::NOT_FOUND {
-            "; is `--base-url` the API root (it usually ends in `/v1`)?"
-        } else {
-            ""
+        let hint = match status {
+            reqwest::StatusCode::NOT_FOUND => {
+                "; is `--base-url` the API root (it usually ends in `/v1`)?".to_string()
+            }
+            reqwest::StatusCode::UNAUTHORIZED | reqwest::StatusCode::FORBIDDEN => {
+                format!("; {}", self.api_key.hint())
+            }
+            _ => String::new(),
         };
         Error::Server(format!(
             "{} at {} answered {status} to {endpoint}: {text}{hint}",
@@ -273,9 +364,15 @@ impl OpenAiClient {
     }
 }
 
-/// A body that is not JSON, as an error object.
+/// A body that is not JSON (an HTML error page), as an error object: its
+/// first 300 characters on one line.
 fn plain_error(bytes: &[u8]) -> Value {
-    serde_json::json!({"error": String::from_utf8_lossy(bytes).trim().to_string()})
+    let text = String::from_utf8_lossy(bytes);
+    let mut line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > 300 {
+        line = line.chars().take(300).collect::<String>() + "…";
+    }
+    serde_json::json!({ "error": line })
 }
 
 /// `qwen2.5-coder-1.5b-instruct` → 1.5, `Qwen/Qwen2.5-Coder-7B` → 7, from
@@ -296,6 +393,9 @@ type Events = Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::
 /// with `done: true`, the assembled tool calls and the usage.
 pub struct OpenAiStream {
     events: Events,
+    /// When the body last sent a byte.
+    activity: Arc<Mutex<Instant>>,
+    api_key: ApiKey,
     reader: ChunkReader,
     queued: VecDeque<ChatChunk>,
     timeouts: Timeouts,
@@ -317,6 +417,11 @@ impl OpenAiStream {
     /// complete (no `finish_reason` and no `[DONE]`). An `error` object in
     /// the stream and an event that is not a chunk are errors.
     pub async fn next(&mut self) -> Result<Option<ChatChunk>> {
+        let next = self.read_next().await;
+        next.map_err(|e| self.api_key.scrub(e))
+    }
+
+    async fn read_next(&mut self) -> Result<Option<ChatChunk>> {
         loop {
             if let Some(chunk) = self.queued.pop_front() {
                 return Ok(Some(chunk));
@@ -324,22 +429,7 @@ impl OpenAiStream {
             if self.ended {
                 return Ok(None);
             }
-            let (wait, setting) = if self.got_event {
-                (self.timeouts.idle, "idle_timeout_secs")
-            } else {
-                (self.timeouts.first_byte, "first_byte_timeout_secs")
-            };
-            let event = tokio::time::timeout(wait, self.events.next())
-                .await
-                .map_err(|_| {
-                    Error::Server(format!(
-                        "the chat-completions stream from {} sent nothing for {}s; giving up (raise `{setting}` in the config to wait longer)",
-                        self.host,
-                        wait.as_secs()
-                    ))
-                })?;
-            self.got_event = true;
-            match event {
+            match self.next_event().await? {
                 None => {
                     self.ended = true;
                     if self.reader.finished() {
@@ -356,6 +446,12 @@ impl OpenAiStream {
                     self.ended = true;
                     self.queued.push_back(self.reader.finish());
                 }
+                Some(Ok(event)) if event.event == "error" => {
+                    return Err(Error::Server(format!(
+                        "the OpenAI-compatible server at {} reported an error mid-stream: {}",
+                        self.host, event.data
+                    )));
+                }
                 Some(Ok(event)) => {
                     let chunk = self.reader.read(&event.data).map_err(|e| {
                         Error::Server(format!(
@@ -367,6 +463,43 @@ impl OpenAiStream {
                 }
             }
         }
+    }
+
+    /// The next event, waiting while bytes (keep-alives too) keep coming.
+    /// A reply whose finish reason arrived is complete even if the server
+    /// then holds the connection open without `[DONE]`.
+    async fn next_event(
+        &mut self,
+    ) -> Result<Option<Result<Event, EventStreamError<reqwest::Error>>>> {
+        let (wait, setting) = if self.got_event {
+            (self.timeouts.idle, "idle_timeout_secs")
+        } else {
+            (self.timeouts.first_byte, "first_byte_timeout_secs")
+        };
+        loop {
+            match tokio::time::timeout(wait, self.events.next()).await {
+                Ok(event) => {
+                    self.got_event = true;
+                    return Ok(event);
+                }
+                Err(_) if self.quiet_for() < wait => continue,
+                Err(_) if self.reader.finished() => return Ok(None),
+                Err(_) => {
+                    return Err(Error::Server(format!(
+                        "the chat-completions stream from {} sent nothing for {}s; giving up (raise `{setting}` in the config to wait longer)",
+                        self.host,
+                        wait.as_secs()
+                    )));
+                }
+            }
+        }
+    }
+
+    fn quiet_for(&self) -> std::time::Duration {
+        self.activity
+            .lock()
+            .map(|last| last.elapsed())
+            .unwrap_or_default()
     }
 }
 

@@ -195,10 +195,13 @@ impl ChunkReader {
     /// reason as `done_reason` (`length` marks a reply cut at `max_tokens`),
     /// and the token counts when the server sent them.
     pub fn finish(&mut self) -> ChatChunk {
+        let mut ids = std::collections::HashSet::new();
         let calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
             .into_iter()
             .map(|call| ToolCall {
-                id: call.id,
+                // A repeated id would answer two calls with one result: the
+                // loop gives the second its own.
+                id: call.id.filter(|id| ids.insert(id.clone())),
                 function: FunctionCall {
                     index: u32::try_from(call.index).ok(),
                     arguments: serde_json::from_str(&call.arguments)

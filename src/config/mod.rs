@@ -10,6 +10,7 @@ pub mod load;
 use std::path::{Path, PathBuf};
 
 use crate::client::host::normalize_host;
+use crate::client::openai::ApiKey;
 use crate::client::{ModelClient, OllamaClient, OpenAiClient, Timeouts};
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -121,6 +122,27 @@ impl EnvValues {
     }
 }
 
+/// An OpenAI-compatible API root: an `http://` or `https://` URL with a
+/// host, e.g. `http://127.0.0.1:8080/v1`.
+///
+/// Errors: anything else ([`Error::Usage`]).
+fn normalize_base_url(text: &str) -> Result<String> {
+    let text = text.trim();
+    let rest = text
+        .strip_prefix("http://")
+        .or_else(|| text.strip_prefix("https://"));
+    if rest.is_none_or(|r| r.trim_matches('/').is_empty()) {
+        return Err(Error::Usage(format!(
+            "base URL `{text}` is not an http(s) URL with a host; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
+        )));
+    }
+    normalize_host(text).map_err(|e| {
+        Error::Usage(format!(
+            "base URL `{text}`: {e}; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
+        ))
+    })
+}
+
 /// Where `oc` keeps config, sessions and finetune.jsonl: `--home`, else
 /// `OC_HOME`, else `~/.ollama-code`.
 pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
@@ -207,6 +229,10 @@ impl Settings {
                 let key = std::env::var(&self.api_key_env)
                     .ok()
                     .filter(|k| !k.trim().is_empty());
+                let key = ApiKey {
+                    variable: self.api_key_env.clone(),
+                    value: key,
+                };
                 ModelClient::OpenAi(OpenAiClient::new(&self.host, key, self.timeouts)?)
             }
         })
@@ -316,6 +342,11 @@ impl Settings {
                 },
             ),
         };
+        if provider == Provider::Ollama && flags.base_url.is_some() {
+            return Err(Error::Usage(
+                "`--base-url` is for OpenAI-compatible servers, but the provider is `ollama` (from `--provider`, `OC_PROVIDER` or the config); use `--provider openai --base-url URL`, or `--host` for Ollama".into(),
+            ));
+        }
         if provider == Provider::OpenAi && flags.host.is_some() {
             return Err(Error::Usage(
                 "`--host` is the Ollama server's address; with `--provider openai` give the server's API root with `--base-url URL` (e.g. http://127.0.0.1:8080/v1)".into(),
@@ -335,7 +366,10 @@ impl Settings {
                 .or(merged.base_url)
                 .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
         };
-        let host = normalize_host(&host_text)?;
+        let host = match provider {
+            Provider::Ollama => normalize_host(&host_text)?,
+            Provider::OpenAi => normalize_base_url(&host_text)?,
+        };
         let mode = match mode {
             Mode::Code if flags.plan => Mode::Plan,
             other => other,

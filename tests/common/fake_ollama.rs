@@ -52,10 +52,12 @@ pub enum Reply {
     /// A single JSON body with a status, as Ollama sends its errors.
     Status { status: u16, body: String },
     /// Server-sent events written as given (each a complete `data: …\n\n`
-    /// or comment), one per HTTP chunk, or in pieces of `split` bytes.
+    /// or comment), one per HTTP chunk, or in pieces of `split` bytes; an
+    /// entry `#sleep MS` pauses instead. `end` as for [`Reply::Stream`].
     Sse {
         events: Vec<String>,
         split: Option<usize>,
+        end: End,
     },
 }
 
@@ -98,7 +100,11 @@ impl Reply {
         let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let events = text.split_inclusive("\n\n").map(str::to_string).collect();
-        Reply::Sse { events, split }
+        Reply::Sse {
+            events,
+            split,
+            end: End::Clean,
+        }
     }
 
     /// A recorded body from `fixtures/ollama/`, replayed line for line.
@@ -468,12 +474,12 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Resu
             )?;
             stream.flush()
         }
-        Reply::Sse { events, split } => write_reply(
+        Reply::Sse { events, split, end } => write_reply(
             stream,
             Reply::Stream {
                 lines: events,
                 split,
-                end: End::Clean,
+                end,
             },
             true,
         ),
@@ -493,6 +499,13 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Resu
                 Some(size) => body.as_bytes().chunks(size).collect(),
             };
             for (i, piece) in pieces.iter().enumerate() {
+                if let Some(ms) = std::str::from_utf8(piece)
+                    .ok()
+                    .and_then(|p| p.strip_prefix("#sleep "))
+                {
+                    std::thread::sleep(Duration::from_millis(ms.trim().parse().unwrap_or(0)));
+                    continue;
+                }
                 let newline: &[u8] = if split.is_none() {
                     end_of_line.as_bytes()
                 } else {

@@ -6,7 +6,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::common::fake_ollama::{content_chunk, done_chunk};
+use crate::common::fake_ollama::{End, content_chunk, done_chunk};
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv};
 
 fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
@@ -44,7 +44,11 @@ fn llama_server_fragments_make_one_call_whatever_the_reads() {
         };
         events.insert(2, ": keep-alive\n\n".to_string());
         let server = FakeOllama::start(vec![
-            Reply::Sse { events, split },
+            Reply::Sse {
+                events,
+                split,
+                end: End::Clean,
+            },
             Reply::answer("It prints Hello."),
         ]);
         let out = openai(&env, &server)
@@ -136,6 +140,7 @@ fn reasoning_is_thinking_and_length_is_a_cut() {
             "data: [DONE]\n\n".to_string(),
         ],
         split: None,
+        end: End::Clean,
     }]);
     let out = openai(&env, &server)
         .args(["chat", "--output-format", "json", "why?"])
@@ -162,6 +167,7 @@ fn errors_inside_the_stream_and_early_ends_fail_the_run() {
                 .into(),
         ],
         split: None,
+        end: End::Clean,
     }]);
     let out = openai(&env, &server).args(["chat", "hi"]).assert().code(1);
     assert!(
@@ -175,6 +181,7 @@ fn errors_inside_the_stream_and_early_ends_fail_the_run() {
             "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".into(),
         ],
         split: None,
+        end: End::Clean,
     }]);
     let out = openai(&env, &server).args(["chat", "hi"]).assert().code(1);
     assert!(
@@ -376,4 +383,127 @@ fn base_url_alone_picks_openai_and_unreachable_exits_3() {
         "{}",
         stderr_of(&out)
     );
+}
+
+/// A server's error text that echoes the key is scrubbed before it is
+/// shown or saved; a refusal names the variable the key is read from.
+#[test]
+fn a_key_echoed_in_an_error_is_scrubbed_and_the_variable_named() {
+    let env = TestEnv::new();
+    let key = "sk-echoed-5b1e77c2a9";
+    let server = FakeOllama::start(vec![Reply::Status {
+        status: 401,
+        body: json!({"error": format!("Incorrect API key provided: {key}")}).to_string(),
+    }]);
+    let out = openai(&env, &server)
+        .env("OPENAI_API_KEY", key)
+        .args(["chat", "--output-format", "json", "hi"])
+        .assert()
+        .code(1);
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("`OPENAI_API_KEY` (set)"), "{stderr}");
+    let everything = format!(
+        "{}{stderr}{}{}",
+        stdout_of(&out),
+        env.session(),
+        serde_json::Value::Array(env.finetune())
+    );
+    assert!(!everything.contains(key), "{everything}");
+    assert!(everything.contains("[redacted secret]"));
+}
+
+/// Without the model list nothing can run: a server that refuses it, or
+/// answers something else, stops the run before it starts (exit 3).
+#[test]
+fn a_model_list_that_cannot_be_read_exits_3() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .env("OC_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", &server.url)
+        .args(["run", "hi"])
+        .assert()
+        .code(3);
+    assert!(
+        stderr_of(&out).contains("ends in `/v1`"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(env.sessions().is_empty());
+}
+
+/// Base URLs that are not http(s) URLs with a host, and `--base-url` with
+/// the Ollama provider, are usage errors.
+#[test]
+fn bad_base_urls_and_crossed_flags_exit_2() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for bad in ["", "http://", "127.0.0.1:8080", "ftp://h/v1"] {
+        let out = openai(&env, &server)
+            .args(["run", "--base-url", bad, "hi"])
+            .assert()
+            .code(2);
+        assert!(
+            stderr_of(&out).contains("API root"),
+            "{bad}: {}",
+            stderr_of(&out)
+        );
+    }
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--provider",
+            "ollama",
+            "--base-url",
+            "http://127.0.0.1:1/v1",
+            "hi",
+        ])
+        .assert()
+        .code(2);
+    assert!(
+        stderr_of(&out).contains("--provider openai"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(server.requests().is_empty());
+}
+
+/// Keep-alive comments are life: a pause longer than `idle_timeout_secs`
+/// filled with them does not end the reply; and a reply whose finish
+/// reason came is complete when the server then holds the connection open.
+#[test]
+fn keep_alives_count_and_a_finished_reply_needs_no_done() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.home.path().join("config.json"),
+        r#"{"idle_timeout_secs": 1}"#,
+    )
+    .unwrap();
+    let data = |d: serde_json::Value, reason: Option<&str>| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": d, "finish_reason": reason}]})
+        )
+    };
+    let mut events = vec![data(json!({"content": "Still "}), None)];
+    for _ in 0..4 {
+        events.push("#sleep 600".into());
+        events.push(": keep-alive\n\n".into());
+    }
+    events.push(data(json!({"content": "here."}), None));
+    events.push(data(json!({}), Some("stop")));
+    let server = FakeOllama::start(vec![Reply::Sse {
+        events,
+        split: None,
+        end: End::Stall,
+    }]);
+    let started = std::time::Instant::now();
+    let out = openai(&env, &server)
+        .args(["chat", "hi"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out).trim(), "Still here.");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
