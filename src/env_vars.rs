@@ -21,7 +21,7 @@ pub const NO_COLOR: &str = "NO_COLOR";
 /// Edit format: `tools`, `whole`, `diff` or `auto` (as `--edit-format`).
 pub const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
 /// Heuristics to switch off, comma-separated (`ground`, `nudge`,
-/// `syntax-guard`, `shape-recovery`, `repetition-guard`):
+/// `syntax-guard`, `shape-recovery`, `repetition-guard`, `reroll`):
 /// for measuring what each one is worth (README "Benchmarks").
 pub const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.

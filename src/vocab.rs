@@ -181,16 +181,19 @@ pub enum Heuristic {
     ShapeRecovery,
     /// Stopping a reply that repeats itself.
     RepetitionGuard,
+    /// Asking again with livelier sampling after the model repeated itself.
+    Reroll,
 }
 
 impl Heuristic {
     /// All of them, with their names.
-    pub const ALL: [(Heuristic, &'static str); 5] = [
+    pub const ALL: [(Heuristic, &'static str); 6] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
         (Heuristic::ShapeRecovery, "shape-recovery"),
         (Heuristic::RepetitionGuard, "repetition-guard"),
+        (Heuristic::Reroll, "reroll"),
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.

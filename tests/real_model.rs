@@ -136,19 +136,22 @@ fn run_task(task: &Task, url: &str, model: &str) -> (bool, String) {
     let result: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
     let answer = result["final_text"].as_str().unwrap_or_default();
     let ok = (task.solved)(work.path(), answer);
-    let line = format!(
-        "{:<36} {:<6} exit {:<3} {:>6.1} s  prompt {:>6}  completion {:>5}  {}",
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut line = format!(
+        "{:<36} {:<6} exit {:<3} {:>6.1} s  prompt {:>6}  completion {:>5}",
         task.name,
         if ok { "solved" } else { "FAILED" },
         output.status.code().unwrap_or(-1),
         seconds,
         result["usage"]["prompt_tokens"],
         result["usage"]["completion_tokens"],
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .rev()
-            .find(|l| l.contains("error"))
-            .unwrap_or_default()
     );
+    if !ok {
+        // What the run said at the end, to see why.
+        let lines: Vec<&str> = stderr.lines().collect();
+        for l in &lines[lines.len().saturating_sub(12)..] {
+            line.push_str(&format!("\n    | {l}"));
+        }
+    }
     (ok, line)
 }

@@ -5,7 +5,8 @@
 //!
 //! The files come from the prompt: paths it names (exactly, or by a unique
 //! tail such as `ci.yml`), code names it mentions (`get_usr`, `Rectangle`),
-//! the modules a named test imports, and, in a small repository where none
+//! the tests that import a file that may change, the modules a named test
+//! imports, and, in a small repository where none
 //! of that finds anything, every source file. Each file is *editable* or
 //! *read-only*: tests and docs are context unless they hold a code name the
 //! task is about (a rename) or nothing else could change.
@@ -21,6 +22,8 @@ use crate::tools::walk;
 const MAX_SCANNED_FILES: usize = 400;
 /// Largest file scanned or shown, in bytes.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// Tests shown with one file that may change.
+const MAX_TESTS_PER_FILE: usize = 2;
 /// A repository with at most this many source files is shown whole when
 /// the prompt names nothing.
 const SMALL_REPO_FILES: usize = 8;
@@ -72,6 +75,17 @@ pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
                 Role::Editable
             };
             add(&mut picked, &path, role);
+        }
+    }
+    // The tests of a file that may change say what it must do.
+    let editable: Vec<String> = picked
+        .iter()
+        .filter(|g| g.role == Role::Editable && !is_test(&g.path))
+        .map(|g| g.path.clone())
+        .collect();
+    for path in editable {
+        for test in tests_of(&path, root, &files) {
+            add(&mut picked, &test, Role::ReadOnly);
         }
     }
     // The modules a shown test imports are what the test is about.
@@ -240,6 +254,18 @@ fn imported_by(test: &str, root: &Path, files: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Test files that import `path`'s module (at most [`MAX_TESTS_PER_FILE`]).
+fn tests_of(path: &str, root: &Path, files: &[String]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|f| is_test(f) && is_source_name(f))
+        .take(MAX_SCANNED_FILES)
+        .filter(|test| imported_by(test, root, files).iter().any(|p| p == path))
+        .take(MAX_TESTS_PER_FILE)
+        .cloned()
+        .collect()
+}
+
 /// A test file: `test_x.py`, `x_test.go`, `x.test.js`, `x.spec.ts`, or a
 /// file under `tests/`, `test/`, `__tests__/` or `spec/`.
 pub fn is_test(path: &str) -> bool {
@@ -369,6 +395,14 @@ mod tests {
                 "Fix the bug in utils.py so the tests in test_utils.py pass.",
                 &dir
             ),
+            [
+                ("utils.py".to_string(), Role::Editable),
+                ("test_utils.py".to_string(), Role::ReadOnly)
+            ]
+        );
+        // A named file brings the tests that import it, for reference.
+        assert_eq!(
+            picked("Fix the bug in utils.py", &dir),
             [
                 ("utils.py".to_string(), Role::Editable),
                 ("test_utils.py".to_string(), Role::ReadOnly)

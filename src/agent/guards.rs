@@ -11,6 +11,9 @@ pub const REPEAT_STOP: u32 = 5;
 /// What an empty reply gets once.
 pub const NUDGE: &str =
     "Your reply was empty. Continue the task: call a tool, or give your answer.";
+/// Sent once, with no tools offered, when a read-only run (plan, chat)
+/// repeats the same call: its task is an answer, and the results are in.
+pub const ANSWER_NOW: &str = "You called the same tool again and again; its results are above and will not change. Do not call any tool now: answer the question from what you have.";
 /// The tool result of a call in a reply stopped for repeating itself.
 pub const REPEATED_REPLY: &str = "not run: your reply repeated the same lines again and again and was stopped, so this call may be incomplete. Do not repeat yourself; make one change at a time.";
 /// The tool result of a call in a reply cut off at the length limit.

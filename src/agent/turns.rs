@@ -62,6 +62,13 @@ pub struct Turns<'a> {
     cuts_in_a_row: u32,
     /// The conversation's tokens.
     meter: ContextMeter,
+    /// The model repeated itself: the next request goes with livelier
+    /// sampling ([`ChatOptions::rerolled`]).
+    reroll: bool,
+    /// A read-only run that got stuck was asked once to answer without
+    /// tools; the next request offers none.
+    asked_to_answer: bool,
+    tools_off: bool,
 }
 
 impl<'a> Turns<'a> {
@@ -92,6 +99,9 @@ impl<'a> Turns<'a> {
             check_runs: 0,
             cuts_in_a_row: 0,
             meter: ContextMeter::default(),
+            reroll: false,
+            asked_to_answer: false,
+            tools_off: false,
         }
     }
 
@@ -191,6 +201,7 @@ impl<'a> Turns<'a> {
                 .await?;
             self.save(session)?;
             match answered {
+                Answered::Stuck if self.ask_to_answer(session, out)? => continue,
                 Answered::Stuck => return Ok(Ending::Stuck),
                 Answered::All { failed }
                     if self.protocol.done_when_calls_succeed()
@@ -210,6 +221,26 @@ impl<'a> Turns<'a> {
         }
     }
 
+    /// A read-only run (plan, chat) stuck on one call is asked once to
+    /// answer from what it has, with no tools offered: an answer is its
+    /// task. A code run that is stuck stays stuck: an answer would not make
+    /// its change. Returns whether the run goes on.
+    fn ask_to_answer(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+        let read_only = self.settings.mode != crate::vocab::Mode::Code;
+        if !read_only || self.asked_to_answer || !self.settings.enabled(Heuristic::Nudge) {
+            return Ok(false);
+        }
+        out.note("the model repeats the same call; asking it once to answer without tools");
+        self.asked_to_answer = true;
+        self.tools_off = true;
+        self.repeats = RepeatGuard::default();
+        session
+            .messages
+            .push(Message::text(Role::User, guards::ANSWER_NOW));
+        self.save(session)?;
+        Ok(true)
+    }
+
     /// File blocks that changed nothing (the files sent back as they were)
     /// get one nudge: the task is not done. Returns whether they got one.
     fn nudge_unchanged(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
@@ -217,6 +248,7 @@ impl<'a> Turns<'a> {
             return Ok(false);
         }
         out.note("the model sent the files back unchanged; asking it once to make the change");
+        self.reroll = true;
         let nudge = format!("{} {}", guards::UNCHANGED, self.protocol.how_to_change());
         session.messages.push(Message::text(Role::User, nudge));
         self.save(session)?;
@@ -376,13 +408,23 @@ impl<'a> Turns<'a> {
     /// Sends the conversation and streams the reply, printing as it comes.
     async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
         let messages = self.protocol.wire(&session.messages);
+        let reroll = std::mem::take(&mut self.reroll) && self.settings.enabled(Heuristic::Reroll);
+        let tools = if std::mem::take(&mut self.tools_off) {
+            &[]
+        } else {
+            self.model.wire_schemas()
+        };
         let request = ChatRequest {
             model: &self.settings.model,
             messages: &messages,
-            tools: self.model.wire_schemas(),
+            tools,
             stream: true,
             think: self.model.think,
-            options: self.options,
+            options: if reroll {
+                self.options.rerolled()
+            } else {
+                self.options
+            },
         };
         let reading = Reading {
             tools: self.protocol.text_call_tools().to_vec(),
@@ -542,6 +584,7 @@ impl<'a> Turns<'a> {
                     out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     let text = guards::repeat_blocked(times);
                     out.tool_result(turn, &id, &name, false, &text, &text);
+                    self.reroll = true;
                     format!("error: {text}")
                 }
                 Repeat::Run if cut_off.is_some() => {

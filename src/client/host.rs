@@ -68,6 +68,27 @@ pub fn normalize_host(text: &str) -> Result<String> {
     Ok(url)
 }
 
+/// An OpenAI-compatible API root: an `http://` or `https://` URL with a
+/// host, e.g. `http://127.0.0.1:8080/v1`.
+///
+/// Errors: anything else ([`Error::Usage`]).
+pub fn normalize_base_url(text: &str) -> Result<String> {
+    let text = text.trim();
+    let rest = text
+        .strip_prefix("http://")
+        .or_else(|| text.strip_prefix("https://"));
+    if rest.is_none_or(|r| r.trim_matches('/').is_empty()) {
+        return Err(Error::Usage(format!(
+            "base URL `{text}` is not an http(s) URL with a host; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
+        )));
+    }
+    normalize_host(text).map_err(|e| {
+        Error::Usage(format!(
+            "base URL `{text}`: {e}; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
+        ))
+    })
+}
+
 /// A base URL for messages: any `user:password@` is left out.
 pub fn display_host(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {

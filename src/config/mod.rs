@@ -9,7 +9,7 @@ pub mod load;
 
 use std::path::{Path, PathBuf};
 
-use crate::client::host::normalize_host;
+use crate::client::host::{normalize_base_url, normalize_host};
 use crate::client::openai::ApiKey;
 use crate::client::{ModelClient, OllamaClient, OpenAiClient, Timeouts};
 use crate::env_vars;
@@ -120,27 +120,6 @@ impl EnvValues {
             edit_format: get(env_vars::OC_EDIT_FORMAT),
         }
     }
-}
-
-/// An OpenAI-compatible API root: an `http://` or `https://` URL with a
-/// host, e.g. `http://127.0.0.1:8080/v1`.
-///
-/// Errors: anything else ([`Error::Usage`]).
-fn normalize_base_url(text: &str) -> Result<String> {
-    let text = text.trim();
-    let rest = text
-        .strip_prefix("http://")
-        .or_else(|| text.strip_prefix("https://"));
-    if rest.is_none_or(|r| r.trim_matches('/').is_empty()) {
-        return Err(Error::Usage(format!(
-            "base URL `{text}` is not an http(s) URL with a host; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
-        )));
-    }
-    normalize_host(text).map_err(|e| {
-        Error::Usage(format!(
-            "base URL `{text}`: {e}; give the server's API root, e.g. `http://127.0.0.1:8080/v1`"
-        ))
-    })
 }
 
 /// Where `oc` keeps config, sessions and finetune.jsonl: `--home`, else

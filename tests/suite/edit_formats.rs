@@ -357,6 +357,35 @@ fn files_sent_back_unchanged_get_one_nudge() {
     assert!(nudge.contains("Nothing changed"), "{nudge}");
 }
 
+/// At temperature 0 the same conversation gives the same reply: after the
+/// model sent the files back unchanged, the nudge goes with a temperature
+/// of at least 0.7 and the next seed (for that request only);
+/// `OC_DISABLE=reroll` keeps the user's sampling.
+#[test]
+fn a_repeated_reply_is_asked_again_with_livelier_sampling() {
+    for (disable, want) in [
+        ("", (json!(0.7), json!(8))),
+        ("reroll", (json!(0.0), json!(7))),
+    ] {
+        let env = off_by_one();
+        let echo = format!("utils.py\n```python\n{UTILS}```");
+        let server = FakeOllama::start(vec![streamed(&echo, 9), streamed(&echo, 9)]);
+        env.oc(&server)
+            .env("OC_EDIT_FORMAT", "whole")
+            .env("OC_DISABLE", disable)
+            .args(["run", "--yes", "--temperature", "0", "--seed", "7", PROMPT])
+            .assert()
+            .success();
+        let requests = server.chat_requests();
+        let options = |i: usize| {
+            let o = &requests[i]["options"];
+            (o["temperature"].clone(), o["seed"].clone())
+        };
+        assert_eq!(options(0), (json!(0.0), json!(7)));
+        assert_eq!(options(1), want, "OC_DISABLE={disable}");
+    }
+}
+
 /// A rename across files: the code name in the prompt brings every file
 /// that uses it, all of them may change, and one reply changes them all.
 #[test]

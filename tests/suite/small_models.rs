@@ -279,3 +279,42 @@ fn dry_run_prints_the_request_and_sends_nothing() {
     assert!(server.requests().is_empty());
     assert!(env.sessions().is_empty());
 }
+
+/// A plan run stuck on one call is asked once to answer, with no tools
+/// offered, and its answer ends the run; a code run stuck the same way
+/// stays stuck (exit 4): an answer would not make its change.
+#[test]
+fn a_stuck_read_only_run_is_asked_to_answer_without_tools() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "alpha\n");
+    let call = || Reply::tool_calls(&[("read_file", json!({"path": "notes.txt"}))]);
+    let mut replies: Vec<Reply> = (0..5).map(|_| call()).collect();
+    replies.push(Reply::answer("It says alpha."));
+    let server = FakeOllama::start(replies);
+    let out = env
+        .oc(&server)
+        .env("OC_DISABLE", "ground")
+        .args(["plan", "what is in notes.txt?"])
+        .assert()
+        .success();
+    assert!(stdout_of(&out).contains("It says alpha."));
+    assert!(stderr_of(&out).contains("asking it once to answer without tools"));
+    let requests = server.chat_requests();
+    let last = requests.last().unwrap();
+    assert!(last.get("tools").is_none(), "{last}");
+    let asked = last["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(asked.contains("Do not call any tool"), "{asked}");
+
+    let env = TestEnv::new();
+    env.write("notes.txt", "alpha\n");
+    let server = FakeOllama::start((0..6).map(|_| call()).collect());
+    env.oc(&server)
+        .env("OC_DISABLE", "ground")
+        .args(["run", "--yes", "what is in notes.txt?"])
+        .assert()
+        .code(4);
+    assert_eq!(server.chat_requests().len(), 5);
+}
