@@ -81,7 +81,7 @@ pub async fn run(
     let started = Instant::now();
     let mut interruptions = Interruptions::new(Signals::install()?.watch(), job.timeout);
     let client = settings.model_client()?;
-    let workspace = setup::open_workspace(&settings.cwd)?;
+    let workspace = setup::run_workspace(settings)?;
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,
         stop = interruptions.next() => return Err(Error::Stopped {

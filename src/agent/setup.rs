@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::session::{Session, Status};
 use crate::tools::{ToolName, Workspace};
 use crate::ui::Output;
-use crate::vocab::{EditFormat, Mode, TextTools, Think};
+use crate::vocab::{EditFormat, Mode, Provider, TextTools, Think};
 
 /// How this run talks to this model, settled once from its capabilities.
 #[derive(Debug, Clone)]
@@ -174,6 +174,18 @@ fn choose_edit_format(settings: &Settings, info: &ModelInfo) -> EditFormat {
         }
         (Mode::Code, chosen) => chosen,
     }
+}
+
+/// The workspace of a run: [`open_workspace`], and the commands run in it
+/// never get the model server's API key (they do not need it).
+///
+/// Errors: as [`open_workspace`].
+pub fn run_workspace(settings: &Settings) -> Result<Workspace> {
+    let workspace = open_workspace(&settings.cwd)?;
+    Ok(match settings.provider {
+        Provider::OpenAi => workspace.hiding_env(&settings.api_key_env),
+        Provider::Ollama => workspace,
+    })
 }
 
 /// The workspace the tools are confined to.

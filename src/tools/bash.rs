@@ -80,6 +80,9 @@ async fn run_command(
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
         .process_group(0);
+    for name in ws.hidden_env() {
+        cmd.env_remove(name);
+    }
     let mut child = cmd.spawn()?;
     // The Command holds our copies of the pipe's write end; without dropping
     // it the reader would never see end-of-file.

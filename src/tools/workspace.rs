@@ -8,6 +8,9 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    /// Environment variables commands run in the workspace do not get
+    /// (the model server's API key).
+    hidden_env: Vec<String>,
 }
 
 /// A path a tool may use: its real absolute location and how to show it.
@@ -31,7 +34,22 @@ impl Workspace {
                 format!("`{}` is not a directory", dir.display()),
             ));
         }
-        Ok(Workspace { root })
+        Ok(Workspace {
+            root,
+            hidden_env: Vec::new(),
+        })
+    }
+
+    /// The same workspace, with `name` left out of the environment of
+    /// every command run in it.
+    pub fn hiding_env(mut self, name: &str) -> Self {
+        self.hidden_env.push(name.to_string());
+        self
+    }
+
+    /// Environment variables left out of commands' environment.
+    pub fn hidden_env(&self) -> &[String] {
+        &self.hidden_env
     }
 
     /// The canonical root.
