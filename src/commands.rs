@@ -350,7 +350,9 @@ async fn openai_models(client: &OpenAiClient, args: ModelsArgs) -> Result<ExitSt
         }
         ModelsCommand::Show { name } => {
             let Some(entry) = entries.iter().find(|m| m["id"] == name.as_str()) else {
-                let ids: Vec<&str> = entries.iter().filter_map(|m| m["id"].as_str()).collect();
+                let ids: Vec<String> = (entries.iter().filter_map(|m| m["id"].as_str()))
+                    .map(|id| id.chars().filter(|c| !c.is_control()).collect())
+                    .collect();
                 return Err(Error::Unavailable(format!(
                     "model `{name}` is not listed by {} (it lists: {})",
                     client.host(),
@@ -425,8 +427,10 @@ fn human_size(bytes: u64) -> String {
 }
 
 fn models_table(rows: &[Value]) -> String {
+    // A server's names reach the terminal: no control characters (escape
+    // sequences) among them.
     let text = |v: &Value| match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.chars().filter(|c| !c.is_control()).collect(),
         Value::Null => "-".to_string(),
         other => other.to_string(),
     };

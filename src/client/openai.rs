@@ -133,12 +133,14 @@ impl OpenAiClient {
     }
 
     /// The model ids the server serves.
+    /// The model ids the server serves, as printable text (control
+    /// characters dropped: they reach the terminal in messages).
     pub async fn models(&self) -> Result<Vec<String>> {
         Ok(self
             .models_raw()
             .await?
             .iter()
-            .filter_map(|m| m["id"].as_str().map(str::to_string))
+            .filter_map(printable_id)
             .collect())
     }
 
@@ -160,7 +162,7 @@ impl OpenAiClient {
                     .is_some_and(|a| a.contains(&Value::from(model)))
         };
         let Some(entry) = entries.iter().find(named).cloned() else {
-            let ids: Vec<&str> = entries.iter().filter_map(|m| m["id"].as_str()).collect();
+            let ids: Vec<String> = entries.iter().filter_map(printable_id).collect();
             return Err(Error::Unavailable(format!(
                 "model `{model}` is not served by {} at {} (it serves: {}); pick one with `--model`, `OC_MODEL` or `\"model\"` in the config (`oc models` lists them; llama-server's `--alias NAME` gives its model a short name)",
                 self.server.kind,
@@ -362,6 +364,13 @@ impl OpenAiClient {
             self.server.kind, self.server.shown
         ))
     }
+}
+
+/// A `/models` entry's `id` without control characters.
+fn printable_id(entry: &Value) -> Option<String> {
+    entry["id"]
+        .as_str()
+        .map(|id| id.chars().filter(|c| !c.is_control()).collect())
 }
 
 /// A body that is not JSON (an HTML error page), as an error object: its

@@ -317,6 +317,16 @@ fn models_are_listed_and_a_missing_one_exits_3() {
     assert_eq!(rows[0]["context_length"], 32768);
     let out = openai(&env, &server).args(["models"]).assert().success();
     assert!(stdout_of(&out).contains(MODEL));
+    // A server's names reach the terminal without escape sequences.
+    let server = FakeOllama::start(vec![]).with_model("\u{1b}[31mred", &["completion"], 4096);
+    let out = openai(&env, &server).args(["models"]).assert().success();
+    assert!(!stdout_of(&out).contains('\u{1b}'), "{}", stdout_of(&out));
+    let out = openai(&env, &server)
+        .args(["run", "--model", "nope", "hi"])
+        .assert()
+        .code(3);
+    assert!(!stderr_of(&out).contains('\u{1b}'), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("[31mred"), "{}", stderr_of(&out));
 }
 
 /// `--host` is Ollama's; a `/v1` address given to it gets the provider's
