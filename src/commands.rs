@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use serde_json::{Value, json};
 
 use crate::cli::{Cli, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
-use crate::client::{Message, ModelClient, ModelInfo, OpenAiClient, Role};
+use crate::client::{Message, ModelClient, ModelInfo, OpenAiClient, Role, printable};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::fsutil::{self, StreamedWriteError};
@@ -351,7 +351,7 @@ async fn openai_models(client: &OpenAiClient, args: ModelsArgs) -> Result<ExitSt
         ModelsCommand::Show { name } => {
             let Some(entry) = entries.iter().find(|m| m["id"] == name.as_str()) else {
                 let ids: Vec<String> = (entries.iter().filter_map(|m| m["id"].as_str()))
-                    .map(|id| id.chars().filter(|c| !c.is_control()).collect())
+                    .map(printable)
                     .collect();
                 return Err(Error::Unavailable(format!(
                     "model `{name}` is not listed by {} (it lists: {})",
@@ -430,7 +430,7 @@ fn models_table(rows: &[Value]) -> String {
     // A server's names reach the terminal: no control characters (escape
     // sequences) among them.
     let text = |v: &Value| match v {
-        Value::String(s) => s.chars().filter(|c| !c.is_control()).collect(),
+        Value::String(s) => printable(s),
         Value::Null => "-".to_string(),
         other => other.to_string(),
     };

@@ -1,6 +1,8 @@
 //! What both model-server clients share about HTTP: the client itself and
 //! error texts that say what really happened.
 
+use serde_json::Value;
+
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
 
@@ -64,6 +66,54 @@ pub fn http_client(timeouts: Timeouts) -> Result<reqwest::Client> {
         .connect_timeout(timeouts.connect)
         .build()
         .map_err(|e| Error::Server(format!("cannot set up the HTTP client: {e}")))
+}
+
+/// Reads a JSON answer of `endpoint`. A body that is not JSON is an error
+/// object (its first 300 characters on one line) when the status is one,
+/// and an error saying `hint` otherwise.
+///
+/// Errors: the body cannot be read, or a success that is not JSON
+/// ([`Error::Server`]).
+pub async fn read_json(
+    response: reqwest::Response,
+    server: &ServerName,
+    endpoint: &str,
+    hint: &str,
+) -> Result<Value> {
+    let status = response.status();
+    let bytes = response.bytes().await.map_err(|e| {
+        Error::Server(format!(
+            "reading the answer of {}{endpoint} failed: {}",
+            server.shown,
+            root_cause(&e.without_url())
+        ))
+    })?;
+    match serde_json::from_slice(&bytes) {
+        Ok(value) => Ok(value),
+        // A non-JSON error body still says something useful.
+        Err(_) if !status.is_success() => Ok(plain_error(&bytes)),
+        Err(e) => Err(Error::Server(format!(
+            "{}{endpoint} answered with something that is not JSON ({e}); {hint}",
+            server.shown
+        ))),
+    }
+}
+
+/// A body that is not JSON (an HTML error page), as an error object: its
+/// first 300 characters on one line.
+fn plain_error(bytes: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(bytes);
+    let mut line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > 300 {
+        line = line.chars().take(300).collect::<String>() + "…";
+    }
+    serde_json::json!({ "error": line })
+}
+
+/// Text a server sent, safe for a terminal: control characters (escape
+/// sequences) dropped.
+pub fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// The innermost cause of an error, which for reqwest says what really

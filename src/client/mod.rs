@@ -18,6 +18,7 @@ pub mod openai_wire;
 pub mod timeouts;
 
 pub use chat::{ChatChunk, ChatOptions, ChatRequest, ModelInfo};
+pub use http::printable;
 pub use message::{FunctionCall, Message, Role, ToolCall};
 pub use ollama::{OllamaClient, OllamaStream};
 pub use openai::{OpenAiClient, OpenAiStream};

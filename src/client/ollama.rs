@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::chat::{ChatChunk, ChatRequest, ModelInfo};
-use super::http::{ServerName, http_client, root_cause, send};
+use super::http::{ServerName, http_client, read_json, root_cause, send};
 use super::ndjson::LineBuffer;
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
@@ -17,8 +17,8 @@ pub struct OllamaClient {
     http: reqwest::Client,
     timeouts: Timeouts,
     base: String,
-    /// `base` without any `user:password@`, for messages.
-    shown: String,
+    /// Its address without any `user:password@`, for messages.
+    server: ServerName,
 }
 
 impl OllamaClient {
@@ -30,14 +30,18 @@ impl OllamaClient {
         Ok(OllamaClient {
             http,
             timeouts,
-            shown: super::host::display_host(&base),
+            server: ServerName {
+                kind: "the Ollama server",
+                shown: super::host::display_host(&base),
+                hint: "Start it with `ollama serve`, or point `--host` / `OLLAMA_HOST` at a running server.",
+            },
             base,
         })
     }
 
     /// The base URL requests go to, without credentials.
     pub fn host(&self) -> &str {
-        &self.shown
+        &self.server.shown
     }
 
     /// `POST /api/show {"model"}`: capabilities and context length.
@@ -62,7 +66,7 @@ impl OllamaClient {
         if status == reqwest::StatusCode::NOT_FOUND && self.base.ends_with("/v1") {
             return Err(Error::Usage(format!(
                 "{} is an OpenAI-compatible API root (it ends in `/v1`), not an Ollama server; talk to it with `oc --provider openai --base-url {} …`",
-                self.shown, self.shown
+                self.server.shown, self.server.shown
             )));
         }
         if status == reqwest::StatusCode::NOT_FOUND {
@@ -114,7 +118,7 @@ impl OllamaClient {
         let response = tokio::time::timeout(wait, send).await.map_err(|_| {
             Error::Server(format!(
                 "the Ollama server at {} sent no answer within {}s; a model that is still loading can take minutes on a small machine: raise `first_byte_timeout_secs` in the config",
-                self.shown,
+                self.server.shown,
                 wait.as_secs()
             ))
         })??;
@@ -130,7 +134,7 @@ impl OllamaClient {
             response,
             timeouts: self.timeouts,
             got_chunk: false,
-            host: self.shown.clone(),
+            host: self.server.shown.clone(),
             lines: LineBuffer::default(),
             queued: VecDeque::new(),
             line_number: 0,
@@ -143,34 +147,17 @@ impl OllamaClient {
     }
 
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
-        let server = ServerName {
-            kind: "the Ollama server",
-            shown: self.shown.clone(),
-            hint: "Start it with `ollama serve`, or point `--host` / `OLLAMA_HOST` at a running server.",
-        };
-        send(request, &server, self.timeouts).await
+        send(request, &self.server, self.timeouts).await
     }
 
     async fn body_json(&self, response: reqwest::Response, endpoint: &str) -> Result<Value> {
-        let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| {
-            Error::Server(format!(
-                "reading the answer of {}{endpoint} failed: {}",
-                self.shown,
-                root_cause(&e.without_url())
-            ))
-        })?;
-        match serde_json::from_slice(&bytes) {
-            Ok(value) => Ok(value),
-            // A non-JSON error body still says something useful.
-            Err(_) if !status.is_success() => Ok(serde_json::json!({
-                "error": String::from_utf8_lossy(&bytes).trim().to_string()
-            })),
-            Err(e) => Err(Error::Server(format!(
-                "{}{endpoint} answered with something that is not JSON ({e}); is `--host` an Ollama server?",
-                self.shown
-            ))),
-        }
+        read_json(
+            response,
+            &self.server,
+            endpoint,
+            "is `--host` an Ollama server?",
+        )
+        .await
     }
 
     fn status_error(&self, endpoint: &str, status: reqwest::StatusCode, body: &Value) -> Error {
@@ -180,7 +167,7 @@ impl OllamaClient {
             .unwrap_or_else(|| body.to_string());
         Error::Server(format!(
             "the Ollama server at {} answered {status} to {endpoint}: {text}",
-            self.shown
+            self.server.shown
         ))
     }
 
@@ -192,7 +179,7 @@ impl OllamaClient {
         };
         Error::ModelNotFound {
             model: model.to_string(),
-            host: self.shown.clone(),
+            host: self.server.shown.clone(),
             available,
         }
     }

@@ -13,7 +13,7 @@ use futures_util::{Stream, StreamExt};
 use serde_json::Value;
 
 use super::chat::{ChatChunk, ChatRequest, ModelInfo, parse_parameter_size};
-use super::http::{ServerName, http_client, root_cause, send};
+use super::http::{ServerName, http_client, printable, read_json, send};
 use super::openai_wire::{ChunkReader, error_text, request_body};
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
@@ -244,7 +244,10 @@ impl OpenAiClient {
             })??;
         let status = response.status();
         if !status.is_success() {
-            let body = self.body_json(response).await;
+            let endpoint = "/chat/completions";
+            let body = read_json(response, &self.server, endpoint, "")
+                .await
+                .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));
             return Err(self.chat_error(request, status, &body).await);
         }
         let activity = Arc::new(Mutex::new(Instant::now()));
@@ -326,26 +329,8 @@ impl OpenAiClient {
         let request = self.authorized(self.http.get(self.url(path)).timeout(self.timeouts.idle));
         let response = send(request, &self.server, self.timeouts).await?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| {
-            Error::Server(format!(
-                "reading the answer of {}{path} failed: {}",
-                self.server.shown,
-                root_cause(&e.without_url())
-            ))
-        })?;
-        match serde_json::from_slice(&bytes) {
-            Ok(body) => Ok((status, body)),
-            Err(_) if !status.is_success() => Ok((status, plain_error(&bytes))),
-            Err(e) => Err(Error::Server(format!(
-                "{}{path} answered with something that is not JSON ({e}); is `--base-url` an OpenAI-compatible API root (it usually ends in `/v1`)?",
-                self.server.shown
-            ))),
-        }
-    }
-
-    async fn body_json(&self, response: reqwest::Response) -> Value {
-        let bytes = response.bytes().await.unwrap_or_default();
-        serde_json::from_slice(&bytes).unwrap_or_else(|_| plain_error(&bytes))
+        let hint = "is `--base-url` an OpenAI-compatible API root (it usually ends in `/v1`)?";
+        Ok((status, read_json(response, &self.server, path, hint).await?))
     }
 
     fn status_error(&self, endpoint: &str, status: reqwest::StatusCode, body: &Value) -> Error {
@@ -366,22 +351,9 @@ impl OpenAiClient {
     }
 }
 
-/// A `/models` entry's `id` without control characters.
+/// A `/models` entry's `id`, safe for a terminal.
 fn printable_id(entry: &Value) -> Option<String> {
-    entry["id"]
-        .as_str()
-        .map(|id| id.chars().filter(|c| !c.is_control()).collect())
-}
-
-/// A body that is not JSON (an HTML error page), as an error object: its
-/// first 300 characters on one line.
-fn plain_error(bytes: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(bytes);
-    let mut line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() > 300 {
-        line = line.chars().take(300).collect::<String>() + "…";
-    }
-    serde_json::json!({ "error": line })
+    entry["id"].as_str().map(printable)
 }
 
 /// `qwen2.5-coder-1.5b-instruct` → 1.5, `Qwen/Qwen2.5-Coder-7B` → 7, from
