@@ -93,7 +93,8 @@ pub async fn run(
     let model = ModelSetup::from_capabilities(&info, settings, out);
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
-    let mut session = setup::open_session(settings, job.resume, &job.prompt, &model, &workspace);
+    let mut session =
+        setup::open_session(settings, job.resume, &job.prompt, &model, &workspace, out);
     if job.save {
         store.save(&mut session)?;
     }

@@ -210,9 +210,21 @@ pub fn open_session(
     prompt: &str,
     model: &ModelSetup,
     workspace: &Workspace,
+    out: &mut dyn Output,
 ) -> Session {
     match resume {
         Some(mut session) => {
+            let host = display_host(&settings.host);
+            if session.host != host {
+                out.warn(&format!(
+                    "the session ran on {} ({}); it goes on with {host} ({})",
+                    session.host,
+                    session.provider,
+                    settings.provider.as_str()
+                ));
+            }
+            session.host = host;
+            session.provider = settings.provider.as_str().to_string();
             session.mode = settings.mode;
             session.model = settings.model.clone();
             session.num_ctx = model.num_ctx;
@@ -231,6 +243,7 @@ pub fn open_session(
                 prompt,
                 model.num_ctx,
             );
+            session.provider = settings.provider.as_str().to_string();
             session.messages.push(Message::text(Role::System, system));
             session
         }

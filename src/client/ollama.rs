@@ -65,8 +65,8 @@ impl OllamaClient {
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && self.base.ends_with("/v1") {
             return Err(Error::Usage(format!(
-                "{} is an OpenAI-compatible API root (it ends in `/v1`), not an Ollama server; talk to it with `oc --provider openai --base-url {} …`",
-                self.server.shown, self.server.shown
+                "{} is an OpenAI-compatible API root (it ends in `/v1`), not an Ollama server; add `--provider openai --base-url {}` to the command (e.g. `oc run --provider openai --base-url {} \"…\"`)",
+                self.server.shown, self.server.shown, self.server.shown
             )));
         }
         if status == reqwest::StatusCode::NOT_FOUND {

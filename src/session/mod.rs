@@ -81,6 +81,10 @@ pub struct Session {
     pub mode: Mode,
     pub model: String,
     pub host: String,
+    /// The API of the server at `host`: `ollama` or `openai` (sessions
+    /// from before the field: `ollama`).
+    #[serde(default = "default_provider")]
+    pub provider: String,
     pub cwd: String,
     /// The first line of the prompt, shortened.
     pub title: String,
@@ -163,6 +167,10 @@ pub struct Check {
     pub attempts: u32,
 }
 
+fn default_provider() -> String {
+    "ollama".to_string()
+}
+
 impl Session {
     /// A new running session.
     pub fn new(
@@ -182,6 +190,7 @@ impl Session {
             mode,
             model: model.to_string(),
             host: host.to_string(),
+            provider: default_provider(),
             cwd: cwd.display().to_string(),
             title: title_of(prompt),
             status: Status::Running,
@@ -526,7 +535,7 @@ pub struct FinetuneRecord {
     pub exit_reason: String,
     pub turns: u32,
     pub usage: Usage,
-    /// The kind of model server: `ollama`.
+    /// The kind of model server: `ollama` or `openai`.
     #[serde(default)]
     pub host_kind: String,
     /// Ids of the tool calls whose result was an error: the assistant turns
@@ -579,7 +588,7 @@ impl FinetuneRecord {
             success,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
-            host_kind: "ollama".to_string(),
+            host_kind: session.provider.clone(),
             failed_tool_calls: session.failed_tool_calls.clone(),
             check: session.check.clone(),
             exit_code: session.exit_code,

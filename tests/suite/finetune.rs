@@ -147,7 +147,12 @@ fn credentials_are_redacted_in_the_record_and_exports() {
     );
     let record: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(record["redactions"], 2);
-    assert_eq!(record["host_kind"], "ollama");
+    let provider = if crate::common::openai_mode() {
+        "openai"
+    } else {
+        "ollama"
+    };
+    assert_eq!(record["host_kind"], provider);
     for format in ["openai", "hf", "sharegpt"] {
         let out = env
             .oc(&server)

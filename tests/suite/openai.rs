@@ -515,3 +515,32 @@ fn keep_alives_count_and_a_finished_reply_needs_no_done() {
     assert_eq!(stdout_of(&out).trim(), "Still here.");
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// The session and the record name the provider; going on from a session
+/// on another server says so and records the new one.
+#[test]
+fn the_provider_is_recorded_and_a_change_of_server_is_told() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("One."), Reply::answer("Two.")]);
+    openai(&env, &server)
+        .args(["run", "first"])
+        .assert()
+        .success();
+    assert_eq!(env.session()["provider"], "openai");
+    assert_eq!(env.finetune()[0]["host_kind"], "openai");
+    let out = env
+        .oc(&server)
+        .env_remove("OC_PROVIDER")
+        .env_remove("OPENAI_BASE_URL")
+        .args(["run", "--continue", "second"])
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(&format!("the session ran on {}/v1 (openai)", server.url)),
+        "{stderr}"
+    );
+    let session = env.session();
+    assert_eq!(session["provider"], "ollama");
+    assert_eq!(session["host"], server.url.as_str());
+}
