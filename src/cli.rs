@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Overrides;
-use crate::vocab::{EditFormat, Provider, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, SandboxMode, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 ///
@@ -38,6 +38,27 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
+    /// Internal: the sandbox helper that confines itself with Landlock and
+    /// runs the command (how `bash` calls run; README "Sandbox").
+    #[command(hide = true)]
+    SandboxExec(SandboxExecArgs),
+}
+
+/// `oc sandbox-exec [--filesystem] [--write PATH]... [--no-network] -- PROGRAM [ARGS]...`
+#[derive(Debug, Args)]
+pub struct SandboxExecArgs {
+    /// Confine the filesystem: read anywhere, write only beneath `--write`.
+    #[arg(long)]
+    pub filesystem: bool,
+    /// A path writable under `--filesystem` (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub write: Vec<PathBuf>,
+    /// Refuse TCP connect and bind.
+    #[arg(long)]
+    pub no_network: bool,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// The options of `run`, `plan` and `chat`: the agent's, then the prompt's.
@@ -351,6 +372,19 @@ pub struct CommonArgs {
     /// Add TEXT at the end of the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
+    /// Confine bash commands (Landlock): write only in the workspace, or
+    /// nowhere (read-only), or not at all (off); `required` refuses to run
+    /// where the kernel cannot confine [default: workspace-write; plan:
+    /// read-only]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub sandbox: Option<SandboxMode>,
+    /// Let sandboxed commands open network connections [default: off under
+    /// the sandbox]
+    #[arg(long, value_enum, value_name = "on|off")]
+    pub network: Option<Network>,
+    /// Let sandboxed commands also write in DIR (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
 }
 
 impl CommonArgs {
@@ -377,6 +411,11 @@ impl CommonArgs {
             deny: self.deny.clone(),
             system_prompt_file: self.system_prompt.clone(),
             append_system_prompt: self.append_system_prompt.clone(),
+            sandbox: crate::config::SandboxFlags {
+                mode: self.sandbox,
+                network: self.network,
+                add_dirs: self.add_dir.clone(),
+            },
             ..self.server.overrides()
         }
     }

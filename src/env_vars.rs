@@ -26,3 +26,6 @@ pub const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
 pub const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.
 pub const HOME: &str = "HOME";
+/// Tests only: `none` pretends the kernel has no Landlock, `no-network`
+/// that its Landlock cannot confine the network (README "Sandbox").
+pub const OC_TEST_LANDLOCK: &str = "OC_TEST_LANDLOCK";

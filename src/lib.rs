@@ -15,6 +15,7 @@ pub mod images;
 pub mod input;
 pub mod permissions;
 pub mod protocol;
+pub mod sandbox;
 pub mod secret_files;
 pub mod session;
 pub mod signals;
@@ -33,12 +34,16 @@ use vocab::Mode;
 /// Runs one invocation and returns its exit status. Errors carry their own
 /// exit status (see [`exit_status_of`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    let command = match cli.command {
+        Command::SandboxExec(args) => sandbox_exec(&args),
+        command => command,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the async runtime", e))?;
-    let status = match cli.command {
+    let status = match command {
         Command::Run(args) => runtime.block_on(run_agent(&args, Mode::Code))?,
         Command::Plan(args) => runtime.block_on(run_agent(&args, Mode::Plan))?,
         Command::Chat(args) => runtime.block_on(run_agent(&args, Mode::Chat))?,
@@ -49,8 +54,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         }
         Command::ExportFt(args) => commands::export_ft(&load_home(&args.home)?, &args)?,
         Command::Completions { shell } => commands::completions(shell),
+        Command::SandboxExec(args) => sandbox_exec(&args),
     };
     Ok(status)
+}
+
+/// `oc sandbox-exec`: confines this process and becomes the command; if
+/// either fails, says why on stderr (the command's output) and exits 126.
+fn sandbox_exec(args: &cli::SandboxExecArgs) -> ! {
+    let confine = sandbox::exec::Confine {
+        filesystem: args.filesystem,
+        write: args.write.clone(),
+        no_network: args.no_network,
+    };
+    let message = match args.command.split_first() {
+        Some((program, rest)) => sandbox::exec::confine_and_exec(&confine, program, rest),
+        None => "oc sandbox: no command given".to_string(),
+    };
+    ui::print_note(&message);
+    std::process::exit(sandbox::exec::CANNOT_RUN)
 }
 
 /// The exit status an error ends the process with: the status of an

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::permissions::PermissionRecord;
 use crate::session::{Check, CutReply, Status, Usage};
+use crate::vocab::Confinement;
 
 /// Version of the event schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -193,5 +194,8 @@ pub struct RunSummary {
     /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// How bash commands were confined: `{"mode": "workspace-write" |
+    /// "read-only" | "off", "network": "on" | "off"}`.
+    pub sandbox: Confinement,
     pub duration_ms: u64,
 }

@@ -227,3 +227,61 @@ pub struct Sampling {
     /// Seed of the sampler, for reproducible runs.
     pub seed: Option<i64>,
 }
+
+/// How bash commands are confined (`--sandbox`, config `sandbox`; README
+/// "Sandbox"). The confinement is Linux Landlock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Writes only inside the workspace, the run's temp directory and the
+    /// usual devices; where the kernel lacks Landlock, a warning and no
+    /// confinement.
+    #[default]
+    WorkspaceWrite,
+    /// Writes only in the run's temp directory and the usual devices.
+    ReadOnly,
+    /// No confinement.
+    Off,
+    /// As `workspace-write`, and a usage error where the kernel cannot
+    /// confine (for CI that must not run unconfined).
+    Required,
+}
+
+/// Whether confined commands may open TCP connections (`--network`,
+/// config `network`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    On,
+    Off,
+}
+
+impl Network {
+    /// The name used in flags, sessions and records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Network::On => "on",
+            Network::Off => "off",
+        }
+    }
+}
+
+/// The confinement a run's commands actually had: what sessions, the
+/// `json` result and fine-tuning records say.
+/// JSON: `{"mode": "workspace-write" | "read-only" | "off", "network": "on" | "off"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confinement {
+    /// The filesystem confinement applied: `workspace-write`, `read-only`
+    /// or `off` (never `required`).
+    pub mode: SandboxMode,
+    /// `off` when TCP connect and bind were refused.
+    pub network: Network,
+}
+
+impl Confinement {
+    /// No confinement at all.
+    pub const NONE: Confinement = Confinement {
+        mode: SandboxMode::Off,
+        network: Network::On,
+    };
+}

@@ -36,6 +36,7 @@ use crate::protocol::{RunSummary, SCHEMA_VERSION};
 use crate::session::{FinetuneRecord, Session, Status, Store, Usage};
 use crate::signals::Signals;
 use crate::ui::Output;
+use crate::vocab::Confinement;
 use calls::CallRunner;
 use check::CheckPlan;
 use ending::Ending;
@@ -81,7 +82,7 @@ pub async fn run(
     let started = Instant::now();
     let mut interruptions = Interruptions::new(Signals::install()?.watch(), job.timeout);
     let client = settings.model_client()?;
-    let workspace = setup::run_workspace(settings)?;
+    let workspace = setup::run_workspace(settings, out)?;
     let info = tokio::select! {
         info = client.show(&settings.model) => info?,
         stop = interruptions.next() => return Err(Error::Stopped {
@@ -219,6 +220,7 @@ impl Close<'_> {
                 .cloned()
                 .collect(),
             check: session.check.clone(),
+            sandbox: session.sandbox.unwrap_or(Confinement::NONE),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
         exit

@@ -13,6 +13,9 @@ use crate::client::host::display_host;
 use crate::client::{ChatOptions, ChatRequest, Message, ModelInfo, Role};
 use crate::config::{DEFAULT_MAX_OUTPUT_TOKENS, Settings};
 use crate::error::{Error, Result};
+use crate::sandbox::prepare::prepare;
+use crate::sandbox::reaper;
+use crate::sandbox::support::Support;
 use crate::session::{Session, Status};
 use crate::tools::{ToolName, Workspace};
 use crate::ui::Output;
@@ -176,12 +179,21 @@ fn choose_edit_format(settings: &Settings, info: &ModelInfo) -> EditFormat {
     }
 }
 
-/// The workspace of a run: [`open_workspace`], and the commands run in it
-/// never get the model server's API key (they do not need it).
+/// The workspace of a run: [`open_workspace`], its commands confined by
+/// the sandbox (warnings for what the kernel cannot enforce on `out`),
+/// `oc` the subreaper of what they start, and the commands never get the
+/// model server's API key (they do not need it).
 ///
-/// Errors: as [`open_workspace`].
-pub fn run_workspace(settings: &Settings) -> Result<Workspace> {
+/// Errors: as [`open_workspace`] and [`prepare`] (`--sandbox required` on
+/// a kernel that cannot confine).
+pub fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Workspace> {
     let workspace = open_workspace(&settings.cwd)?;
+    let (sandbox, warnings) = prepare(&settings.sandbox, workspace.root(), Support::probe())?;
+    for warning in &warnings {
+        out.warn(warning);
+    }
+    reaper::become_subreaper();
+    let workspace = workspace.confined(sandbox);
     Ok(match settings.provider {
         Provider::OpenAi => workspace.hiding_env(&settings.api_key_env),
         Provider::Ollama => workspace,
@@ -225,6 +237,7 @@ pub fn open_session(
             }
             session.host = host;
             session.provider = settings.provider.as_str().to_string();
+            session.sandbox = Some(workspace.sandbox().confinement());
             session.mode = settings.mode;
             session.model = settings.model.clone();
             session.num_ctx = model.num_ctx;
@@ -244,6 +257,7 @@ pub fn open_session(
                 model.num_ctx,
             );
             session.provider = settings.provider.as_str().to_string();
+            session.sandbox = Some(workspace.sandbox().confinement());
             session.messages.push(Message::text(Role::System, system));
             session
         }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
 use crate::permissions::rules::Action;
-use crate::vocab::{EditFormat, Provider, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, SandboxMode, TextTools, Think};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
@@ -44,6 +44,12 @@ pub struct FileConfig {
     pub text_tools: Option<TextTools>,
     pub edit_format: Option<EditFormat>,
     pub check_attempts: Option<u32>,
+    /// `workspace-write`, `read-only`, `off` or `required`.
+    pub sandbox: Option<SandboxMode>,
+    /// `on` or `off`.
+    pub network: Option<Network>,
+    /// More directories sandboxed commands may write.
+    pub add_dirs: Option<Vec<PathBuf>>,
 }
 
 /// The `permissions` section of a config file.
@@ -155,7 +161,7 @@ pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
 }
 
 /// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 23] = [
+const KNOWN_KEYS: [&str; 26] = [
     "compact_at",
     "model",
     "host",
@@ -179,6 +185,9 @@ const KNOWN_KEYS: [&str; 23] = [
     "text_tools",
     "edit_format",
     "check_attempts",
+    "sandbox",
+    "network",
+    "add_dirs",
 ];
 
 /// The known key an unknown one was probably meant to be: at most two

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::file::{self, LoadedFile};
+use super::sandbox;
 use super::{EnvValues, Overrides, Settings, USER_CONFIG, resolve_home};
 use crate::error::{Error, Result};
 use crate::permissions::project_config::PROJECT_CONFIG;
@@ -60,6 +61,7 @@ fn load_with(
     let project_config = find_project_config(&cwd);
     if let Some(mut project) = file::load_file(&project_config)? {
         warnings.extend(file::drop_untrusted_server(&mut project));
+        warnings.extend(sandbox::drop_untrusted_sandbox(&mut project));
         files.push(project);
     }
     if let Some(path) = sources.config {

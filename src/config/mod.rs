@@ -6,6 +6,7 @@
 
 pub mod file;
 pub mod load;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,7 @@ use crate::permissions::rules::{Action, Rule};
 use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
+pub use sandbox::{SandboxFlags, SandboxSettings};
 
 /// Default model (SPEC §3).
 pub const DEFAULT_MODEL: &str = "qwen3.5:latest";
@@ -85,6 +87,8 @@ pub struct Overrides {
     pub system_prompt_file: Option<PathBuf>,
     /// `--append-system-prompt TEXT`.
     pub append_system_prompt: Option<String>,
+    /// `--sandbox`, `--network`, `--add-dir`.
+    pub sandbox: SandboxFlags,
 }
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
@@ -193,6 +197,8 @@ pub struct Settings {
     /// Added at the end of the system prompt: the project's `AGENTS.md`
     /// instructions, then `--append-system-prompt`.
     pub instructions: Option<String>,
+    /// How bash commands are confined.
+    pub sandbox: SandboxSettings,
 }
 
 impl Settings {
@@ -382,6 +388,7 @@ impl Settings {
         Ok(Settings {
             project_config: cwd.join(PROJECT_CONFIG),
             system_prompt: None,
+            sandbox: SandboxSettings::resolve(&flags.sandbox, files, mode, env.home_dir.as_deref()),
             instructions: flags.append_system_prompt.clone(),
             mode,
             model: model.trim().to_string(),

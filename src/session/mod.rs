@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::images::ImageStore;
 use crate::permissions::PermissionRecord;
-use crate::vocab::Mode;
+use crate::vocab::{Confinement, Mode};
 
 pub mod export;
 mod export_images;
@@ -85,6 +85,10 @@ pub struct Session {
     /// from before the field: `ollama`).
     #[serde(default = "default_provider")]
     pub provider: String,
+    /// How bash commands were confined in the last run of the session
+    /// (README "Sandbox"); absent in sessions from before the sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Confinement>,
     pub cwd: String,
     /// The first line of the prompt, shortened.
     pub title: String,
@@ -191,6 +195,7 @@ impl Session {
             model: model.to_string(),
             host: host.to_string(),
             provider: default_provider(),
+            sandbox: None,
             cwd: cwd.display().to_string(),
             title: title_of(prompt),
             status: Status::Running,
@@ -538,6 +543,9 @@ pub struct FinetuneRecord {
     /// The kind of model server: `ollama` or `openai`.
     #[serde(default)]
     pub host_kind: String,
+    /// How bash commands were confined: `{mode, network}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Confinement>,
     /// Ids of the tool calls whose result was an error: the assistant turns
     /// that made them are marked failed.
     #[serde(default)]
@@ -589,6 +597,7 @@ impl FinetuneRecord {
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
             host_kind: session.provider.clone(),
+            sandbox: session.sandbox,
             failed_tool_calls: session.failed_tool_calls.clone(),
             check: session.check.clone(),
             exit_code: session.exit_code,

@@ -3,7 +3,11 @@
 //! one pipe (interleaved as written); memory stays bounded because only the
 //! head and tail of the output are kept. On timeout, and whenever the command
 //! returns while children it started are still running, the whole group gets
-//! SIGTERM, then SIGKILL after a grace period: nothing is left behind.
+//! SIGTERM, then SIGKILL after a grace period; processes that left the group
+//! were reparented to `oc` (the subreaper) and are ended too
+//! (`sandbox::reaper`): nothing is left behind. The command runs confined
+//! by the workspace's sandbox (`sandbox::policy`), and a refusal of the
+//! sandbox in its output gets one line of explanation.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -19,6 +23,7 @@ use serde::Deserialize;
 
 use super::outcome::ToolOutcome;
 use super::workspace::Workspace;
+use crate::sandbox::reaper;
 
 /// Timeout when the model gives none.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -70,10 +75,8 @@ async fn run_command(
     timeout: Duration,
 ) -> std::io::Result<(ToolOutcome, Option<i32>)> {
     let (reader, writer) = std::io::pipe()?;
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(ws.root())
+    let mut cmd = ws.sandbox().command(command);
+    cmd.current_dir(ws.root())
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer)
@@ -111,6 +114,8 @@ async fn run_command(
         Some(status) => status,
         None => child.wait().await?,
     };
+    // What left the group (`setsid`) was reparented to oc: end it too.
+    let _ = tokio::task::spawn_blocking(reaper::sweep).await;
     let escaped = match tokio::time::timeout(DRAIN_WAIT, done_rx).await {
         Ok(Ok(result)) => {
             result?;
@@ -126,6 +131,10 @@ async fn run_command(
     let mut text = output.render();
     if escaped {
         text.push_str("\n[a process the command started left its process group and still holds the output open; its further output is not shown]");
+    }
+    if let Some(explanation) = ws.sandbox().explain(&text) {
+        text.push('\n');
+        text.push_str(&explanation);
     }
     let ending = if timed_out {
         format!(
@@ -182,24 +191,29 @@ struct GroupGuard(Option<Pid>);
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        let Some(pgid) = self.0.take() else {
-            return;
-        };
-        if killpg(pgid, Signal::SIGTERM).is_err() {
-            return;
+        if let Some(pgid) = self.0.take() {
+            stop_group_now(pgid);
+            reaper::sweep();
         }
-        let deadline = std::time::Instant::now() + KILL_GRACE;
-        while std::time::Instant::now() < deadline {
-            // Reap the leader (pid = pgid): its zombie would keep the group
-            // "alive" for the whole grace period.
-            let _ = nix::sys::wait::waitpid(pgid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
-            if killpg(pgid, None).is_err() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = killpg(pgid, Signal::SIGKILL);
     }
+}
+
+/// [`stop_group`] without async, for [`GroupGuard`].
+fn stop_group_now(pgid: Pid) {
+    if killpg(pgid, Signal::SIGTERM).is_err() {
+        return;
+    }
+    let deadline = std::time::Instant::now() + KILL_GRACE;
+    while std::time::Instant::now() < deadline {
+        // Reap the leader (pid = pgid): its zombie would keep the group
+        // "alive" for the whole grace period.
+        let _ = nix::sys::wait::waitpid(pgid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        if killpg(pgid, None).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = killpg(pgid, Signal::SIGKILL);
 }
 
 /// Head and tail of a byte stream, and its full length.

@@ -3,6 +3,9 @@
 //! the canonical root.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::sandbox::policy::Sandbox;
 
 /// The directory the agent works in. Tools never touch anything outside it.
 #[derive(Debug, Clone)]
@@ -11,6 +14,8 @@ pub struct Workspace {
     /// Environment variables commands run in the workspace do not get
     /// (the model server's API key).
     hidden_env: Vec<String>,
+    /// How commands run in the workspace are confined.
+    sandbox: Arc<Sandbox>,
 }
 
 /// A path a tool may use: its real absolute location and how to show it.
@@ -34,10 +39,23 @@ impl Workspace {
                 format!("`{}` is not a directory", dir.display()),
             ));
         }
+        let sandbox = Arc::new(Sandbox::off(&root));
         Ok(Workspace {
             root,
             hidden_env: Vec::new(),
+            sandbox,
         })
+    }
+
+    /// The same workspace, its commands confined by `sandbox`.
+    pub fn confined(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = Arc::new(sandbox);
+        self
+    }
+
+    /// How commands run in the workspace are confined.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
     }
 
     /// The same workspace, with `name` left out of the environment of

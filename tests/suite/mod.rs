@@ -12,6 +12,7 @@ mod readme;
 mod replay_script;
 mod rules;
 mod run;
+mod sandbox;
 mod scenarios;
 mod scripting;
 mod signals;

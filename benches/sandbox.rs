@@ -1,0 +1,87 @@
+//! What the sandbox adds to a command (run with `cargo bench --bench
+//! sandbox` or `scripts/bench.sh sandbox`): 100 `bash "true"` calls through
+//! the bash tool without the sandbox and with it (`workspace-write`,
+//! network off: the `oc sandbox-exec` helper, Landlock, then bash), both
+//! with `oc` as the subreaper sweeping after each call as in a run.
+//! Target: under 5 ms added per call (median against median).
+//!
+//! The machines are shared and noisy: the two series are interleaved, and
+//! medians and their difference are what to quote.
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ollama_code::config::SandboxSettings;
+use ollama_code::sandbox::prepare::prepare;
+use ollama_code::sandbox::reaper;
+use ollama_code::sandbox::support::Support;
+use ollama_code::tools::Workspace;
+use ollama_code::tools::bash;
+use ollama_code::vocab::{Network, SandboxMode};
+
+const CALLS: usize = 100;
+
+fn median(mut samples: Vec<Duration>) -> (f64, f64, f64) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    (
+        ms(samples[samples.len() / 2]),
+        ms(samples[0]),
+        ms(samples[samples.len() - 1]),
+    )
+}
+
+fn main() {
+    let support = Support::probe();
+    assert!(
+        support.filesystem && support.network,
+        "this kernel cannot confine (Landlock with ABI 4 needed): nothing to measure"
+    );
+    reaper::become_subreaper();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = Workspace::new(dir.path()).unwrap();
+    let settings = SandboxSettings {
+        mode: SandboxMode::WorkspaceWrite,
+        required: true,
+        network: Network::Off,
+        add_dirs: Vec::new(),
+    };
+    let (sandbox, _) = prepare(&settings, plain.root(), support).unwrap();
+    let sandbox = sandbox.with_helper(PathBuf::from(env!("CARGO_BIN_EXE_oc")));
+    let confined = plain.clone().confined(sandbox);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let args = bash::Args {
+        command: "true".into(),
+        timeout_secs: None,
+    };
+    let call = |ws: &Workspace| {
+        let start = Instant::now();
+        let outcome = runtime.block_on(bash::run(&args, ws));
+        assert!(outcome.ok, "{}", outcome.content);
+        start.elapsed()
+    };
+    // Warm the page cache for both binaries.
+    call(&plain);
+    call(&confined);
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..CALLS {
+        without.push(call(&plain));
+        with.push(call(&confined));
+    }
+    let (w_med, w_min, w_max) = median(without);
+    let (s_med, s_min, s_max) = median(with);
+    println!(
+        "bash \"true\" ×{CALLS}, no sandbox: median {w_med:.2} ms (min {w_min:.2}, max {w_max:.2})"
+    );
+    println!(
+        "bash \"true\" ×{CALLS}, sandbox:    median {s_med:.2} ms (min {s_min:.2}, max {s_max:.2})"
+    );
+    println!(
+        "added by the sandbox: {:.2} ms per call (median − median) — target < 5 ms",
+        s_med - w_med
+    );
+}

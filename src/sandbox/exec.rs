@@ -1,0 +1,126 @@
+//! `oc sandbox-exec` (hidden): the helper every confined command runs in.
+//! It confines itself with Landlock, then execs the command, which keeps
+//! the confinement for itself and everything it starts. It is a separate
+//! process so that `oc` itself stays unconfined and no unsafe code is
+//! needed: the process the bash tool starts (and whose group it manages)
+//! is this helper, then the command in its place.
+//!
+//! What it allows, with `--filesystem`: reading and executing anything,
+//! writing only beneath the `--write` paths; with `--no-network`: no TCP
+//! connect or bind, no connection to abstract UNIX sockets or (on kernels
+//! that can say so) pathname UNIX sockets and UDP outside. Signals to
+//! processes outside the sandbox are refused (Landlock ABI 6).
+//! Unsupported parts fail the command (exit 126) rather than run it less
+//! confined than `oc` was told: `oc` checks the kernel first
+//! ([`super::support`]) and asks only for what it can have.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+
+use super::support::Support;
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
+};
+
+/// Exit code when the command could not be confined or started (the
+/// shell's "cannot execute").
+pub const CANNOT_RUN: i32 = 126;
+
+/// The newest Landlock ABI whose rights are asked for (best effort above
+/// what the kernel has).
+const NEWEST: ABI = ABI::V10;
+
+/// What the helper confines, from its command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Confine {
+    /// Confine the filesystem: read anywhere, write beneath `write` only.
+    pub filesystem: bool,
+    /// Paths (directories or files) writable under `filesystem`.
+    pub write: Vec<PathBuf>,
+    /// Refuse TCP connect and bind.
+    pub no_network: bool,
+}
+
+/// Confines this process, then replaces it with `program` and `args`.
+/// Returns only when that failed: the message to print (exit
+/// [`CANNOT_RUN`]).
+pub fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]) -> String {
+    if let Err(e) = confine_self(confine) {
+        return format!("oc sandbox: cannot confine the command: {e}");
+    }
+    let error = std::process::Command::new(program).args(args).exec();
+    format!(
+        "oc sandbox: cannot run `{}`: {error}",
+        program.to_string_lossy()
+    )
+}
+
+/// Applies the Landlock ruleset to this process (and what it will start).
+/// `write` paths that do not exist are left out (nothing is writable
+/// there).
+///
+/// Errors: the kernel cannot enforce a part asked for (as
+/// [`Support::probe`] says, so `OC_TEST_LANDLOCK` is obeyed here too).
+pub fn confine_self(confine: &Confine) -> Result<(), String> {
+    if !confine.filesystem && !confine.no_network {
+        return Ok(());
+    }
+    let support = Support::probe();
+    if confine.filesystem && !support.filesystem {
+        return Err("this kernel has no Landlock".into());
+    }
+    if confine.no_network && !support.network {
+        return Err("this kernel's Landlock cannot refuse network access".into());
+    }
+    match restrict(confine) {
+        Ok(RulesetStatus::NotEnforced) => {
+            // The hard requirements make this unreachable on a kernel without
+            // Landlock; never go on unconfined when confinement was asked.
+            Err("the kernel did not enforce the ruleset".into())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn restrict(confine: &Confine) -> Result<RulesetStatus, RulesetError> {
+    let mut ruleset = Ruleset::default();
+    if confine.filesystem {
+        ruleset = ruleset
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(ABI::V1))?
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(NEWEST))?;
+    }
+    if confine.no_network {
+        ruleset = ruleset
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessNet::from_all(NEWEST))?
+            .scope(Scope::AbstractUnixSocket)?;
+    }
+    let mut created = ruleset.scope(Scope::Signal)?.create()?;
+    if confine.filesystem {
+        created = created
+            .add_rules(path_beneath_rules(["/"], readable(confine.no_network)))?
+            .add_rules(path_beneath_rules(
+                &confine.write,
+                AccessFs::from_all(NEWEST),
+            ))?;
+    }
+    Ok(created.restrict_self()?.ruleset)
+}
+
+/// Rights everywhere: read and execute; with the network on, also
+/// connecting to pathname UNIX sockets (a database's socket, say).
+fn readable(no_network: bool) -> BitFlags<AccessFs> {
+    let read = AccessFs::from_read(NEWEST);
+    if no_network {
+        read
+    } else {
+        read | AccessFs::ResolveUnix
+    }
+}

@@ -1,0 +1,122 @@
+//! What one run's commands may do ([`Sandbox`]), and the command line that
+//! applies it.
+
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use super::denials;
+use crate::error::{Error, Result};
+use crate::vocab::{Confinement, Network, SandboxMode};
+
+/// The hidden subcommand that confines itself and runs the command
+/// ([`super::exec`]).
+pub const HELPER_COMMAND: &str = "sandbox-exec";
+
+/// The confinement of a run's commands: applied by re-executing `oc` as
+/// the helper in front of `bash -c`. Holds the run's private temp directory
+/// (the commands' `TMPDIR`), removed when the sandbox is dropped.
+#[derive(Debug)]
+pub struct Sandbox {
+    confinement: Confinement,
+    /// Where commands run and relative paths in their errors start from.
+    root: PathBuf,
+    /// Writable beneath these absolute paths when the filesystem is
+    /// confined: the workspace (`workspace-write`), the temp directory,
+    /// `--add-dir` directories and [`DEVICES`].
+    writable: Vec<PathBuf>,
+    tmp: Option<TempDir>,
+    /// The `oc` binary, run as the helper.
+    helper: PathBuf,
+}
+
+impl Sandbox {
+    /// No confinement: `bash -c` as it is.
+    pub fn off(root: &Path) -> Sandbox {
+        Sandbox {
+            confinement: Confinement::NONE,
+            root: root.to_path_buf(),
+            writable: Vec::new(),
+            tmp: None,
+            helper: PathBuf::new(),
+        }
+    }
+
+    /// Commands confined as `confinement` says, run in `root`, writable
+    /// beneath `writable` (when the filesystem is confined), with `tmp` as
+    /// their `TMPDIR`.
+    ///
+    /// Errors: the `oc` binary cannot be found to run as the helper.
+    pub fn confined(
+        confinement: Confinement,
+        root: &Path,
+        writable: Vec<PathBuf>,
+        tmp: Option<TempDir>,
+    ) -> Result<Sandbox> {
+        let helper = std::env::current_exe()
+            .map_err(|e| Error::io("cannot find the oc binary to run the sandbox helper", e))?;
+        Ok(Sandbox {
+            confinement,
+            root: root.to_path_buf(),
+            writable,
+            tmp,
+            helper,
+        })
+    }
+
+    /// The same sandbox with `helper` as the `oc` binary run in front of
+    /// each command (default: this process's own binary; a program that
+    /// embeds the tools, such as the benchmarks, points it at `oc`).
+    pub fn with_helper(mut self, helper: PathBuf) -> Sandbox {
+        self.helper = helper;
+        self
+    }
+
+    /// What the commands actually get: sessions and records say this.
+    pub fn confinement(&self) -> Confinement {
+        self.confinement
+    }
+
+    /// The run's private temp directory, when the filesystem is confined.
+    pub fn tmp_dir(&self) -> Option<&Path> {
+        self.tmp.as_ref().map(TempDir::path)
+    }
+
+    /// The paths writable beneath (empty when the filesystem is not
+    /// confined: then everything the user may write).
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// `bash -c COMMAND`, behind the helper when anything is confined,
+    /// with `TMPDIR` set to the run's temp directory.
+    pub fn command(&self, command: &str) -> tokio::process::Command {
+        if self.confinement == Confinement::NONE {
+            let mut bash = tokio::process::Command::new("bash");
+            bash.arg("-c").arg(command);
+            return bash;
+        }
+        let mut helper = tokio::process::Command::new(&self.helper);
+        helper.arg0("oc").arg(HELPER_COMMAND);
+        if self.confinement.mode != SandboxMode::Off {
+            helper.arg("--filesystem");
+            for path in &self.writable {
+                helper.arg("--write").arg(path);
+            }
+        }
+        if self.confinement.network == Network::Off {
+            helper.arg("--no-network");
+        }
+        helper.arg("--").arg("bash").arg("-c").arg(command);
+        if let Some(tmp) = self.tmp_dir() {
+            helper.env("TMPDIR", tmp);
+        }
+        helper
+    }
+
+    /// One line for the model when `output` shows the sandbox refusing
+    /// something, so that it changes course instead of retrying.
+    pub fn explain(&self, output: &str) -> Option<String> {
+        denials::explain(output, &self.root, &self.writable, self.confinement)
+    }
+}

@@ -1,0 +1,379 @@
+//! The sandbox around `bash` (README "Sandbox"): the kernel (Landlock)
+//! refuses writes outside the workspace and network access, nothing a
+//! command starts outlives it, and runs record the confinement they had.
+//! Each test is a real `oc run --yes` against the fake server.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::signals::{send, wait};
+use crate::common::{
+    FakeOllama, Reply, TestEnv, processes_named, tool_messages, wait_for_processes,
+};
+
+/// The tool results of the first request after the calls.
+fn results(server: &FakeOllama) -> Vec<String> {
+    tool_messages(&server.chat_requests()[1])
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A server that asks for `commands` as bash calls in one reply, then
+/// answers.
+fn bash_calls(commands: &[&str]) -> FakeOllama {
+    let calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|c| ("bash", json!({ "command": c })))
+        .collect();
+    FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")])
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn writes_outside_the_workspace_are_refused_by_the_kernel() {
+    let env = TestEnv::new();
+    // The workspace is a folder of the repository, so `..` is still a
+    // directory the test owns.
+    std::fs::create_dir(env.work().join("inner")).unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let outside = fresh.path().join("x");
+    let touch = format!("touch {}", outside.display());
+    let server = bash_calls(&[
+        "echo x > ../outside.txt",
+        &touch,
+        "echo x > in.txt && cat in.txt",
+        "echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\" && echo \"$TMPDIR\"",
+    ]);
+    let out = env
+        .oc(&server)
+        .current_dir(env.work().join("inner"))
+        .args(["run", "--yes", "--output-format", "json", "write files"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[0].contains("Permission denied") && results[0].contains("[exit code 1]"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[0].contains("[sandbox: `") && results[0].contains("outside.txt` is outside"),
+        "the refusal is explained: {}",
+        results[0]
+    );
+    assert!(!env.work().join("outside.txt").exists());
+    assert!(results[1].contains("Permission denied"), "{}", results[1]);
+    assert!(!outside.exists(), "{} was created", outside.display());
+    assert_eq!(results[2], "x\n[exit code 0]");
+    assert!(env.work().join("inner/in.txt").exists());
+    let tmp_lines: Vec<&str> = results[3].lines().collect();
+    assert_eq!(tmp_lines[0], "t", "{}", results[3]);
+    assert!(
+        Path::new(tmp_lines[1])
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("oc-run-")),
+        "TMPDIR is the run's own: {}",
+        results[3]
+    );
+    assert!(
+        !Path::new(tmp_lines[1]).exists(),
+        "the run's temp directory is removed at the end"
+    );
+
+    let confined = json!({"mode": "workspace-write", "network": "off"});
+    let summary: Value = serde_json::from_slice(&out.get_output().stdout).expect("one JSON object");
+    assert_eq!(summary["sandbox"], confined);
+    assert_eq!(env.session()["sandbox"], confined);
+    assert_eq!(env.finetune()[0]["sandbox"], confined);
+}
+
+#[test]
+fn read_only_allows_only_the_temp_directory() {
+    let env = TestEnv::new();
+    let server = bash_calls(&[
+        "echo x > in.txt",
+        "echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"",
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "--sandbox", "read-only", "write"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[0].contains("Permission denied") && results[0].contains("read-only sandbox"),
+        "{}",
+        results[0]
+    );
+    assert!(!env.work().join("in.txt").exists());
+    assert_eq!(results[1], "t\n[exit code 0]");
+    assert_eq!(
+        env.session()["sandbox"],
+        json!({"mode": "read-only", "network": "off"})
+    );
+}
+
+#[test]
+fn plan_mode_records_a_read_only_sandbox() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("1. do it")]);
+    env.oc(&server)
+        .args(["plan", "how to fix it"])
+        .assert()
+        .success();
+    assert_eq!(env.session()["sandbox"]["mode"], "read-only");
+}
+
+#[test]
+fn add_dir_makes_another_directory_writable() {
+    let env = TestEnv::new();
+    let extra = tempfile::tempdir().unwrap();
+    let command = format!(
+        "echo y > {}/y && cat {}/y",
+        extra.path().display(),
+        extra.path().display()
+    );
+    let server = bash_calls(&[&command]);
+    env.oc(&server)
+        .args(["run", "--yes", "--add-dir"])
+        .arg(extra.path())
+        .arg("write there")
+        .assert()
+        .success();
+    assert_eq!(results(&server)[0], "y\n[exit code 0]");
+
+    let server = FakeOllama::start(vec![Reply::answer("no")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--add-dir", "no/such/dir", "x"])
+        .assert()
+        .code(2);
+    let stderr = stderr_of(out.get_output());
+    assert!(
+        stderr.contains("--add-dir no/such/dir") && stderr.contains("no such directory"),
+        "{stderr}"
+    );
+}
+
+/// Python's `socket.create_connection` to a listening socket on
+/// 127.0.0.1, with the network off (the default) and on.
+#[test]
+fn the_network_is_off_unless_asked_for() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!(
+        "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port})); print(\"connected\")'"
+    );
+    for (flags, connected) in [(vec![], false), (vec!["--network", "on"], true)] {
+        let env = TestEnv::new();
+        let server = bash_calls(&[&connect]);
+        env.oc(&server)
+            .args(["run", "--yes"])
+            .args(&flags)
+            .arg("connect")
+            .assert()
+            .success();
+        let result = &results(&server)[0];
+        if connected {
+            assert_eq!(result, "connected\n[exit code 0]");
+            assert_eq!(env.session()["sandbox"]["network"], "on");
+        } else {
+            assert!(result.contains("PermissionError"), "{result}");
+            assert!(
+                result.contains("[sandbox: network access is off"),
+                "{result}"
+            );
+            assert_eq!(env.session()["sandbox"]["network"], "off");
+        }
+    }
+}
+
+/// `setsid` takes a process out of the command's group; it is still ended
+/// when the command ends, with the sandbox and without.
+#[test]
+fn no_process_outlives_its_command() {
+    for sandbox in ["workspace-write", "off"] {
+        let env = TestEnv::new();
+        let marker = format!("oc-setsid-{sandbox}-{}", std::process::id());
+        let start =
+            format!("setsid bash -c 'exec -a {marker} sleep 300' & sleep 0.3; echo started");
+        // The second call runs after the first has ended: it counts what
+        // is left of it.
+        let count = format!(
+            "for p in /proc/[0-9]*; do tr '\\0' ' ' 2>/dev/null < $p/cmdline; echo; done | grep -c '^{marker}' || true"
+        );
+        let server = bash_calls(&[&start, &count]);
+        env.oc(&server)
+            .args(["run", "--yes", "--sandbox", sandbox, "start a daemon"])
+            .assert()
+            .success();
+        let results = results(&server);
+        assert!(results[0].starts_with("started"), "{}", results[0]);
+        assert_eq!(
+            results[1], "0\n[exit code 0]",
+            "with --sandbox {sandbox}, the setsid process outlived its command"
+        );
+        let left = processes_named(&marker);
+        assert!(left.is_empty(), "left behind after the run: {left:?}");
+    }
+}
+
+/// A command stopped by its timeout, by SIGINT or by `--timeout` takes
+/// what it moved out of its group with it.
+#[test]
+fn setsid_processes_end_on_timeouts_and_signals() {
+    let marker = format!("oc-setsid-stop-{}", std::process::id());
+    let command =
+        format!("setsid bash -c 'exec -a {marker} sleep 300' & exec -a {marker}-leader sleep 300");
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("bash", json!({"command": command, "timeout_secs": 1}))]),
+        Reply::answer("done"),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "wait"])
+        .assert()
+        .success();
+    assert!(results(&server)[0].contains("timed out after 1 s"));
+    assert_eq!(
+        processes_named(&marker),
+        Vec::<String>::new(),
+        "after the tool's timeout"
+    );
+
+    for (stop, code) in [(Some("INT"), 130), (None, 124)] {
+        let env = TestEnv::new();
+        let server = FakeOllama::start(vec![Reply::tool_calls(&[(
+            "bash",
+            json!({ "command": command }),
+        )])]);
+        let mut args = vec!["run", "--yes", "wait"];
+        if stop.is_none() {
+            args.extend(["--timeout", "3s"]);
+        }
+        let mut child = env.spawn_oc(&server, &args, false);
+        wait_for_processes(&marker, 2);
+        if let Some(signal) = stop {
+            send(&child, signal);
+        }
+        assert_eq!(wait(&mut child).code(), Some(code));
+        assert_eq!(
+            processes_named(&marker),
+            Vec::<String>::new(),
+            "after exit {code}"
+        );
+    }
+}
+
+#[test]
+fn required_refuses_a_kernel_without_landlock() {
+    for (kernel, missing) in [("none", "no Landlock"), ("no-network", "network")] {
+        let env = TestEnv::new();
+        let server = FakeOllama::start(vec![Reply::answer("never asked")]);
+        let out = env
+            .oc(&server)
+            .env("OC_TEST_LANDLOCK", kernel)
+            .args(["run", "--yes", "--sandbox", "required", "x"])
+            .assert()
+            .code(2);
+        let stderr = stderr_of(out.get_output());
+        assert!(
+            stderr.contains("--sandbox required") && stderr.contains(missing),
+            "{stderr}"
+        );
+        assert!(server.chat_requests().is_empty(), "nothing is sent");
+    }
+}
+
+/// Without `required`, a kernel without Landlock is said once and the run
+/// goes on unconfined, and says so in its records.
+#[test]
+fn a_kernel_without_landlock_is_said_once() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.work().join("inner")).unwrap();
+    let server = bash_calls(&["echo x > ../outside.txt", "true"]);
+    let out = env
+        .oc(&server)
+        .current_dir(env.work().join("inner"))
+        .env("OC_TEST_LANDLOCK", "none")
+        .args(["run", "--yes", "write"])
+        .assert()
+        .success();
+    let stderr = stderr_of(out.get_output());
+    assert_eq!(stderr.matches("no Landlock").count(), 1, "{stderr}");
+    assert!(env.work().join("outside.txt").exists());
+    assert_eq!(
+        env.session()["sandbox"],
+        json!({"mode": "off", "network": "on"})
+    );
+
+    let env = TestEnv::new();
+    let server = bash_calls(&["echo x > in.txt"]);
+    let out = env
+        .oc(&server)
+        .env("OC_TEST_LANDLOCK", "no-network")
+        .args(["run", "--yes", "write"])
+        .assert()
+        .success();
+    let stderr = stderr_of(out.get_output());
+    assert_eq!(
+        stderr.matches("cannot refuse network access").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        env.session()["sandbox"],
+        json!({"mode": "workspace-write", "network": "on"})
+    );
+}
+
+/// A project config came with the repository: it may tighten the sandbox,
+/// not switch it off.
+#[test]
+fn a_project_config_cannot_loosen_the_sandbox() {
+    let env = TestEnv::new();
+    env.write(
+        ".ollama-code.json",
+        r#"{"sandbox": "off", "network": "on", "add_dirs": ["/"]}"#,
+    );
+    let server = bash_calls(&["true"]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "x"])
+        .assert()
+        .success();
+    let stderr = stderr_of(out.get_output());
+    assert_eq!(
+        stderr.matches("may only tighten the sandbox").count(),
+        3,
+        "{stderr}"
+    );
+    assert_eq!(
+        env.session()["sandbox"],
+        json!({"mode": "workspace-write", "network": "off"})
+    );
+}
+
+/// The helper refuses to run a command it cannot confine as asked.
+#[test]
+fn the_helper_fails_closed() {
+    for (kernel, flag) in [("none", "--filesystem"), ("no-network", "--no-network")] {
+        let out = assert_cmd::Command::cargo_bin("oc")
+            .unwrap()
+            .env("OC_TEST_LANDLOCK", kernel)
+            .args(["sandbox-exec", flag, "--", "bash", "-c", "echo ran"])
+            .assert()
+            .code(126);
+        let output = out.get_output();
+        assert!(output.stdout.is_empty(), "the command must not run");
+        assert!(
+            stderr_of(output).contains("cannot confine the command"),
+            "{}",
+            stderr_of(output)
+        );
+    }
+}
