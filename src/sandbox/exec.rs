@@ -5,6 +5,9 @@
 //! needed: the process the bash tool starts (and whose group it manages)
 //! is this helper, then the command in its place.
 //!
+//! It first starts a session of its own (no controlling terminal), whose
+//! process group `oc` manages.
+//!
 //! What it allows, with `--filesystem`: reading and executing anything,
 //! writing only beneath the `--write` paths; with `--no-network`: no TCP
 //! connect or bind, no connection to abstract UNIX sockets or (on kernels
@@ -47,6 +50,11 @@ pub struct Confine {
 /// Returns only when that failed: the message to print (exit
 /// [`CANNOT_RUN`]).
 pub fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]) -> String {
+    // A session of its own: the command has no controlling terminal, so it
+    // can neither open `/dev/tty` nor push keystrokes into the user's
+    // terminal (TIOCSTI). Its process group is its pid, as `oc` expects.
+    // (Fails only when already a group leader, as when run by hand.)
+    let _ = nix::unistd::setsid();
     if let Err(e) = confine_self(confine) {
         return format!("oc sandbox: cannot confine the command: {e}");
     }

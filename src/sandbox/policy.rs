@@ -88,12 +88,14 @@ impl Sandbox {
         &self.writable
     }
 
-    /// `bash -c COMMAND`, behind the helper when anything is confined,
-    /// with `TMPDIR` set to the run's temp directory.
+    /// `bash -c COMMAND` in a process group of its own (pgid = its pid),
+    /// behind the helper when anything is confined (which starts a session
+    /// of its own, without a controlling terminal), with `TMPDIR` set to
+    /// the run's temp directory.
     pub fn command(&self, command: &str) -> tokio::process::Command {
         if self.confinement == Confinement::NONE {
             let mut bash = tokio::process::Command::new("bash");
-            bash.arg("-c").arg(command);
+            bash.arg("-c").arg(command).process_group(0);
             return bash;
         }
         let mut helper = tokio::process::Command::new(&self.helper);

@@ -81,8 +81,7 @@ async fn run_command(
         .stdout(writer.try_clone()?)
         .stderr(writer)
         .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        .process_group(0);
+        .env("GIT_PAGER", "cat");
     for name in ws.hidden_env() {
         cmd.env_remove(name);
     }

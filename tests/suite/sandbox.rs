@@ -92,6 +92,21 @@ fn writes_outside_the_workspace_are_refused_by_the_kernel() {
     assert_eq!(env.finetune()[0]["sandbox"], confined);
 }
 
+/// A sandboxed command leads a session of its own: no controlling
+/// terminal to write to or push keystrokes into.
+#[test]
+fn a_sandboxed_command_has_no_terminal() {
+    let env = TestEnv::new();
+    let server = bash_calls(&[
+        "awk '{print ($6 == $1) ? \"own session\" : \"shared session\"}' /proc/$$/stat",
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "where am I"])
+        .assert()
+        .success();
+    assert_eq!(results(&server)[0], "own session\n[exit code 0]");
+}
+
 #[test]
 fn read_only_allows_only_the_temp_directory() {
     let env = TestEnv::new();
