@@ -268,14 +268,19 @@ impl Network {
 
 /// The confinement a run's commands actually had: what sessions, the
 /// `json` result and fine-tuning records say.
-/// JSON: `{"mode": "workspace-write" | "read-only" | "off", "network": "on" | "off"}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// JSON: `{"mode": "workspace-write" | "read-only" | "off", "network": "on" | "off",
+/// "add_dirs"?: [path, …]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Confinement {
     /// The filesystem confinement applied: `workspace-write`, `read-only`
     /// or `off` (never `required`).
     pub mode: SandboxMode,
-    /// `off` when TCP connect and bind were refused.
+    /// `off` when the network was refused.
     pub network: Network,
+    /// More directories commands could write (`--add-dir`, real paths);
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_dirs: Vec<String>,
 }
 
 impl Confinement {
@@ -283,5 +288,6 @@ impl Confinement {
     pub const NONE: Confinement = Confinement {
         mode: SandboxMode::Off,
         network: Network::On,
+        add_dirs: Vec::new(),
     };
 }

@@ -220,7 +220,7 @@ impl Close<'_> {
                 .cloned()
                 .collect(),
             check: session.check.clone(),
-            sandbox: session.sandbox.unwrap_or(Confinement::NONE),
+            sandbox: session.sandbox.clone().unwrap_or(Confinement::NONE),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
         exit

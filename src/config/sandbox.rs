@@ -95,9 +95,12 @@ pub fn drop_untrusted_sandbox(file: &mut LoadedFile) -> Vec<String> {
     let path = file.path.display().to_string();
     let config = &mut file.config;
     let mut dropped = Vec::new();
+    // `workspace-write` is the default: dropped without a word, as it can
+    // only loosen what the user's own config says.
     if let Some(mode) = config
         .sandbox
         .take_if(|m| !matches!(m, SandboxMode::ReadOnly | SandboxMode::Required))
+        .filter(|m| *m != SandboxMode::WorkspaceWrite)
     {
         dropped.push(format!("`sandbox` {}", mode_name(mode)));
     }
@@ -215,5 +218,8 @@ mod tests {
         );
         assert!(drop_untrusted_sandbox(&mut strict).is_empty());
         assert_eq!(strict.config.sandbox, Some(SandboxMode::Required));
+        let mut default = file("/p/.ollama-code.json", r#"{"sandbox": "workspace-write"}"#);
+        assert!(drop_untrusted_sandbox(&mut default).is_empty());
+        assert_eq!(default.config.sandbox, None);
     }
 }

@@ -1,9 +1,13 @@
 //! The kernel's refusals in a command's output, explained in one line, so
-//! that the model changes course instead of retrying: "Permission denied"
-//! naming a path outside the writable places, or a refused connection when
-//! the network is off.
+//! that the model changes course instead of retrying. Read from the text
+//! (the kernel does not say who refused): "Permission denied" naming a
+//! path outside the writable places that `oc` itself could write (so the
+//! refusal was the sandbox's, not the file's permissions), a refused or
+//! failed connection while the network is off, a refused signal.
 
 use std::path::{Component, Path, PathBuf};
+
+use nix::unistd::{AccessFlags, access};
 
 use crate::vocab::{Confinement, Network, SandboxMode};
 
@@ -27,6 +31,9 @@ const NETWORK_WORDS: [&str; 9] = [
     "resolve",
 ];
 
+/// Paths bash turns into connections.
+const NETWORK_PATHS: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
+
 /// The explanation for `output` of a command run in `cwd` under
 /// `confinement`, writable beneath `writable`; `None` when nothing in it
 /// looks like the sandbox refusing.
@@ -34,7 +41,7 @@ pub fn explain(
     output: &str,
     cwd: &Path,
     writable: &[PathBuf],
-    confinement: Confinement,
+    confinement: &Confinement,
 ) -> Option<String> {
     let refusals: Vec<&str> = output
         .lines()
@@ -44,34 +51,55 @@ pub fn explain(
     if refusals.is_empty() && !failed_connection {
         return None;
     }
+    let network_path = refusals
+        .iter()
+        .any(|line| NETWORK_PATHS.iter().any(|p| line.contains(p)));
     if confinement.mode != SandboxMode::Off {
         let outside = refusals.iter().find_map(|line| {
             paths_in(line)
-                .map(|path| absolute(cwd, path))
-                .find(|path| !writable.iter().any(|w| path.starts_with(w)))
+                .filter(|path| !NETWORK_PATHS.iter().any(|p| path.starts_with(p)))
+                .map(|path| real_location(&absolute(cwd, path)))
+                .find(|path| {
+                    !writable.iter().any(|w| path.starts_with(w)) && writable_by_user(path)
+                })
         });
         if let Some(path) = outside {
-            return Some(filesystem_line(&path, confinement.mode));
+            return Some(filesystem_line(&path, confinement));
         }
     }
-    let networked = failed_connection
+    let networked = network_path
+        || failed_connection
         || output.contains("Errno 13")
         || refusals
             .iter()
             .any(|line| NETWORK_WORDS.iter().any(|w| line.contains(w)));
-    (confinement.network == Network::Off && networked).then(|| {
-        "[sandbox: network access is off for commands, so connections and listening sockets are refused by the kernel; do without the network (the user can allow it with `--network on`)]".to_string()
+    if confinement.network == Network::Off && networked {
+        return Some(
+            "[sandbox: network access is off for commands, so connections and listening sockets are refused by the kernel; do without the network (the user can allow it with `--network on`)]".to_string(),
+        );
+    }
+    let signal = refusals
+        .iter()
+        .any(|line| line.contains("kill") && line.contains("Operation not permitted"));
+    (confinement != &Confinement::NONE && signal).then(|| {
+        "[sandbox: commands may not send signals to processes outside the sandbox, `oc` included]"
+            .to_string()
     })
 }
 
-fn filesystem_line(path: &Path, mode: SandboxMode) -> String {
-    match mode {
+fn filesystem_line(path: &Path, confinement: &Confinement) -> String {
+    let extra = if confinement.add_dirs.is_empty() {
+        ""
+    } else {
+        " and the --add-dir directories"
+    };
+    match confinement.mode {
         SandboxMode::ReadOnly => format!(
-            "[sandbox: commands may not write files in this run (read-only sandbox), so the kernel refused `{}`; only $TMPDIR is writable]",
+            "[sandbox: in this run commands may write only in $TMPDIR{extra} (read-only sandbox), so the kernel refused `{}`]",
             path.display()
         ),
         _ => format!(
-            "[sandbox: `{}` is outside the places commands may write (the workspace and $TMPDIR), so the kernel refused it; write inside the workspace or in $TMPDIR instead]",
+            "[sandbox: `{}` is outside the places commands may write (the workspace, $TMPDIR{extra}), so the kernel refused it; write inside the workspace or in $TMPDIR instead]",
             path.display()
         ),
     }
@@ -107,93 +135,207 @@ fn absolute(cwd: &Path, path: &str) -> PathBuf {
     out
 }
 
+/// Where `path` really is: its deepest existing ancestor with symlinks
+/// resolved, and the rest (a link in the workspace may point outside).
+fn real_location(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest
+                .iter()
+                .rev()
+                .fold(real, |acc: PathBuf, name| acc.join(name));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Whether the user could write `path` (or create it in its deepest
+/// existing directory) without the sandbox: if not, its refusal was the
+/// file's own permissions.
+fn writable_by_user(path: &Path) -> bool {
+    let mut existing = path;
+    while !existing.exists() {
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => return true,
+        }
+    }
+    access(existing, AccessFlags::W_OK).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const WRITE: Confinement = Confinement {
-        mode: SandboxMode::WorkspaceWrite,
-        network: Network::Off,
-    };
-
-    fn writable() -> Vec<PathBuf> {
-        vec![PathBuf::from("/work/ws"), PathBuf::from("/tmp/oc-run-1")]
+    /// A workspace and a directory beside it, both real.
+    struct Dirs {
+        _tmp: tempfile::TempDir,
+        ws: PathBuf,
+        outside: PathBuf,
+        run_tmp: PathBuf,
     }
 
-    fn explain_in_ws(output: &str, confinement: Confinement) -> Option<String> {
-        explain(output, Path::new("/work/ws"), &writable(), confinement)
+    fn dirs() -> Dirs {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let (ws, outside, run_tmp) = (base.join("ws"), base.join("out"), base.join("oc-run-1"));
+        for dir in [&ws, &outside, &run_tmp] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        Dirs {
+            _tmp: tmp,
+            ws,
+            outside,
+            run_tmp,
+        }
+    }
+
+    fn confinement(mode: SandboxMode, network: Network) -> Confinement {
+        Confinement {
+            mode,
+            network,
+            add_dirs: Vec::new(),
+        }
+    }
+
+    fn explain_in(d: &Dirs, output: &str, c: &Confinement) -> Option<String> {
+        let writable = match c.mode {
+            SandboxMode::ReadOnly => vec![d.run_tmp.clone()],
+            _ => vec![d.ws.clone(), d.run_tmp.clone()],
+        };
+        explain(output, &d.ws, &writable, c)
     }
 
     #[test]
     fn a_refused_write_outside_is_named() {
+        let d = dirs();
+        let write = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        let out = d.outside.display().to_string();
         for (output, path) in [
             (
-                "bash: line 1: ../outside.txt: Permission denied",
-                "/work/outside.txt",
+                "bash: line 1: ../out/x.txt: Permission denied".to_string(),
+                format!("{out}/x.txt"),
             ),
             (
-                "touch: cannot touch '/tmp/x/y': Permission denied",
-                "/tmp/x/y",
+                format!("touch: cannot touch '{out}/y': Permission denied"),
+                format!("{out}/y"),
             ),
             (
-                "PermissionError: [Errno 13] Permission denied: '/home/u/.cache/pip'",
-                "/home/u/.cache/pip",
+                format!("PermissionError: [Errno 13] Permission denied: '{out}/a/b'"),
+                format!("{out}/a/b"),
             ),
             (
-                "mkdir: cannot create directory ‘/opt/a’: Permission denied",
-                "/opt/a",
+                format!("mkdir: cannot create directory ‘{out}/d’: Permission denied"),
+                format!("{out}/d"),
             ),
         ] {
-            let line = explain_in_ws(output, WRITE).unwrap_or_default();
+            let line = explain_in(&d, &output, &write).unwrap_or_default();
             assert!(line.contains(&format!("`{path}`")), "{output} → {line}");
             assert!(line.contains("outside the places"), "{line}");
         }
     }
 
     #[test]
+    fn a_link_in_the_workspace_pointing_out_is_seen_through() {
+        let d = dirs();
+        std::os::unix::fs::symlink(&d.outside, d.ws.join("link")).unwrap();
+        let write = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        let line =
+            explain_in(&d, "bash: line 1: link/f: Permission denied", &write).unwrap_or_default();
+        assert!(
+            line.contains(&format!("`{}/f`", d.outside.display())),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn writes_inside_and_other_errors_are_left_alone() {
+        let d = dirs();
+        let open = confinement(SandboxMode::WorkspaceWrite, Network::On);
         for output in [
-            "bash: line 1: sub/in.txt: Permission denied",
-            "touch: cannot touch '/tmp/oc-run-1/x': Permission denied",
-            "cat: missing.txt: No such file or directory",
-            "all good",
+            "bash: line 1: sub/in.txt: Permission denied".to_string(),
+            format!(
+                "touch: cannot touch '{}/x': Permission denied",
+                d.run_tmp.display()
+            ),
+            "cat: missing.txt: No such file or directory".to_string(),
+            "all good".to_string(),
         ] {
-            let off = Confinement {
-                network: Network::On,
-                ..WRITE
-            };
-            assert_eq!(explain_in_ws(output, off), None, "{output}");
+            assert_eq!(explain_in(&d, &output, &open), None, "{output}");
         }
     }
 
     #[test]
+    #[allow(clippy::print_stderr)]
+    fn a_refusal_by_the_files_own_permissions_is_not_the_sandboxs() {
+        let d = dirs();
+        let locked = d.outside.join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o555))
+            .unwrap();
+        if access(&locked, AccessFlags::W_OK).is_ok() {
+            eprintln!("skipped as root: root writes whatever the permissions say");
+            return;
+        }
+        let write = confinement(SandboxMode::WorkspaceWrite, Network::On);
+        let output = format!(
+            "touch: cannot touch '{}/x': Permission denied",
+            locked.display()
+        );
+        assert_eq!(explain_in(&d, &output, &write), None);
+    }
+
+    #[test]
     fn read_only_names_the_mode() {
+        let d = dirs();
         let read_only = Confinement {
-            mode: SandboxMode::ReadOnly,
-            network: Network::Off,
+            add_dirs: vec!["/cache".into()],
+            ..confinement(SandboxMode::ReadOnly, Network::Off)
         };
-        let line = explain(
-            "bash: line 1: in.txt: Permission denied",
-            Path::new("/work/ws"),
-            &[PathBuf::from("/tmp/oc-run-1")],
-            read_only,
-        )
-        .unwrap_or_default();
+        let line = explain_in(&d, "bash: line 1: in.txt: Permission denied", &read_only)
+            .unwrap_or_default();
         assert!(line.contains("read-only sandbox"), "{line}");
-        assert!(line.contains("`/work/ws/in.txt`"), "{line}");
+        assert!(line.contains("--add-dir directories"), "{line}");
+        assert!(
+            line.contains(&format!("`{}/in.txt`", d.ws.display())),
+            "{line}"
+        );
     }
 
     #[test]
     fn a_refused_connection_is_explained_only_with_the_network_off() {
-        let output = "  File \"socket.py\", line 851, in create_connection\nPermissionError: [Errno 13] Permission denied";
-        let line = explain_in_ws(output, WRITE).unwrap_or_default();
-        assert!(line.contains("network access is off"), "{line}");
-        let on = Confinement {
-            network: Network::On,
-            ..WRITE
-        };
-        assert_eq!(explain_in_ws(output, on), None);
-        let curl = "curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server";
-        assert!(explain_in_ws(curl, WRITE).is_some());
+        let d = dirs();
+        let off = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        let on = confinement(SandboxMode::WorkspaceWrite, Network::On);
+        for output in [
+            "  File \"socket.py\", line 851, in create_connection\nPermissionError: [Errno 13] Permission denied",
+            "curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server",
+            "bash: line 1: /dev/tcp/127.0.0.1/8000: Permission denied",
+        ] {
+            let line = explain_in(&d, output, &off).unwrap_or_default();
+            assert!(line.contains("network access is off"), "{output} → {line}");
+            assert_eq!(explain_in(&d, output, &on), None, "{output}");
+        }
+    }
+
+    #[test]
+    fn a_refused_signal_is_explained() {
+        let d = dirs();
+        let write = confinement(SandboxMode::WorkspaceWrite, Network::On);
+        let line = explain_in(
+            &d,
+            "bash: line 1: kill: (4242) - Operation not permitted",
+            &write,
+        )
+        .unwrap_or_default();
+        assert!(line.contains("may not send signals"), "{line}");
     }
 }

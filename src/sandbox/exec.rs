@@ -6,13 +6,16 @@
 //! is this helper, then the command in its place.
 //!
 //! It first starts a session of its own (no controlling terminal), whose
-//! process group `oc` manages.
+//! process group `oc` manages, and closes the descriptors it inherited
+//! beyond stdin, stdout and stderr.
 //!
 //! What it allows, with `--filesystem`: reading and executing anything,
-//! writing only beneath the `--write` paths; with `--no-network`: no TCP
-//! connect or bind, no connection to abstract UNIX sockets or (on kernels
-//! that can say so) pathname UNIX sockets and UDP outside. Signals to
-//! processes outside the sandbox are refused (Landlock ABI 6).
+//! writing (but not making device nodes) only beneath the `--write` paths;
+//! with `--no-network`: no TCP connect or bind, no connection to abstract
+//! UNIX sockets or (on kernels that can say so) pathname UNIX sockets and
+//! UDP outside, and no socket of another kind that reaches the network
+//! ([`netfilter`]). Signals to processes outside the sandbox are refused
+//! (Landlock ABI 6).
 //! Unsupported parts fail the command (exit 126) rather than run it less
 //! confined than `oc` was told: `oc` checks the kernel first
 //! ([`super::support`]) and asks only for what it can have.
@@ -21,6 +24,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
+use super::netfilter;
 use super::support::Support;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
@@ -55,6 +59,7 @@ pub fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]
     // terminal (TIOCSTI). Its process group is its pid, as `oc` expects.
     // (Fails only when already a group leader, as when run by hand.)
     let _ = nix::unistd::setsid();
+    close_inherited_descriptors();
     if let Err(e) = confine_self(confine) {
         return format!("oc sandbox: cannot confine the command: {e}");
     }
@@ -86,10 +91,33 @@ pub fn confine_self(confine: &Confine) -> Result<(), String> {
         Ok(RulesetStatus::NotEnforced) => {
             // The hard requirements make this unreachable on a kernel without
             // Landlock; never go on unconfined when confinement was asked.
-            Err("the kernel did not enforce the ruleset".into())
+            return Err("the kernel did not enforce the ruleset".into());
         }
-        Ok(_) => Ok(()),
-        Err(e) => Err(e.to_string()),
+        Ok(_) => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    if confine.no_network {
+        netfilter::refuse_network_sockets()
+            .map_err(|e| format!("cannot install the network filter: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Closes every file descriptor but stdin, stdout and stderr: one `oc`
+/// inherited (`oc run 5>>file`) must not give the command a way to write
+/// outside.
+fn close_inherited_descriptors() {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // The directory's own descriptor is among them, already closed.
+        let _ = nix::unistd::close(fd);
     }
 }
 
@@ -114,12 +142,15 @@ fn restrict(confine: &Confine) -> Result<RulesetStatus, RulesetError> {
     if confine.filesystem {
         created = created
             .add_rules(path_beneath_rules(["/"], readable(confine.no_network)))?
-            .add_rules(path_beneath_rules(
-                &confine.write,
-                AccessFs::from_all(NEWEST),
-            ))?;
+            .add_rules(path_beneath_rules(&confine.write, writable()))?;
     }
     Ok(created.restrict_self()?.ruleset)
+}
+
+/// Rights beneath the writable paths: all but making device nodes (a
+/// root command could otherwise make one for a disk and write to it).
+fn writable() -> BitFlags<AccessFs> {
+    AccessFs::from_all(NEWEST) & !(AccessFs::MakeChar | AccessFs::MakeBlock)
 }
 
 /// Rights everywhere: read and execute; with the network on, also

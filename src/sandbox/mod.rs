@@ -12,6 +12,7 @@
 
 pub mod denials;
 pub mod exec;
+pub mod netfilter;
 pub mod policy;
 pub mod prepare;
 pub mod reaper;

@@ -23,7 +23,7 @@ pub struct Sandbox {
     root: PathBuf,
     /// Writable beneath these absolute paths when the filesystem is
     /// confined: the workspace (`workspace-write`), the temp directory,
-    /// `--add-dir` directories and [`DEVICES`].
+    /// `--add-dir` directories and [`super::prepare::DEVICES`].
     writable: Vec<PathBuf>,
     tmp: Option<TempDir>,
     /// The `oc` binary, run as the helper.
@@ -46,15 +46,25 @@ impl Sandbox {
     /// beneath `writable` (when the filesystem is confined), with `tmp` as
     /// their `TMPDIR`.
     ///
-    /// Errors: the `oc` binary cannot be found to run as the helper.
+    /// The helper is this very binary as the kernel knows it
+    /// (`/proc/self/exe`), not its path: a command that replaces the file
+    /// at that path (it may be writable, in the workspace or an
+    /// `--add-dir`) must not get the next command run by its replacement.
+    ///
+    /// Errors: `/proc` is not mounted and the `oc` binary cannot be found.
     pub fn confined(
         confinement: Confinement,
         root: &Path,
         writable: Vec<PathBuf>,
         tmp: Option<TempDir>,
     ) -> Result<Sandbox> {
-        let helper = std::env::current_exe()
-            .map_err(|e| Error::io("cannot find the oc binary to run the sandbox helper", e))?;
+        let own = PathBuf::from("/proc/self/exe");
+        let helper = if own.exists() {
+            own
+        } else {
+            std::env::current_exe()
+                .map_err(|e| Error::io("cannot find the oc binary to run the sandbox helper", e))?
+        };
         Ok(Sandbox {
             confinement,
             root: root.to_path_buf(),
@@ -74,7 +84,7 @@ impl Sandbox {
 
     /// What the commands actually get: sessions and records say this.
     pub fn confinement(&self) -> Confinement {
-        self.confinement
+        self.confinement.clone()
     }
 
     /// The run's private temp directory, when the filesystem is confined.
@@ -119,6 +129,6 @@ impl Sandbox {
     /// One line for the model when `output` shows the sandbox refusing
     /// something, so that it changes course instead of retrying.
     pub fn explain(&self, output: &str) -> Option<String> {
-        denials::explain(output, &self.root, &self.writable, self.confinement)
+        denials::explain(output, &self.root, &self.writable, &self.confinement)
     }
 }

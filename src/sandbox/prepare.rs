@@ -61,7 +61,7 @@ pub fn prepare(
     if !filesystem && !no_network {
         return Ok((Sandbox::off(root), warnings));
     }
-    let confinement = Confinement {
+    let mut confinement = Confinement {
         mode: if filesystem {
             settings.mode
         } else {
@@ -72,13 +72,16 @@ pub fn prepare(
         } else {
             Network::On
         },
+        add_dirs: Vec::new(),
     };
     let (writable, tmp) = if filesystem {
+        let add_dirs = add_dirs(settings)?;
+        confinement.add_dirs = add_dirs.iter().map(|d| d.display().to_string()).collect();
         let tmp = tempfile::Builder::new()
             .prefix("oc-run-")
             .tempdir()
             .map_err(|e| Error::io("cannot create the run's temp directory", e))?;
-        (writable(settings, root, tmp.path())?, Some(tmp))
+        (writable(settings, root, tmp.path(), add_dirs), Some(tmp))
     } else {
         (Vec::new(), None)
     };
@@ -90,35 +93,58 @@ pub fn prepare(
 
 /// The workspace (for `workspace-write`), the temp directory, the
 /// `--add-dir` directories and the devices.
-fn writable(settings: &SandboxSettings, root: &Path, tmp: &Path) -> Result<Vec<PathBuf>> {
+fn writable(
+    settings: &SandboxSettings,
+    root: &Path,
+    tmp: &Path,
+    add_dirs: Vec<PathBuf>,
+) -> Vec<PathBuf> {
     let mut writable = Vec::new();
     if settings.mode == SandboxMode::WorkspaceWrite {
         writable.push(root.to_path_buf());
     }
     writable.push(tmp.to_path_buf());
-    for dir in &settings.add_dirs {
-        let real = dir.canonicalize().ok().filter(|d| d.is_dir()).ok_or_else(|| {
-            Error::Usage(format!(
-                "`--add-dir {}` (or `add_dirs` in a config file): no such directory; give a directory that exists",
-                dir.display()
-            ))
-        })?;
-        writable.push(real);
-    }
+    writable.extend(add_dirs);
     writable.extend(
         DEVICES
             .iter()
             .map(PathBuf::from)
             .filter(|device| device.exists()),
     );
-    Ok(writable)
+    writable
+}
+
+/// The `--add-dir` directories, real paths.
+///
+/// Errors: [`Error::Usage`] for one that does not exist or is not a
+/// directory.
+fn add_dirs(settings: &SandboxSettings) -> Result<Vec<PathBuf>> {
+    settings
+        .add_dirs
+        .iter()
+        .map(|dir| {
+            let real = dir.canonicalize().map_err(|e| {
+                Error::Usage(format!(
+                    "`--add-dir {}` (or `add_dirs` in a config file): {e}; give a directory that exists",
+                    dir.display()
+                ))
+            })?;
+            if !real.is_dir() {
+                return Err(Error::Usage(format!(
+                    "`--add-dir {}` (or `add_dirs` in a config file) is not a directory; give a directory",
+                    dir.display()
+                )));
+            }
+            Ok(real)
+        })
+        .collect()
 }
 
 /// With `--sandbox required`: the usage error saying why not.
 fn refuse_if_required(settings: &SandboxSettings, why: &str) -> Result<()> {
     if settings.required {
         return Err(Error::Usage(format!(
-            "--sandbox required: {why}; commands would run unconfined, so the run does not start. Use a kernel with Landlock, or `--sandbox workspace-write` to run with a warning instead"
+            "--sandbox required: {why}; commands would run less confined than asked, so the run does not start. Use a kernel with Landlock, or `--sandbox workspace-write` to run with a warning instead"
         )));
     }
     Ok(())

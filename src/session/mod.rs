@@ -597,7 +597,7 @@ impl FinetuneRecord {
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
             host_kind: session.provider.clone(),
-            sandbox: session.sandbox,
+            sandbox: session.sandbox.clone(),
             failed_tool_calls: session.failed_tool_calls.clone(),
             check: session.check.clone(),
             exit_code: session.exit_code,

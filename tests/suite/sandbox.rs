@@ -169,7 +169,7 @@ fn add_dir_makes_another_directory_writable() {
         .code(2);
     let stderr = stderr_of(out.get_output());
     assert!(
-        stderr.contains("--add-dir no/such/dir") && stderr.contains("no such directory"),
+        stderr.contains("--add-dir no/such/dir") && stderr.contains("No such file or directory"),
         "{stderr}"
     );
 }
@@ -205,6 +205,80 @@ fn the_network_is_off_unless_asked_for() {
             assert_eq!(env.session()["sandbox"]["network"], "off");
         }
     }
+}
+
+/// What Landlock does not see is refused too with the network off: UDP
+/// and MPTCP sockets (a seccomp filter).
+#[test]
+fn sockets_landlock_does_not_see_are_refused_with_the_network_off() {
+    let env = TestEnv::new();
+    let probe = "python3 -c '
+import socket
+for name, args in [(\"udp\", (socket.AF_INET, socket.SOCK_DGRAM)), (\"mptcp\", (socket.AF_INET, socket.SOCK_STREAM, 262)), (\"unix\", (socket.AF_UNIX, socket.SOCK_STREAM))]:
+    try:
+        socket.socket(*args).close(); print(name, \"made\")
+    except OSError as e:
+        print(name, \"refused\", e.errno)
+'";
+    let server = bash_calls(&[probe]);
+    env.oc(&server)
+        .args(["run", "--yes", "probe"])
+        .assert()
+        .success();
+    assert_eq!(
+        results(&server)[0],
+        "udp refused 13\nmptcp refused 13\nunix made\n[exit code 0]"
+    );
+}
+
+/// Descriptors `oc` inherited, the binary's path, device nodes, signals:
+/// none of them is a way out.
+#[test]
+fn the_ways_around_the_walls_are_closed() {
+    let env = TestEnv::new();
+    let inner = env.work().join("inner");
+    std::fs::create_dir_all(inner.join("bin")).unwrap();
+    let oc = inner.join("bin/oc");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("oc"), &oc).unwrap();
+    let leak = env.work().join("leak.txt");
+    let server = bash_calls(&[
+        "echo leaked >&5",
+        "mv bin/oc bin/oc.real && printf '#!/bin/sh\necho replaced > ../escaped.txt\n' > bin/oc && chmod +x bin/oc",
+        "echo x > ../outside.txt",
+        "mknod null-copy c 1 3",
+        "kill -0 $PPID",
+    ]);
+    // `oc` started with descriptor 5 open on a file outside the workspace.
+    let script = format!(
+        "exec 5>>'{}'; exec '{}' run --yes probe",
+        leak.display(),
+        oc.display()
+    );
+    let mut cmd = assert_cmd::Command::new("bash");
+    cmd.arg("-c").arg(script);
+    for (key, value) in env.oc(&server).get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    cmd.current_dir(&inner).assert().success();
+    let results = results(&server);
+    assert!(results[0].contains("Bad file descriptor"), "{}", results[0]);
+    assert_eq!(std::fs::read_to_string(&leak).unwrap(), "");
+    assert!(results[2].contains("Permission denied"), "{}", results[2]);
+    assert!(!env.work().join("outside.txt").exists());
+    assert!(
+        !env.work().join("escaped.txt").exists(),
+        "the replaced binary ran"
+    );
+    assert!(!inner.join("null-copy").exists(), "{}", results[3]);
+    assert!(
+        results[4].contains("Operation not permitted")
+            && results[4].contains("[sandbox: commands may not send signals"),
+        "{}",
+        results[4]
+    );
 }
 
 /// `setsid` takes a process out of the command's group; it is still ended
