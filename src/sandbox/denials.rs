@@ -67,9 +67,11 @@ pub fn explain(
             return Some(filesystem_line(&path, confinement));
         }
     }
+    // Python's `[Errno 13] Permission denied` stands alone under a
+    // traceback that names the socket call.
     let networked = network_path
         || failed_connection
-        || output.contains("Errno 13")
+        || (output.contains("Errno 13") && NETWORK_WORDS.iter().any(|w| output.contains(w)))
         || refusals
             .iter()
             .any(|line| NETWORK_WORDS.iter().any(|w| line.contains(w)));
@@ -136,8 +138,15 @@ fn absolute(cwd: &Path, path: &str) -> PathBuf {
 }
 
 /// Where `path` really is: its deepest existing ancestor with symlinks
-/// resolved, and the rest (a link in the workspace may point outside).
+/// resolved, and the rest (a link in the workspace may point outside, a
+/// dangling one too).
 fn real_location(path: &Path) -> PathBuf {
+    if let Ok(target) = std::fs::read_link(path)
+        && !path.exists()
+    {
+        let parent = path.parent().unwrap_or(Path::new("/"));
+        return real_location(&absolute(parent, &target.to_string_lossy()));
+    }
     let mut rest = Vec::new();
     let mut existing = path;
     loop {
@@ -257,6 +266,19 @@ mod tests {
     }
 
     #[test]
+    fn a_dangling_link_pointing_out_is_seen_through() {
+        let d = dirs();
+        std::os::unix::fs::symlink(d.outside.join("new.txt"), d.ws.join("dangling")).unwrap();
+        let write = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        let line =
+            explain_in(&d, "bash: line 1: dangling: Permission denied", &write).unwrap_or_default();
+        assert!(
+            line.contains(&format!("`{}/new.txt`", d.outside.display())),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn writes_inside_and_other_errors_are_left_alone() {
         let d = dirs();
         let open = confinement(SandboxMode::WorkspaceWrite, Network::On);
@@ -267,6 +289,8 @@ mod tests {
                 d.run_tmp.display()
             ),
             "cat: missing.txt: No such file or directory".to_string(),
+            "mknod: nul: Permission denied".to_string(),
+            "OSError: [Errno 13] Permission denied: 'nul'".to_string(),
             "all good".to_string(),
         ] {
             assert_eq!(explain_in(&d, &output, &open), None, "{output}");
@@ -323,6 +347,18 @@ mod tests {
             let line = explain_in(&d, output, &off).unwrap_or_default();
             assert!(line.contains("network access is off"), "{output} → {line}");
             assert_eq!(explain_in(&d, output, &on), None, "{output}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_that_is_not_about_the_network_gets_no_network_line() {
+        let d = dirs();
+        let off = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        for output in [
+            "mknod: nul: Permission denied",
+            "OSError: [Errno 13] Permission denied: 'nul'",
+        ] {
+            assert_eq!(explain_in(&d, output, &off), None, "{output}");
         }
     }
 

@@ -14,8 +14,9 @@
 //! with `--no-network`: no TCP connect or bind, no connection to abstract
 //! UNIX sockets or (on kernels that can say so) pathname UNIX sockets and
 //! UDP outside, and no socket of another kind that reaches the network
-//! ([`netfilter`]). Signals to processes outside the sandbox are refused
-//! (Landlock ABI 6).
+//! ([`syscalls`]). Signals to processes outside the sandbox are refused
+//! (Landlock ABI 6), and so are resource limits of other processes
+//! ([`syscalls`]).
 //! Unsupported parts fail the command (exit 126) rather than run it less
 //! confined than `oc` was told: `oc` checks the kernel first
 //! ([`super::support`]) and asks only for what it can have.
@@ -24,8 +25,8 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use super::netfilter;
 use super::support::Support;
+use super::syscalls;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
@@ -96,11 +97,8 @@ pub fn confine_self(confine: &Confine) -> Result<(), String> {
         Ok(_) => {}
         Err(e) => return Err(e.to_string()),
     }
-    if confine.no_network {
-        netfilter::refuse_network_sockets()
-            .map_err(|e| format!("cannot install the network filter: {e}"))?;
-    }
-    Ok(())
+    syscalls::install(confine.no_network)
+        .map_err(|e| format!("cannot install the seccomp filter: {e}"))
 }
 
 /// Closes every file descriptor but stdin, stdout and stderr: one `oc`

@@ -12,8 +12,8 @@
 
 pub mod denials;
 pub mod exec;
-pub mod netfilter;
 pub mod policy;
 pub mod prepare;
 pub mod reaper;
 pub mod support;
+pub mod syscalls;

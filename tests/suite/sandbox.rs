@@ -207,27 +207,40 @@ fn the_network_is_off_unless_asked_for() {
     }
 }
 
-/// What Landlock does not see is refused too with the network off: UDP
-/// and MPTCP sockets (a seccomp filter).
+/// What Landlock does not see is refused too with the network off (a
+/// seccomp filter): UDP and MPTCP sockets, TCP Fast Open to a listening
+/// socket; and never may a command change `oc`'s resource limits.
 #[test]
-fn sockets_landlock_does_not_see_are_refused_with_the_network_off() {
-    let env = TestEnv::new();
-    let probe = "python3 -c '
-import socket
+fn what_landlock_does_not_see_is_refused_too() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let probe = format!(
+        "python3 -c '
+import os, resource, socket
 for name, args in [(\"udp\", (socket.AF_INET, socket.SOCK_DGRAM)), (\"mptcp\", (socket.AF_INET, socket.SOCK_STREAM, 262)), (\"unix\", (socket.AF_UNIX, socket.SOCK_STREAM))]:
     try:
         socket.socket(*args).close(); print(name, \"made\")
     except OSError as e:
         print(name, \"refused\", e.errno)
-'";
-    let server = bash_calls(&[probe]);
+try:
+    socket.socket().sendto(b\"GET /\", 0x20000000, (\"127.0.0.1\", {port})); print(\"fast open sent\")
+except OSError as e:
+    print(\"fast open refused\", e.errno)
+try:
+    resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (5, 5)); print(\"limit of oc set\")
+except OSError as e:
+    print(\"limit of oc refused\", e.errno)
+'"
+    );
+    let env = TestEnv::new();
+    let server = bash_calls(&[&probe]);
     env.oc(&server)
         .args(["run", "--yes", "probe"])
         .assert()
         .success();
     assert_eq!(
         results(&server)[0],
-        "udp refused 13\nmptcp refused 13\nunix made\n[exit code 0]"
+        "udp refused 13\nmptcp refused 13\nunix made\nfast open refused 13\nlimit of oc refused 1\n[exit code 0]"
     );
 }
 
