@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Overrides;
-use crate::vocab::{EditFormat, Network, Provider, SandboxMode, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 ///
@@ -385,6 +385,15 @@ pub struct CommonArgs {
     /// Let sandboxed commands also write in DIR (repeatable).
     #[arg(long, value_name = "DIR")]
     pub add_dir: Vec<PathBuf>,
+    /// What runs the agent loop: oc itself (native), or an opencode server
+    /// with oc's permissions, output, sessions and records (opencode)
+    /// [default: native]
+    #[arg(long, value_enum, value_name = "RUNTIME")]
+    pub runtime: Option<Runtime>,
+    /// The opencode server for `--runtime opencode`, e.g.
+    /// http://127.0.0.1:4096 [default: start `opencode serve`]
+    #[arg(long, value_name = "URL")]
+    pub opencode_url: Option<String>,
 }
 
 impl CommonArgs {
@@ -415,6 +424,10 @@ impl CommonArgs {
                 mode: self.sandbox,
                 network: self.network,
                 add_dirs: self.add_dir.clone(),
+            },
+            runtime: crate::config::RuntimeFlags {
+                runtime: self.runtime,
+                opencode_url: self.opencode_url.clone(),
             },
             ..self.server.overrides()
         }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod fsutil;
 pub mod images;
 pub mod input;
+pub mod opencode;
 pub mod permissions;
 pub mod protocol;
 pub mod sandbox;
@@ -101,6 +102,7 @@ async fn run_agent(args: &RunArgs, mode: Mode) -> Result<ExitStatus> {
 async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let (common, args) = (&run.common, &run.prompt);
     let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
+    check_runtime(&settings, run)?;
     let store = session::Store::new(&settings.home);
     let resume = if args.continue_last {
         let session = store.newest_in(&settings.cwd)?.ok_or_else(|| {
@@ -194,7 +196,64 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         }),
         images,
     };
-    agent::run(&settings, job, approver.as_mut(), out.as_mut()).await
+    match settings.runtime.runtime {
+        vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
+        vocab::Runtime::Opencode => {
+            opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
+        }
+    }
+}
+
+/// With `--runtime opencode` the server runs the loop: what only oc's own
+/// loop can do is a usage error, and loop settings given on the command
+/// line are said to be ignored.
+///
+/// Errors: `--check`, `--image`, `--continue`/`--resume` or `--dry-run`
+/// with the opencode runtime ([`Error::Usage`]).
+fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
+    if settings.runtime.runtime != vocab::Runtime::Opencode {
+        return Ok(());
+    }
+    let (common, args) = (&run.common, &run.prompt);
+    let unsupported = [
+        ("--check", args.check.is_some()),
+        ("--image", !args.images.is_empty()),
+        ("--continue", args.continue_last),
+        ("--resume", args.resume.is_some()),
+        ("--dry-run", common.dry_run),
+    ];
+    if let Some((flag, _)) = unsupported.iter().find(|(_, set)| *set) {
+        return Err(Error::Usage(format!(
+            "`{flag}` works with oc's own loop only; drop it, or run without `--runtime opencode`"
+        )));
+    }
+    let ignored: Vec<&str> = [
+        ("--num-ctx", common.num_ctx.is_some()),
+        ("--max-turns", common.max_turns.is_some()),
+        ("--max-output-tokens", common.max_output_tokens.is_some()),
+        ("--edit-format", common.edit_format.is_some()),
+        ("--think", common.think.is_some()),
+        ("--temperature", common.temperature.is_some()),
+        ("--seed", common.seed.is_some()),
+        ("--sandbox", common.sandbox.is_some()),
+        ("--network", common.network.is_some()),
+        ("--add-dir", !common.add_dir.is_empty()),
+        ("--system-prompt", common.system_prompt.is_some()),
+        (
+            "--append-system-prompt",
+            common.append_system_prompt.is_some(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        ui::print_warning(&format!(
+            "with `--runtime opencode` the opencode server runs the loop with its own settings: {} ignored",
+            ignored.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// `--think high "fix"` sends the prompt "high fix" (a level needs the

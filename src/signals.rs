@@ -66,8 +66,38 @@ impl Signals {
             let first = self.recv().await;
             let _ = tx.send(first);
             self.recv().await;
+            stop_kept_groups();
             std::process::exit(first.exit_status().code());
         });
         rx
+    }
+}
+
+/// Process groups to stop (SIGTERM) even when a second signal ends `oc`
+/// at once: servers `oc` started for the run.
+static KEPT_GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Stops the process group `pgid` if `oc` has to exit at once.
+pub fn stop_on_exit(pgid: i32) {
+    if let Ok(mut groups) = KEPT_GROUPS.lock() {
+        groups.push(pgid);
+    }
+}
+
+/// Forgets `pgid` (it was stopped the normal way).
+pub fn forget_on_exit(pgid: i32) {
+    if let Ok(mut groups) = KEPT_GROUPS.lock() {
+        groups.retain(|g| *g != pgid);
+    }
+}
+
+fn stop_kept_groups() {
+    if let Ok(groups) = KEPT_GROUPS.lock() {
+        for &pgid in groups.iter() {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
     }
 }

@@ -291,3 +291,16 @@ impl Confinement {
         add_dirs: Vec::new(),
     };
 }
+
+/// What runs the agent loop (`--runtime`, config `runtime`; README
+/// "Runtimes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    /// oc's own loop against the model server.
+    #[default]
+    Native,
+    /// An opencode server runs the loop; oc decides its permissions and
+    /// keeps the output, session and record.
+    Opencode,
+}

@@ -229,7 +229,12 @@ impl Close<'_> {
 
 /// Saves the session and appends its fine-tuning record; a failure is a
 /// warning, as the run itself is over.
-fn save_with_record(store: &Store, session: &mut Session, schemas: &[Value], out: &mut dyn Output) {
+pub fn save_with_record(
+    store: &Store,
+    session: &mut Session,
+    schemas: &[Value],
+    out: &mut dyn Output,
+) {
     let saved = store
         .save(session)
         .and_then(|()| store.append_finetune(&FinetuneRecord::from_session(session, schemas)));
@@ -257,7 +262,7 @@ fn final_text(session: &Session, files_changed: &[String]) -> String {
 /// Writes the final answer to `-o FILE` (nothing when there is none).
 /// Returns the exit status: a run that would succeed fails when the file
 /// cannot be written, as a script waiting for it must not see success.
-fn write_last_message(
+pub fn write_last_message(
     path: &Path,
     text: &str,
     exit: ExitStatus,

@@ -9,7 +9,7 @@
 pub mod chat;
 pub mod fenced;
 pub mod host;
-mod http;
+pub mod http;
 pub mod message;
 pub mod ndjson;
 pub mod ollama;

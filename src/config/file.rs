@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
 use crate::permissions::rules::Action;
-use crate::vocab::{EditFormat, Network, Provider, SandboxMode, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, TextTools, Think};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
@@ -50,6 +50,10 @@ pub struct FileConfig {
     pub network: Option<Network>,
     /// More directories sandboxed commands may write.
     pub add_dirs: Option<Vec<PathBuf>>,
+    /// `native` or `opencode`.
+    pub runtime: Option<Runtime>,
+    /// The opencode server of the `opencode` runtime.
+    pub opencode_url: Option<String>,
 }
 
 /// The `permissions` section of a config file.
@@ -161,7 +165,7 @@ pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
 }
 
 /// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 26] = [
+const KNOWN_KEYS: [&str; 28] = [
     "compact_at",
     "model",
     "host",
@@ -188,6 +192,8 @@ const KNOWN_KEYS: [&str; 26] = [
     "sandbox",
     "network",
     "add_dirs",
+    "runtime",
+    "opencode_url",
 ];
 
 /// The known key an unknown one was probably meant to be: at most two

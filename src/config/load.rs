@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use super::file::{self, LoadedFile};
-use super::sandbox;
 use super::{EnvValues, Overrides, Settings, USER_CONFIG, resolve_home};
+use super::{runtime, sandbox};
 use crate::error::{Error, Result};
 use crate::permissions::project_config::PROJECT_CONFIG;
 use crate::vocab::Mode;
@@ -62,6 +62,7 @@ fn load_with(
     if let Some(mut project) = file::load_file(&project_config)? {
         warnings.extend(file::drop_untrusted_server(&mut project));
         warnings.extend(sandbox::drop_untrusted_sandbox(&mut project));
+        warnings.extend(runtime::drop_untrusted_opencode(&mut project));
         files.push(project);
     }
     if let Some(path) = sources.config {

@@ -6,6 +6,7 @@
 
 pub mod file;
 pub mod load;
+pub mod runtime;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use crate::permissions::rules::{Action, Rule};
 use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
+pub use runtime::{RuntimeFlags, RuntimeSettings};
 pub use sandbox::{SandboxFlags, SandboxSettings};
 
 /// Default model (SPEC §3).
@@ -89,6 +91,8 @@ pub struct Overrides {
     pub append_system_prompt: Option<String>,
     /// `--sandbox`, `--network`, `--add-dir`.
     pub sandbox: SandboxFlags,
+    /// `--runtime`, `--opencode-url`.
+    pub runtime: RuntimeFlags,
 }
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
@@ -199,6 +203,8 @@ pub struct Settings {
     pub instructions: Option<String>,
     /// How bash commands are confined.
     pub sandbox: SandboxSettings,
+    /// Which loop runs the agent.
+    pub runtime: RuntimeSettings,
 }
 
 impl Settings {
@@ -389,6 +395,7 @@ impl Settings {
             project_config: cwd.join(PROJECT_CONFIG),
             system_prompt: None,
             sandbox: SandboxSettings::resolve(&flags.sandbox, files, mode, env.home_dir.as_deref()),
+            runtime: RuntimeSettings::resolve(&flags.runtime, files),
             instructions: flags.append_system_prompt.clone(),
             mode,
             model: model.trim().to_string(),

@@ -85,6 +85,10 @@ pub struct Session {
     /// from before the field: `ollama`).
     #[serde(default = "default_provider")]
     pub provider: String,
+    /// What ran the agent loop when not oc itself: `opencode` (README
+    /// "Runtimes").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
     /// How bash commands were confined in the last run of the session
     /// (README "Sandbox"); absent in sessions from before the sandbox.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -195,6 +199,7 @@ impl Session {
             model: model.to_string(),
             host: host.to_string(),
             provider: default_provider(),
+            runtime: None,
             sandbox: None,
             cwd: cwd.display().to_string(),
             title: title_of(prompt),
@@ -543,6 +548,9 @@ pub struct FinetuneRecord {
     /// The kind of model server: `ollama` or `openai`.
     #[serde(default)]
     pub host_kind: String,
+    /// What ran the agent loop when not oc itself (`opencode`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
     /// How bash commands were confined: `{mode, network}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Confinement>,
@@ -597,6 +605,7 @@ impl FinetuneRecord {
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
             host_kind: session.provider.clone(),
+            runtime: session.runtime.clone(),
             sandbox: session.sandbox.clone(),
             failed_tool_calls: session.failed_tool_calls.clone(),
             check: session.check.clone(),

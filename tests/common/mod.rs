@@ -2,6 +2,7 @@
 //! a workspace that is a real git repository, no terminal).
 
 pub mod fake_ollama;
+pub mod fake_opencode;
 pub mod openai_dialect;
 
 use std::path::{Path, PathBuf};

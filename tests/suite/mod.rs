@@ -6,6 +6,7 @@ mod errors;
 mod finetune;
 mod images;
 mod openai;
+mod opencode;
 mod outcomes;
 mod permissions;
 mod readme;

@@ -1,0 +1,18 @@
+//! The opencode runtime (README "Runtimes"): an opencode server runs the
+//! agent loop; `oc` creates the session, sends the prompt, follows the
+//! event stream, answers permission requests with its own policy, and
+//! keeps the session and the fine-tuning record.
+//!
+//! [`run`] tells the story; [`client`] speaks the server's HTTP, [`server`]
+//! starts `opencode serve` when no server is given, [`wire`] reads its
+//! events and transcript, [`follow`] turns one session's events into oc's
+//! output, [`permission`] decides a permission request, [`transcript`]
+//! turns the transcript into oc's messages.
+
+pub mod client;
+pub mod follow;
+pub mod permission;
+pub mod run;
+pub mod server;
+pub mod transcript;
+pub mod wire;
