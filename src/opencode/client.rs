@@ -65,6 +65,32 @@ impl EventStream {
     }
 }
 
+/// `--opencode-url` (or `opencode_url`) checked: an `http(s)://host[:port]`
+/// URL, without a trailing slash.
+///
+/// Errors: anything else ([`Error::Usage`], exit 2), with the form to use.
+pub fn server_url(text: &str) -> Result<String> {
+    let text = text.trim();
+    let bad = |why: &str| {
+        let example = if text.contains("://") || text.is_empty() {
+            "http://127.0.0.1:4096".to_string()
+        } else {
+            format!("http://{text}")
+        };
+        Error::Usage(format!(
+            "the opencode server `{text}` {why}; give an http URL such as `{example}` (`--opencode-url`, config `opencode_url`)"
+        ))
+    };
+    let url = url::Url::parse(text).map_err(|_| bad("is not a URL"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("is not an http(s) URL"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("names no host"));
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}
+
 impl OpencodeClient {
     /// A client for the server at `base` (no trailing slash).
     ///

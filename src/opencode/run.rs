@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use super::client::{EventStream, OpencodeClient};
+use super::client::{EventStream, OpencodeClient, server_url};
 use super::follow::{Follower, Step};
 use super::permission;
 use super::server;
@@ -185,7 +185,7 @@ struct Opened {
 /// so that nothing is missed.
 async fn open(settings: &Settings, workspace: &Workspace, prompt: &str) -> Result<Opened> {
     let (url, served) = match &settings.runtime.opencode_url {
-        Some(url) => (url.clone(), None),
+        Some(url) => (server_url(url)?, None),
         None => {
             let served = server::start(workspace.root(), settings.timeouts).await?;
             (served.url.clone(), Some(served))

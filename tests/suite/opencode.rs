@@ -334,6 +334,26 @@ fn bad_setups_are_said_before_anything_runs() {
     for flag in [["--check", "true"], ["--image", "x.png"]] {
         oc(&env, &fake).args(flag).arg("x").assert().code(2);
     }
+    for url in ["not-a-url", "127.0.0.1:4096", "ftp://127.0.0.1:1", ""] {
+        let out = env
+            .oc_at(&fake.url)
+            .args([
+                "run",
+                "--runtime",
+                "opencode",
+                "--opencode-url",
+                url,
+                "--model",
+                MODEL,
+                "x",
+            ])
+            .assert()
+            .code(2);
+        assert!(
+            stderr_of(out.get_output()).contains("give an http URL"),
+            "{url}"
+        );
+    }
     assert!(fake.requests().is_empty(), "nothing was sent");
     // No server given and no opencode on PATH.
     let out = env
