@@ -223,3 +223,122 @@ impl Follower {
             .unwrap_or_else(|_| path.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::PermissionRecord;
+    use crate::protocol::RunSummary;
+    use crate::session::Session;
+
+    /// What reached the output: `(kind, text)`.
+    #[derive(Default)]
+    struct Seen(Vec<(&'static str, String)>);
+
+    impl Output for Seen {
+        fn session_started(&mut self, _: &Session, _: bool) {}
+        fn turn_started(&mut self, turn: u32) {
+            self.0.push(("turn", turn.to_string()));
+        }
+        fn thinking(&mut self, _: u32, delta: &str) {
+            self.0.push(("thinking", delta.to_string()));
+        }
+        fn content(&mut self, _: u32, delta: &str) {
+            self.0.push(("content", delta.to_string()));
+        }
+        fn turn_completed(
+            &mut self,
+            _: u32,
+            usage: Usage,
+            _: Option<&str>,
+            _: Option<&str>,
+            _: Context,
+        ) {
+            self.0.push(("usage", usage.prompt_tokens.to_string()));
+        }
+        fn compacted(&mut self, _: u32, _: u64, _: u64) {}
+        fn progress(&mut self, _: u32, _: u64) {}
+        fn tool_call(&mut self, _: u32, _: &str, name: &str, detail: &str, _: &Value) {
+            self.0.push(("call", format!("{name} {detail}")));
+        }
+        fn permission(&mut self, _: &PermissionRecord) {}
+        fn tool_result(&mut self, _: u32, _: &str, _: &str, ok: bool, _: &str, _: &str) {
+            self.0.push(("result", ok.to_string()));
+        }
+        fn diff(&mut self, _: &str) {}
+        fn warn(&mut self, _: &str) {}
+        fn note(&mut self, _: &str) {}
+        fn error(&mut self, _: &str) {}
+        fn session_completed(&mut self, _: &RunSummary) {}
+    }
+
+    fn event(value: serde_json::Value) -> Event {
+        Event::parse(&value.to_string())
+    }
+
+    fn part(session: &str, id: &str, kind: &str) -> Event {
+        event(
+            serde_json::json!({"type": "message.part.updated", "properties": {
+            "sessionID": session,
+            "part": {"id": id, "messageID": "msg_1", "sessionID": session, "type": kind}}}),
+        )
+    }
+
+    fn delta(session: &str, part: &str, text: &str) -> Event {
+        event(
+            serde_json::json!({"type": "message.part.delta", "properties": {
+            "sessionID": session, "messageID": "msg_1", "partID": part, "field": "text", "delta": text}}),
+        )
+    }
+
+    #[test]
+    fn reasoning_is_thinking_and_other_sessions_are_ignored() {
+        let mut follower = Follower::new("ses_a", Path::new("/w"));
+        let mut seen = Seen::default();
+        for e in [
+            part("ses_a", "prt_s", "step-start"),
+            part("ses_a", "prt_r", "reasoning"),
+            delta("ses_a", "prt_r", "hmm"),
+            part("ses_a", "prt_t", "text"),
+            delta("ses_a", "prt_t", "Hello"),
+            delta("ses_b", "prt_t", "not ours"),
+            part("ses_b", "prt_x", "step-start"),
+        ] {
+            assert_eq!(follower.handle(e, &mut seen), Step::Continue);
+        }
+        assert_eq!(
+            seen.0,
+            [
+                ("turn", "1".to_string()),
+                ("thinking", "hmm".to_string()),
+                ("content", "Hello".to_string()),
+            ]
+        );
+        let idle = event(
+            serde_json::json!({"type": "session.idle", "properties": {"sessionID": "ses_b"}}),
+        );
+        assert_eq!(follower.handle(idle, &mut seen), Step::Continue);
+        let idle = event(
+            serde_json::json!({"type": "session.idle", "properties": {"sessionID": "ses_a"}}),
+        );
+        assert_eq!(follower.handle(idle, &mut seen), Step::Idle);
+    }
+
+    #[test]
+    fn a_completed_message_counts_once() {
+        let mut follower = Follower::new("ses_a", Path::new("/w"));
+        let mut seen = Seen::default();
+        let done = || {
+            event(
+                serde_json::json!({"type": "message.updated", "properties": {"sessionID": "ses_a",
+                "info": {"id": "msg_1", "role": "assistant", "time": {"created": 1, "completed": 2},
+                         "tokens": {"input": 600, "output": 40}, "finish": "stop"}}}),
+            )
+        };
+        follower.handle(done(), &mut seen);
+        follower.handle(done(), &mut seen);
+        assert_eq!(follower.usage.prompt_tokens, 600);
+        assert_eq!(follower.usage.completion_tokens, 40);
+        assert_eq!(seen.0, [("usage", "600".to_string())]);
+    }
+}

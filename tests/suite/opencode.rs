@@ -48,12 +48,11 @@ fn events(stdout: &str) -> Vec<Value> {
 fn a_read_is_streamed_and_recorded() {
     let env = TestEnv::new();
     let fake = FakeOpencode::start(Scenario::new("11-read-event.sse", "11-read-messages.json"));
+    let answer = env.work().join("answer.txt");
     let out = oc(&env, &fake)
-        .args([
-            "--output-format",
-            "stream-json",
-            "Read notes.txt and tell me its first line.",
-        ])
+        .args(["--output-format", "stream-json", "-o"])
+        .arg(&answer)
+        .arg("Read notes.txt and tell me its first line.")
         .assert()
         .success();
     let events = events(&stdout_of(out.get_output()));
@@ -88,6 +87,12 @@ fn a_read_is_streamed_and_recorded() {
     assert!(!text.is_empty());
     let summary = events.last().unwrap();
     assert_eq!(summary["exit_code"], 0);
+    let written = std::fs::read_to_string(&answer).unwrap();
+    assert_eq!(
+        written.trim_end(),
+        summary["final_text"].as_str().unwrap().trim_end()
+    );
+    assert!(!written.trim().is_empty());
     assert_eq!(summary["turns"], 2);
     assert_eq!(summary["tool_calls"], 1);
     assert!(summary["usage"]["prompt_tokens"].as_u64().unwrap() > 0);
