@@ -239,6 +239,18 @@ impl OpencodeClient {
     async fn get_json(&self, path: &str) -> Result<Value> {
         let request = (self.http.get(format!("{}{path}", self.base))).timeout(self.timeouts.idle);
         let response = send(request, &self.server, self.timeouts).await?;
+        self.success_body(response, path).await
+    }
+
+    async fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
+        let response = self.post(path, body).await?;
+        self.success_body(response, path).await
+    }
+
+    /// The JSON body of a successful answer to `path`.
+    ///
+    /// Errors: another status, with the server's message ([`Error::Server`]).
+    async fn success_body(&self, response: reqwest::Response, path: &str) -> Result<Value> {
         let status = response.status();
         let body = read_json(response, &self.server, path, "is it an opencode server?").await?;
         if !status.is_success() {
@@ -249,20 +261,6 @@ impl OpencodeClient {
             )));
         }
         Ok(body)
-    }
-
-    async fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
-        let response = self.post(path, body).await?;
-        let status = response.status();
-        let value = read_json(response, &self.server, path, "is it an opencode server?").await?;
-        if !status.is_success() {
-            return Err(Error::Server(format!(
-                "{}{path} answered {status}: {}",
-                self.base,
-                printable(&error_message(&value))
-            )));
-        }
-        Ok(value)
     }
 
     async fn post(&self, path: &str, body: &Value) -> Result<reqwest::Response> {

@@ -4,13 +4,14 @@
 //! replies in order and records every request.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::http::{Incoming, read_request};
 use super::openai_dialect::{as_ollama_request, error_body, events_of, models_body};
 
 /// The model every test uses unless it says otherwise: the real capture of
@@ -288,39 +289,15 @@ impl FakeOllama {
 }
 
 fn handle(stream: TcpStream, state: &Mutex<State>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
+    let Some(Incoming {
+        method,
+        path,
+        authorization,
+        body,
+    }) = read_request(&stream)
+    else {
         return;
-    }
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let path = parts.next().unwrap_or_default().to_string();
-    let mut content_length = 0usize;
-    let mut authorization = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((_, value)) = line
-            .split_once(':')
-            .filter(|(name, _)| name.eq_ignore_ascii_case("authorization"))
-        {
-            authorization = Some(value.trim().to_string());
-        }
-        if let Some((_, value)) = line
-            .split_once(':')
-            .filter(|(name, _)| name.eq_ignore_ascii_case("content-length"))
-        {
-            content_length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; content_length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
+    };
     let raw: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let openai = path.starts_with("/v1/");
     let body = if openai && raw.is_object() {

@@ -5,12 +5,14 @@
 //! until it is answered), both permission reply endpoints, abort, and the
 //! transcript.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use super::http::{Incoming, read_request};
 
 /// A capture of `fixtures/opencode/`, e.g. `fixture("11-read-event.sse")`.
 pub fn fixture(name: &str) -> String {
@@ -122,31 +124,12 @@ impl FakeOpencode {
 }
 
 fn handle(stream: TcpStream, state: &Mutex<State>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
+    let Some(Incoming {
+        method, path, body, ..
+    }) = read_request(&stream)
+    else {
         return;
-    }
-    let mut words = line.split_whitespace();
-    let method = words.next().unwrap_or_default().to_string();
-    let path = words.next().unwrap_or_default().to_string();
-    let mut length = 0usize;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
+    };
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (session, legacy_only) = {
         let mut s = state.lock().unwrap();

@@ -3,6 +3,7 @@
 
 pub mod fake_ollama;
 pub mod fake_opencode;
+pub mod http;
 pub mod openai_dialect;
 
 use std::path::{Path, PathBuf};
