@@ -258,11 +258,17 @@ pub struct PromptArgs {
     /// Write no session file and no fine-tuning record.
     #[arg(long)]
     pub no_save: bool,
-    /// When the model is done, run CMD (bash, in the workspace); if it fails,
-    /// its output goes back to the model. The run succeeds only if CMD passes
-    /// (exit 6 otherwise).
+    /// Run CMD (bash, in the workspace) before the first request, showing a
+    /// failure to the model, and again when the model is done; a failure
+    /// goes back to the model. The run succeeds only if CMD passes (exit 6
+    /// otherwise). `auto`: the test command the prompt gives, or the
+    /// project's own (pytest or unittest, `cargo test`, `npm test`,
+    /// `go test ./...`, `make test`)
     #[arg(long, value_name = "CMD")]
     pub check: Option<String>,
+    /// Do not run `--check` before the first request
+    #[arg(long)]
+    pub no_precheck: bool,
     /// How many times `--check` runs at most (feedback rounds + 1)
     /// [default: 3]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

@@ -184,16 +184,14 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
     };
+    let check = check_plan(args, &settings, &prompt)?;
     let job = agent::Job {
         prompt,
         resume,
         save: !args.no_save,
         timeout: args.timeout,
         last_message_file: args.output_last_message.clone(),
-        check: args.check.clone().map(|command| agent::check::CheckPlan {
-            command,
-            max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
-        }),
+        check,
         images,
     };
     match settings.runtime.runtime {
@@ -202,6 +200,40 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
         }
     }
+}
+
+/// The `--check` of the run: the command given, or with `--check auto`
+/// the one the prompt or the project gives (said on stderr).
+///
+/// Errors: `--check auto` finds no test command (exit 2).
+fn check_plan(
+    args: &cli::PromptArgs,
+    settings: &Settings,
+    prompt: &str,
+) -> Result<Option<agent::check::CheckPlan>> {
+    let Some(given) = &args.check else {
+        return Ok(None);
+    };
+    let command = if given.trim() == "auto" {
+        let chosen = agent::check_command::choose(prompt, &settings.cwd).ok_or_else(|| {
+            Error::Usage(format!(
+                "`--check auto` found no test command: the prompt gives none (\"run them with: …\") and `{}` has no Cargo.toml, go.mod, package.json test script, Python tests or Makefile `test` target; pass the command, e.g. `--check 'python3 -m pytest -q'`",
+                settings.cwd.display()
+            ))
+        })?;
+        ui::print_note(&format!(
+            "--check auto: using `{}` (from {})",
+            chosen.command, chosen.source
+        ));
+        chosen.command
+    } else {
+        given.clone()
+    };
+    Ok(Some(agent::check::CheckPlan {
+        command,
+        max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
+        precheck: !args.no_precheck,
+    }))
 }
 
 /// With `--runtime opencode` the server runs the loop: what only oc's own

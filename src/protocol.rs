@@ -194,6 +194,11 @@ pub struct RunSummary {
     /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// `--check` as it stood before the first request: `{command,
+    /// exit_code, passed, attempts: 0}`; absent with `--no-precheck` or
+    /// without `--check`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precheck: Option<Check>,
     /// How bash commands were confined: `{"mode": "workspace-write" |
     /// "read-only" | "off", "network": "on" | "off"}`.
     pub sandbox: Confinement,

@@ -117,6 +117,15 @@ impl<'a> CallRunner<'a> {
         Some((scrubbed.into_owned(), changed))
     }
 
+    /// `text` with the run's secret values scrubbed (a check's output, a
+    /// file shown): whether anything was, and the text.
+    pub fn scrub(&self, text: &str) -> (bool, String) {
+        match self.secrets.scrub(text) {
+            Cow::Borrowed(same) => (false, same.to_string()),
+            Cow::Owned(scrubbed) => (true, scrubbed),
+        }
+    }
+
     /// The permission rules as they stand (with "always" answers added).
     pub fn rules(&self) -> &[Rule] {
         &self.rules

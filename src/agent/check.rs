@@ -3,7 +3,10 @@
 //! for up to `--check-attempts` runs in all; the last result decides
 //! whether the run did its job.
 
+use super::calls::CallRunner;
 use super::interrupt::{Interruption, Interruptions};
+use super::traceback::{self, Location};
+use crate::client::{Message, Role};
 use crate::permissions::rules::Rule;
 use crate::permissions::{self, PermissionMode, Verdict};
 use crate::session::{Check, Session};
@@ -14,13 +17,92 @@ use crate::ui::Output;
 /// tail: test runners print the summary last).
 pub const FEEDBACK_CAP: usize = 4000;
 
+/// Most bytes of the check's output the first request shows (its tail):
+/// less than a feedback round, as every prompt token costs time.
+pub const PRECHECK_CAP: usize = 2000;
+
 /// The `--check` of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckPlan {
     /// The command, run with `bash -c` in the workspace.
     pub command: String,
-    /// How many times it may run in this run (at least 1).
+    /// How many times it may run in this run (at least 1), not counting
+    /// the run before the first request.
     pub max_attempts: u32,
+    /// Run it once before the first request, and show a failure to the
+    /// model (off with `--no-precheck`).
+    pub precheck: bool,
+}
+
+/// The check as it stood before the first request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Precheck {
+    /// Its record (`attempts` 0).
+    pub check: Check,
+    /// The tail of its output, secrets scrubbed, for the model.
+    pub output: String,
+    /// The places its output names (tracebacks), from the whole output.
+    pub locations: Vec<Location>,
+}
+
+impl Precheck {
+    /// What the first message says of it: that it passes, or how it fails.
+    pub fn message(&self) -> String {
+        let command = &self.check.command;
+        if self.check.passed {
+            return format!("The check `{command}` passes now.");
+        }
+        let code = self
+            .check
+            .exit_code
+            .map_or_else(|| "no exit code".to_string(), |c| format!("exit code {c}"));
+        format!(
+            "The check `{command}` fails now ({code}). Its output:\n```\n{}\n```",
+            tail(&self.output, PRECHECK_CAP)
+        )
+    }
+}
+
+/// Runs the check before the first request (`scrub` takes secrets out of
+/// its output) and says on `out` how it stands; `None` when the rules
+/// refuse it.
+pub async fn precheck(
+    command: &str,
+    rules: &[Rule],
+    workspace: &Workspace,
+    scrub: &dyn Fn(&str) -> String,
+    out: &mut dyn Output,
+) -> Option<Precheck> {
+    let (check, output) = run_once(command, rules, workspace, out).await;
+    if check.exit_code.is_none() && !check.passed && output.is_empty() {
+        return None;
+    }
+    if check.passed {
+        out.note(&format!(
+            "the check `{command}` passes already; the run goes on"
+        ));
+    }
+    let output = scrub(&output);
+    Some(Precheck {
+        locations: traceback::locations(&output),
+        output,
+        check,
+    })
+}
+
+/// The last `cap` bytes of `text` (on a character boundary), marked when
+/// cut.
+fn tail(text: &str, cap: usize) -> String {
+    let text = text.trim();
+    let mut start = text.len().saturating_sub(cap);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    if start == 0 {
+        text.to_string()
+    } else {
+        format!("[… earlier output cut]\n{}", &text[start..])
+    }
 }
 
 /// Runs the check once under the hard and deny rules (it is the user's own,
@@ -70,26 +152,76 @@ pub async fn run_once(
     (check, outcome.content)
 }
 
+/// One run of the check after the model said it is done.
+pub struct Round<'a> {
+    pub plan: &'a CheckPlan,
+    /// Which run this is (1 for the first after the model's answer).
+    pub attempt: u32,
+    /// Whether the turn cap leaves room for another request.
+    pub turns_left: bool,
+    /// How the model should go on (the edit protocol's words).
+    pub how: &'a str,
+}
+
+impl Round<'_> {
+    /// Runs the check under the rules of `calls` and records it in the
+    /// session. When it fails and attempts and turns are left, its output
+    /// (secrets scrubbed) goes back to the model and this returns true (the
+    /// run goes on).
+    pub async fn run(
+        &self,
+        calls: &CallRunner<'_>,
+        session: &mut Session,
+        out: &mut dyn Output,
+    ) -> bool {
+        let plan = self.plan;
+        // On record before it runs: an interrupted check counts as failed.
+        session.check = Some(Check {
+            command: plan.command.clone(),
+            exit_code: None,
+            passed: false,
+            attempts: self.attempt,
+        });
+        let (run, output) = run_once(&plan.command, calls.rules(), calls.workspace(), out).await;
+        let run = Check {
+            attempts: self.attempt,
+            ..run
+        };
+        session.check = Some(run.clone());
+        if run.passed || run.exit_code.is_none() {
+            return false;
+        }
+        if self.attempt >= plan.max_attempts {
+            out.warn(&format!(
+                "the check `{}` still fails after {} attempt{}",
+                plan.command,
+                self.attempt,
+                if self.attempt == 1 { "" } else { "s" }
+            ));
+            return false;
+        }
+        if !self.turns_left {
+            return false;
+        }
+        out.note("the check failed; its output goes back to the model");
+        let output = calls.scrub(&output).1;
+        session
+            .messages
+            .push(Message::text(Role::User, feedback(&run, &output, self.how)));
+        true
+    }
+}
+
 /// The user message that hands a failed check back to the model: what
 /// failed, the tail of its output, and how to go on (`how`).
 pub fn feedback(check: &Check, output: &str, how: &str) -> String {
     let code = check
         .exit_code
         .map_or_else(|| "no exit code".to_string(), |c| format!("exit code {c}"));
-    let output = output.trim();
-    let mut start = output.len().saturating_sub(FEEDBACK_CAP);
-    while !output.is_char_boundary(start) {
-        start += 1;
-    }
-    let cut = if start > 0 {
-        "[… earlier output cut]\n"
-    } else {
-        ""
-    };
     format!(
-        "The check `{}` failed ({code}). Its output:\n```\n{cut}{}\n```\nThe task is not done yet. Fix the cause of this failure. {how}",
+        "The check `{}` failed ({code}). Its output:\n```\n{}\n```\nThe task is not done yet. Fix the cause of this failure. {how}",
         check.command,
-        &output[start..]
+        tail(output, FEEDBACK_CAP)
     )
 }
 

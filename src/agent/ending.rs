@@ -9,10 +9,20 @@ use crate::error::{Error, ExitStatus};
 use crate::session::{Check, Status};
 use crate::ui::Output;
 
+/// Why an [`Ending::Unchanged`] run stopped.
+const UNCHANGED: &str = "stopped: the model changed nothing and sent the same files (or the same reply) again; try another model or a clearer prompt";
+
 /// How the turns ended.
 pub enum Ending {
     /// The model answered without tool calls.
     Answered,
+    /// In a text edit format, after a change, a reply that changes nothing
+    /// more (the files sent back as they are now, the same reply again):
+    /// the editing is done, and `--check` decides.
+    EditingDone,
+    /// In a text edit format, nothing changed and the model keeps sending
+    /// the files back as they are (after a nudge), or the same reply twice.
+    Unchanged,
     /// `max_turns` requests were made.
     MaxTurns,
     /// A model or server error.
@@ -41,7 +51,7 @@ impl Ending {
         check: Option<&Check>,
     ) -> (Status, String, ExitStatus) {
         match self {
-            Ending::Answered if check.is_some_and(|c| !c.passed) => {
+            Ending::Answered | Ending::EditingDone if check.is_some_and(|c| !c.passed) => {
                 let check = check.map(|c| c.command.as_str()).unwrap_or_default();
                 (
                     Status::Finished,
@@ -49,12 +59,12 @@ impl Ending {
                     ExitStatus::CheckFailed,
                 )
             }
-            Ending::Answered if !denied => (
+            Ending::Answered | Ending::EditingDone if !denied => (
                 Status::Finished,
                 "answered".to_string(),
                 ExitStatus::Success,
             ),
-            Ending::Answered => (
+            Ending::Answered | Ending::EditingDone => (
                 Status::Finished,
                 "answered; some actions were denied for want of approval".to_string(),
                 ExitStatus::Denied,
@@ -89,6 +99,11 @@ impl Ending {
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
                 ExitStatus::MaxTurns,
             ),
+            Ending::Unchanged => (
+                Status::Stuck,
+                UNCHANGED.to_string(),
+                ExitStatus::MaxTurns,
+            ),
         }
     }
 
@@ -97,7 +112,12 @@ impl Ending {
     /// after errors or interruptions.
     pub fn runs_final_check(&self) -> bool {
         match self {
-            Ending::MaxTurns | Ending::Stuck | Ending::Cut(_) | Ending::ContextFull(_) => true,
+            Ending::MaxTurns
+            | Ending::Stuck
+            | Ending::Cut(_)
+            | Ending::ContextFull(_)
+            | Ending::EditingDone
+            | Ending::Unchanged => true,
             Ending::Answered
             | Ending::Failed(_)
             | Ending::Interrupted(_)
@@ -130,7 +150,8 @@ impl Ending {
             Ending::UnexecutedCall => out.error(
                 "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",
             ),
-            Ending::Answered | Ending::Interrupted(_) => {}
+            Ending::Unchanged => out.warn(UNCHANGED),
+            Ending::Answered | Ending::EditingDone | Ending::Interrupted(_) => {}
         }
     }
 }

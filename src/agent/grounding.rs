@@ -16,6 +16,9 @@ use std::path::Path;
 
 use regex::Regex;
 
+use super::file_kind::{is_doc, is_source_name, is_test};
+use super::repo_map::{self, Ranked};
+use super::traceback::{self, Location};
 use crate::tools::walk;
 
 /// Files read at most when looking for code names.
@@ -27,6 +30,11 @@ const MAX_TESTS_PER_FILE: usize = 2;
 /// A repository with at most this many source files is shown whole when
 /// the prompt names nothing.
 const SMALL_REPO_FILES: usize = 8;
+/// Files of a failing check's traceback shown, at most.
+const MAX_TRACEBACK_FILES: usize = 4;
+/// A code name found in more files than this is only looked for where it
+/// is defined.
+const MAX_MENTIONING_FILES: usize = 6;
 
 /// Why a file is part of the grounding, and whether it may change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,11 +52,27 @@ pub enum Role {
 pub struct Grounded {
     pub path: String,
     pub role: Role,
+    /// Lines a failing check's traceback points at in this file (1-based).
+    pub lines: Vec<usize>,
+}
+
+/// What the first turn shows: the files, and, when the prompt names
+/// nothing in a repository too big to show, the repository map.
+#[derive(Debug, Clone, Default)]
+pub struct Grounding {
+    pub files: Vec<Grounded>,
+    /// The ranked files of the repository map, when one is shown.
+    pub map: Option<Vec<Ranked>>,
+    /// The code names the prompt mentions.
+    pub names: BTreeSet<String>,
+    /// Whether tests may change: the task is about them.
+    pub tests_editable: bool,
 }
 
 /// Picks the files for `prompt` in the workspace at `root`, most important
-/// first: editable, then read-only, then new.
-pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
+/// first: editable, then read-only, then new. `failure` are the places a
+/// failing check's output names.
+pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
     let files: Vec<String> = walk::files_under(root)
         .into_iter()
         .filter(|p| p.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
@@ -58,6 +82,12 @@ pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
                 .map(|r| r.to_string_lossy().replace('\\', "/"))
         })
         .collect();
+    let tests_editable = tests_may_change(prompt);
+    let test_role = if tests_editable {
+        Role::Editable
+    } else {
+        Role::ReadOnly
+    };
     let mut picked: Vec<Grounded> = Vec::new();
     let creating = creates_files(prompt);
     for token in path_tokens(prompt) {
@@ -67,16 +97,27 @@ pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
             None => {}
         }
     }
-    for name in code_names(prompt) {
-        for path in files_mentioning(&name, root, &files) {
+    add_failure(&mut picked, failure, root, &files);
+    let names = code_names(prompt);
+    for name in &names {
+        let mut mentioning = files_mentioning(name, root, &files);
+        if mentioning.len() > MAX_MENTIONING_FILES {
+            mentioning.retain(|f| defines(name, root, f));
+        }
+        for path in mentioning {
             let role = if is_doc(&path) {
                 Role::ReadOnly
+            } else if is_test(&path) {
+                test_role
             } else {
                 Role::Editable
             };
             add(&mut picked, &path, role);
         }
     }
+    // Found from what the prompt names or the check points at, rather
+    // than through the tests.
+    let direct = picked.iter().any(|g| g.role != Role::ReadOnly);
     // The tests of a file that may change say what it must do.
     let editable: Vec<String> = picked
         .iter()
@@ -94,18 +135,30 @@ pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
         .filter(|g| is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
-    for test in tests {
-        for path in imported_by(&test, root, &files) {
+    for test in &tests {
+        for path in imported_by(test, root, &files) {
             add(&mut picked, &path, Role::Editable);
         }
     }
-    if picked.is_empty() {
-        let sources: Vec<&String> = files.iter().filter(|f| is_source_name(f)).collect();
-        if sources.len() <= SMALL_REPO_FILES {
-            for path in sources {
-                add(&mut picked, path, default_role(path));
-            }
+    // What the named tests say, for ranking the map.
+    let story = test_story(&names, &tests, &picked, root);
+    let mut map = None;
+    let sources: Vec<&String> = files.iter().filter(|f| is_source_name(f)).collect();
+    if picked.is_empty() && sources.len() <= SMALL_REPO_FILES {
+        for path in sources {
+            add(&mut picked, path, default_role(path));
         }
+    } else if !direct && sources.len() > SMALL_REPO_FILES {
+        // Nothing the prompt names is code to change: the map, and the
+        // file it ranks first when nothing else may change.
+        let mut words = super::relevance::words(prompt);
+        words.extend(super::relevance::words(&story));
+        let ranked = repo_map::rank(root, &files, &words);
+        let best = ranked.iter().find(|r| r.score > 0.0 && !is_test(&r.path));
+        if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == Role::Editable)) {
+            add(&mut picked, &best.path, Role::Editable);
+        }
+        map = Some(ranked);
     }
     // Nothing editable but context: the context is what may change.
     if !picked.iter().any(|g| g.role != Role::ReadOnly) {
@@ -114,7 +167,98 @@ pub fn select(prompt: &str, root: &Path) -> Vec<Grounded> {
         }
     }
     picked.sort_by_key(|g| g.role);
-    picked
+    Grounding {
+        files: picked,
+        map,
+        names: names.into_iter().collect(),
+        tests_editable,
+    }
+}
+
+/// The files and lines a failing check names: source files may change,
+/// tests are for reference; the innermost frames first.
+fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, files: &[String]) {
+    let mut found: Vec<(String, usize)> = failure
+        .iter()
+        .filter_map(|l| traceback::resolve(&l.path, root, files).map(|p| (p, l.line)))
+        .collect();
+    // Python prints the innermost frame last.
+    found.reverse();
+    let mut order: Vec<String> = Vec::new();
+    for (path, _) in &found {
+        if !order.contains(path) {
+            order.push(path.clone());
+        }
+    }
+    order.sort_by_key(|p| is_test(p));
+    for path in order.into_iter().take(MAX_TRACEBACK_FILES) {
+        let role = if is_test(&path) {
+            Role::ReadOnly
+        } else {
+            Role::Editable
+        };
+        add(picked, &path, role);
+        if let Some(g) = picked.iter_mut().find(|g| g.path == path) {
+            for (p, line) in &found {
+                if *p == path && *line > 0 && !g.lines.contains(line) {
+                    g.lines.push(*line);
+                }
+            }
+        }
+    }
+}
+
+/// The text of the tests the task is about: the test functions the prompt
+/// names, else the lines a failing check points at in the tests.
+fn test_story(names: &[String], tests: &[String], picked: &[Grounded], root: &Path) -> String {
+    let mut story = String::new();
+    for test in tests {
+        let Ok(text) = std::fs::read_to_string(root.join(test)) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let defs = crate::tools::outline::definitions(test, &text).unwrap_or_default();
+        for def in defs.iter().filter(|d| names.contains(&d.name)) {
+            story.push_str(&lines[def.start_line - 1..def.end_line.min(lines.len())].join("\n"));
+            story.push('\n');
+        }
+        let pointed = picked
+            .iter()
+            .filter(|g| &g.path == test)
+            .flat_map(|g| &g.lines);
+        for line in pointed.filter_map(|&n| lines.get(n.saturating_sub(1))) {
+            story.push_str(line);
+            story.push('\n');
+        }
+    }
+    story
+}
+
+/// Whether the prompt asks for the tests to change: a rename everywhere,
+/// or tests to write or update.
+pub fn tests_may_change(prompt: &str) -> bool {
+    let lower = prompt.to_ascii_lowercase();
+    if lower.contains("not the test") {
+        return false;
+    }
+    [
+        "rename",
+        "everywhere",
+        "add a test",
+        "add tests",
+        "write a test",
+        "write tests",
+        "update the test",
+        "update tests",
+        "new test",
+        "more tests",
+        "tests for",
+        "test for",
+        "fix the test",
+        "change the test",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
 }
 
 /// Adds `path` with `role`; editable wins over read-only when two reasons
@@ -126,7 +270,20 @@ fn add(picked: &mut Vec<Grounded>, path: &str, role: Role) {
         None => picked.push(Grounded {
             path: path.to_string(),
             role,
+            lines: Vec::new(),
         }),
+    }
+}
+
+/// Whether the file `path` defines `name` (a function, class, type or
+/// variable of that name).
+fn defines(name: &str, root: &Path, path: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+        return false;
+    };
+    match crate::tools::outline::definitions(path, &text) {
+        Some(defs) => defs.iter().any(|d| d.name == name),
+        None => text.contains(name),
     }
 }
 
@@ -266,101 +423,6 @@ fn tests_of(path: &str, root: &Path, files: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A test file: `test_x.py`, `x_test.go`, `x.test.js`, `x.spec.ts`, or a
-/// file under `tests/`, `test/`, `__tests__/` or `spec/`.
-pub fn is_test(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    let stem = name.split('.').next().unwrap_or(&name);
-    stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem == "test"
-        || stem == "tests"
-        || name.contains(".test.")
-        || name.contains(".spec.")
-        || path
-            .split('/')
-            .rev()
-            .skip(1)
-            .any(|d| matches!(d, "tests" | "test" | "__tests__" | "spec"))
-}
-
-/// Prose: Markdown, reStructuredText, plain text, licences.
-pub fn is_doc(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    [".md", ".rst", ".txt", ".adoc"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-        || lower
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n.starts_with("license"))
-}
-
-/// Whether a path looks like a text file worth showing: known source,
-/// config and doc extensions, and a few extension-less names.
-pub fn is_source_name(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if matches!(
-        name,
-        "Makefile" | "Dockerfile" | "Justfile" | "Rakefile" | "Gemfile"
-    ) {
-        return true;
-    }
-    let Some((_, ext)) = name.rsplit_once('.') else {
-        return false;
-    };
-    matches!(
-        ext.to_ascii_lowercase().as_str(),
-        "py" | "pyi"
-            | "rs"
-            | "go"
-            | "js"
-            | "mjs"
-            | "cjs"
-            | "jsx"
-            | "ts"
-            | "tsx"
-            | "java"
-            | "kt"
-            | "c"
-            | "h"
-            | "cc"
-            | "cpp"
-            | "hpp"
-            | "cs"
-            | "rb"
-            | "php"
-            | "swift"
-            | "scala"
-            | "lua"
-            | "sh"
-            | "bash"
-            | "zsh"
-            | "sql"
-            | "html"
-            | "css"
-            | "scss"
-            | "vue"
-            | "svelte"
-            | "json"
-            | "toml"
-            | "yaml"
-            | "yml"
-            | "ini"
-            | "cfg"
-            | "conf"
-            | "xml"
-            | "md"
-            | "rst"
-            | "txt"
-            | "env.example"
-            | "gradle"
-            | "tf"
-            | "proto"
-            | "graphql"
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,7 +439,8 @@ mod tests {
     }
 
     fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, Role)> {
-        select(prompt, dir.path())
+        select(prompt, dir.path(), &[])
+            .files
             .into_iter()
             .map(|g| (g.path, g.role))
             .collect()
@@ -471,22 +534,5 @@ mod tests {
                 ("test_inventory.py".to_string(), Role::ReadOnly)
             ]
         );
-    }
-
-    #[test]
-    fn tests_and_docs_are_recognised() {
-        for test in [
-            "test_a.py",
-            "a_test.go",
-            "a.test.js",
-            "src/a.spec.ts",
-            "tests/helpers.py",
-        ] {
-            assert!(is_test(test), "{test}");
-        }
-        for not in ["contest.py", "latest.rs", "src/testing_tools.py"] {
-            assert!(!is_test(not), "{not}");
-        }
-        assert!(is_doc("README.md") && is_doc("docs/LICENSE") && !is_doc("main.rs"));
     }
 }

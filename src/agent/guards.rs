@@ -4,6 +4,10 @@
 
 use serde_json::Value;
 
+use super::reply::Cut;
+use crate::session::{CutReply, Session};
+use crate::ui::Output;
+
 /// The same call this many times in a row is not run again.
 pub const REPEAT_BLOCK: u32 = 3;
 /// The same call this many times in a row ends the run (exit 4).
@@ -167,6 +171,12 @@ impl DescribeGuard {
         }
     }
 
+    /// Whether the task asks for a change (not a question), with the
+    /// guard on: a run that changes nothing has not done it.
+    pub fn wants_change(&self) -> bool {
+        !self.off
+    }
+
     /// Whether to nudge after file blocks that changed nothing: once per
     /// run, unless the prompt asks a question.
     pub fn nudge_unchanged(&mut self) -> bool {
@@ -183,6 +193,34 @@ impl DescribeGuard {
             !self.off && !self.nudged && files_changed == 0 && describes_instead_of_doing(reply);
         self.nudged |= nudge;
         nudge
+    }
+}
+
+/// Records a reply cut short (`cap`: the reply cap in tokens), and says so.
+pub fn note_cut(session: &mut Session, cut: Cut, cap: Option<u32>, out: &mut dyn Output) {
+    session.cut_replies.push(CutReply {
+        turn: session.turns,
+        reason: cut.as_str().to_string(),
+    });
+    out.warn(&match cut {
+        Cut::Length => format!(
+            "the reply reached the cap of {} tokens and was cut off; its calls are not run",
+            cap.unwrap_or_default()
+        ),
+        Cut::Repetition => {
+            "the reply kept repeating itself and was stopped; its calls are not run".to_string()
+        }
+    });
+}
+
+/// What the model is told after a reply without calls that was cut short.
+pub fn cut_message(cut: Cut, cap: Option<u32>) -> String {
+    match cut {
+        Cut::Length => format!(
+            "Your reply was cut off at the length limit ({} tokens) and is incomplete. Make smaller changes, one file or one edit at a time.",
+            cap.unwrap_or_default()
+        ),
+        Cut::Repetition => "Your reply repeated the same lines again and again and was stopped. Do not repeat yourself.".to_string(),
     }
 }
 

@@ -6,22 +6,29 @@
 
 pub mod calls;
 pub mod check;
+pub mod check_command;
 pub mod compaction;
 pub mod context;
 pub mod edits;
 pub mod ending;
+pub mod excerpts;
+pub mod file_kind;
 pub mod grounding;
 pub mod guards;
 pub mod interrupt;
 pub mod normalize;
 pub mod opening;
 pub mod prompt;
+pub mod relevance;
 pub mod repetition;
 pub mod reply;
+pub mod repo_map;
 pub mod room;
 pub mod setup;
 pub mod text_calls;
+pub mod traceback;
 pub mod turns;
+pub mod usage;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -109,9 +116,14 @@ pub async fn run(
         settings, &client, &model, saves, first_turn, protocol, calls,
     );
     turns.check = job.check.as_ref();
-    turns.open(&mut session, job.prompt, job.images, out).await;
+    // The opening runs the check before the first request: a signal or
+    // `--timeout` stops it as it stops the turns.
+    let opened_and_ran = async {
+        turns.open(&mut session, job.prompt, job.images, out).await;
+        turns.run(&mut session, out).await
+    };
     let mut ending = tokio::select! {
-        result = turns.run(&mut session, out) => result.unwrap_or_else(Ending::Failed),
+        result = opened_and_ran => result.unwrap_or_else(Ending::Failed),
         stop = interruptions.next() => Ending::Interrupted(stop),
     };
     if let Ending::Interrupted(stop) = &ending {
@@ -186,7 +198,7 @@ impl Close<'_> {
         // text its last reply had.
         if let Some(path) = self
             .last_message_file
-            .filter(|_| matches!(ending, Ending::Answered))
+            .filter(|_| matches!(ending, Ending::Answered | Ending::EditingDone))
         {
             exit = write_last_message(path, &final_text, exit, out);
         }
@@ -220,6 +232,7 @@ impl Close<'_> {
                 .cloned()
                 .collect(),
             check: session.check.clone(),
+            precheck: session.precheck.clone(),
             sandbox: session.sandbox.clone().unwrap_or(Confinement::NONE),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });

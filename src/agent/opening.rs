@@ -1,22 +1,34 @@
 //! The run's first messages: the prompt, with the files it is about
-//! ([`super::grounding`]) already in the conversation. With tool calls they
-//! are real `read_file` calls and results, as if the model had asked; with
-//! file blocks they are shown in the prompt's message, with which of them
-//! may change. Either way the reads go through the permission rules, and
-//! the write guards know the files were read.
+//! ([`super::grounding`]) already in the conversation, a failing check's
+//! output, and the repository map when the prompt names nothing. With tool
+//! calls the files are real `read_file` calls and results, as if the model
+//! had asked; with file blocks they are shown in the prompt's message (big
+//! ones in parts, [`super::excerpts`]), with which of them may change.
+//! Either way the reads go through the permission rules, and the write
+//! guards know the files were read.
+
+use std::collections::BTreeSet;
 
 use serde_json::json;
 
 use super::calls::CallRunner;
+use super::check::Precheck;
 use super::edits::Protocol;
-use super::edits::file_blocks::ShownFile;
-use super::grounding::{self, Grounded, Role as FileRole};
+use super::edits::shown::ShownFile;
+use super::excerpts::{self, Focus};
+use super::grounding::{self, Grounded, Grounding, Role as FileRole};
+use super::relevance;
+use super::repo_map;
 use crate::client::{Message, Role, ToolCall};
 use crate::session::Session;
 use crate::ui::Output;
 
 /// Most bytes of file text put in the first turn, whatever the context.
 pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
+/// Most bytes of file text the first turn shows in the text edit formats
+/// (small models): at about 30 ms a prompt token on a CPU, 8 KB is a
+/// minute before the model says a word.
+pub const FILE_BLOCKS_GROUNDING_BYTES: usize = 8 * 1024;
 
 /// How much file text the first turn may carry with a context of `num_ctx`
 /// tokens: a third of it at about 4 bytes a token, at most
@@ -25,25 +37,58 @@ pub fn grounding_budget(num_ctx: u32) -> usize {
     (num_ctx as usize * 4 / 3).min(MAX_GROUNDING_BYTES)
 }
 
-/// Adds the prompt (and, unless `ground` is false, the files it is about)
-/// to the session.
+/// What the first turn starts from besides the prompt.
+pub struct Start<'a> {
+    /// Pick the files the prompt is about (off: `OC_DISABLE=ground`).
+    pub ground: bool,
+    /// Bytes of file text at most.
+    pub budget: usize,
+    /// Tokens of the repository map at most.
+    pub map_budget: usize,
+    /// The check as it stood before the first request.
+    pub precheck: Option<&'a Precheck>,
+}
+
+/// Adds the prompt (and, unless `start.ground` is false, the files it is
+/// about, the failing check and the map) to the session.
 pub async fn open(
     session: &mut Session,
     prompt: String,
     protocol: &mut Protocol,
     calls: &mut CallRunner<'_>,
-    ground: bool,
-    budget: usize,
+    start: Start<'_>,
     out: &mut dyn Output,
 ) {
-    let picked = if ground {
-        grounding::select(&prompt, calls.workspace().root())
+    let failure = start
+        .precheck
+        .filter(|p| !p.check.passed)
+        .map(|p| p.locations.as_slice())
+        .unwrap_or_default();
+    let grounding = if start.ground {
+        grounding::select(&prompt, calls.workspace().root(), failure)
     } else {
-        Vec::new()
+        Grounding::default()
+    };
+    let mut context = Vec::new();
+    if let Some(ranked) = &grounding.map {
+        out.note(&format!(
+            "the prompt names no file; showing the model a map of {} files",
+            ranked.len()
+        ));
+        context.push(repo_map::render(ranked, start.map_budget));
+    }
+    if let Some(precheck) = start.precheck {
+        context.push(precheck.message());
+    }
+    let context = context.join("\n\n");
+    let focus = Focus {
+        words: relevance::words(&prompt),
+        names: grounding.names.clone(),
     };
     match protocol {
         Protocol::FileBlocks(blocks) => {
-            let mut files = read_shown(&picked, calls, session, budget);
+            let budget = start.budget.min(FILE_BLOCKS_GROUNDING_BYTES);
+            let mut files = read_shown(&grounding.files, calls, session, budget, focus);
             if super::guards::is_question(&prompt) {
                 // A question is answered in words: nothing is offered to change.
                 files.retain(|f| f.text.is_some());
@@ -52,60 +97,115 @@ pub async fn open(
                 }
             }
             if !files.is_empty() {
-                let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+                let names: Vec<String> = files.iter().map(describe).collect();
                 out.note(&format!("showing the model {}", names.join(", ")));
             }
-            let text = blocks.opening(&prompt, &files);
+            blocks.focus = Focus {
+                words: relevance::words(&prompt),
+                names: grounding.names.clone(),
+            };
+            blocks.tests_editable = grounding.tests_editable;
+            let text = blocks.opening(&prompt, &files, &context);
             session.messages.push(Message::text(Role::User, text));
         }
         Protocol::ToolCalls { offered, .. } => {
-            session.messages.push(Message::text(Role::User, prompt));
+            let text = if context.is_empty() {
+                prompt
+            } else {
+                format!("{prompt}\n\n{context}")
+            };
+            session.messages.push(Message::text(Role::User, text));
             if offered.contains(&crate::tools::ToolName::ReadFile) {
-                read_as_calls(&picked, calls, session, budget, out).await;
+                read_as_calls(&grounding.files, calls, session, start.budget, out).await;
             }
         }
     }
 }
 
-/// The files' texts within `budget`, editable ones first; files that cannot
-/// be read (rules, binary) are left out, and so is a file whose text had
-/// secrets scrubbed from it, as it could not be rewritten whole.
+/// `path`, or `path (parts)` for a file shown in parts.
+fn describe(file: &ShownFile) -> String {
+    match &file.parts {
+        Some(parts) => {
+            let labels: Vec<&str> = parts.pieces.iter().map(|p| p.label.as_str()).collect();
+            format!("{} ({})", file.path, labels.join(", "))
+        }
+        None => file.path.clone(),
+    }
+}
+
+/// The files' texts within `budget`, editable ones first, big ones in the
+/// parts `focus` picks (the names that the shown parts of read-only files,
+/// such as a failing test, use help pick the parts of the files that may
+/// change); the first file that may change is shown whatever its size.
+/// Files that cannot be read (rules, binary) are left out, and so is a
+/// file whose text had secrets scrubbed from it, as it could not be
+/// rewritten whole.
 fn read_shown(
     picked: &[Grounded],
     calls: &mut CallRunner<'_>,
     session: &mut Session,
     budget: usize,
+    mut focus: Focus,
 ) -> Vec<ShownFile> {
+    let mut read: Vec<(&Grounded, Option<(String, bool)>)> = picked
+        .iter()
+        .map(|g| match g.role {
+            FileRole::New => (g, None),
+            _ => (g, calls.read_grounded(session, &g.path)),
+        })
+        .collect();
+    read.retain(|(g, text)| g.role == FileRole::New || text.is_some());
+    for (g, text) in &read {
+        if let (FileRole::ReadOnly, Some((text, _))) = (g.role, text)
+            && !excerpts::fits_whole(text)
+        {
+            let parts = excerpts::choose(&g.path, text, &focus, &g.lines, budget);
+            for piece in &parts.pieces {
+                focus.names.extend(identifiers(&piece.text));
+            }
+        }
+    }
     let mut left = budget;
     let mut files = Vec::new();
-    for g in picked {
-        if g.role == FileRole::New {
-            files.push(ShownFile {
-                path: g.path.clone(),
-                role: g.role,
-                text: None,
-            });
-            continue;
-        }
-        let Some((text, scrubbed)) = calls.read_grounded(session, &g.path) else {
+    for (g, text) in read {
+        let Some((text, scrubbed)) = text else {
+            files.push(ShownFile::whole(&g.path, g.role, None));
             continue;
         };
-        if text.len() > left {
+        let role = if scrubbed { FileRole::ReadOnly } else { g.role };
+        let parts = (!excerpts::fits_whole(&text))
+            .then(|| excerpts::choose(&g.path, &text, &focus, &g.lines, left.max(1)));
+        let size = parts.as_ref().map_or(text.len(), |p| {
+            p.pieces.iter().map(|piece| piece.text.len()).sum()
+        });
+        let first_editable = role == FileRole::Editable
+            && !files
+                .iter()
+                .any(|f: &ShownFile| f.role == FileRole::Editable);
+        if size > left && !(first_editable && parts.is_some()) {
             continue;
         }
-        left -= text.len();
-        let role = if scrubbed { FileRole::ReadOnly } else { g.role };
+        left = left.saturating_sub(size);
         files.push(ShownFile {
-            path: g.path.clone(),
-            role,
-            text: Some(text),
+            parts,
+            ..ShownFile::whole(&g.path, role, Some(text))
         });
     }
+    files.sort_by_key(|f| f.role);
     files
 }
 
+/// The identifiers in `text` (three characters or more).
+fn identifiers(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.len() >= 3 && w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+        .map(str::to_string)
+        .collect()
+}
+
 /// One assistant message with a `read_file` call per file, and the results,
-/// run as real calls; stops adding files once `budget` is spent.
+/// run as real calls; stops adding files once `budget` is spent. A big file
+/// a traceback points into is read around the line it names.
 async fn read_as_calls(
     picked: &[Grounded],
     calls: &mut CallRunner<'_>,
@@ -118,20 +218,31 @@ async fn read_as_calls(
     let mut chosen = Vec::new();
     for g in picked.iter().filter(|g| g.role != FileRole::New) {
         let size = std::fs::metadata(root.join(&g.path)).map_or(usize::MAX, |m| m.len() as usize);
-        if size <= left {
-            left -= size;
-            chosen.push(g.path.clone());
+        let window = g
+            .lines
+            .first()
+            .filter(|_| size > excerpts::WHOLE_FILE_MAX_BYTES);
+        let arguments = match window {
+            Some(&line) => {
+                json!({"path": g.path, "offset": line.saturating_sub(40).max(1), "limit": 80})
+            }
+            None => json!({ "path": g.path }),
+        };
+        let cost = if window.is_some() { 80 * 60 } else { size };
+        if cost <= left {
+            left -= cost;
+            chosen.push(arguments);
         }
     }
     if chosen.is_empty() {
         return;
     }
     let tool_calls: Vec<ToolCall> = chosen
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(n, path)| ToolCall {
+        .map(|(n, arguments)| ToolCall {
             id: Some(format!("call_g{}_{n}", session.turns)),
-            ..ToolCall::new("read_file", json!({ "path": path }))
+            ..ToolCall::new("read_file", arguments)
         })
         .collect();
     session.messages.push(Message {

@@ -33,9 +33,13 @@ pub struct Reply {
     pub message: Message,
     pub done_reason: Option<String>,
     pub prompt_eval_count: u64,
+    /// Nanoseconds the server spent reading the prompt, when it says.
+    pub prompt_eval_duration: Option<u64>,
     /// Tokens generated (counted from the chunks when the reply was stopped
     /// before Ollama reported them).
     pub eval_count: u64,
+    /// Nanoseconds the server spent generating, when it says.
+    pub eval_duration: Option<u64>,
     /// Set when the reply is incomplete.
     pub cut: Option<Cut>,
 }
@@ -137,7 +141,9 @@ pub async fn stream(
                 },
                 done_reason: chunk.done_reason,
                 prompt_eval_count: chunk.prompt_eval_count.unwrap_or(0),
+                prompt_eval_duration: chunk.prompt_eval_duration,
                 eval_count: chunk.eval_count.unwrap_or(0),
+                eval_duration: chunk.eval_duration,
                 cut,
             });
         }
@@ -173,7 +179,9 @@ fn stopped(
         },
         done_reason: None,
         prompt_eval_count: 0,
+        prompt_eval_duration: None,
         eval_count: chunks,
+        eval_duration: None,
         cut: Some(Cut::Repetition),
     }
 }

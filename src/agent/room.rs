@@ -127,6 +127,7 @@ impl Room<'_> {
                 num_predict: Some(1024),
                 ..self.options
             },
+            first_byte: None,
         };
         let mut stream = self.client.chat(&request).await?;
         let mut summary = String::new();

@@ -102,8 +102,8 @@ impl ModelSetup {
     /// The edit protocol of the run.
     pub fn protocol(&self, root: &Path) -> Protocol {
         match self.edit_format {
-            EditFormat::Whole => Protocol::FileBlocks(FileBlocks::new(false, root)),
-            EditFormat::Diff => Protocol::FileBlocks(FileBlocks::new(true, root)),
+            EditFormat::Whole => Protocol::FileBlocks(Box::new(FileBlocks::new(false, root))),
+            EditFormat::Diff => Protocol::FileBlocks(Box::new(FileBlocks::new(true, root))),
             EditFormat::Tools | EditFormat::Auto => Protocol::ToolCalls {
                 offered: self.offered.clone(),
                 fenced: self.fenced,
@@ -310,6 +310,7 @@ pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usi
         stream: true,
         think: settings.think_explicit.then_some(settings.think),
         options: model.options(settings),
+        first_byte: None,
     };
     let body = serde_json::to_string(&request)
         .map_err(|e| Error::Server(format!("cannot encode the request: {e}")))?;

@@ -6,21 +6,22 @@ use serde_json::Value;
 
 use super::calls::CallRunner;
 use super::check::{self, CheckPlan};
-use super::context::{self, ContextMeter, message_tokens, prompt_was_cut, request_tokens};
+use super::context::{self, ContextMeter, request_tokens};
 use super::edits::Protocol;
 use super::ending::Ending;
 use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
+use super::repo_map;
 use super::room::{ContextFull, Room};
 use super::setup::{self, ModelSetup};
 use super::text_calls::TextCallFilter;
+use super::usage::{self, Speed};
 use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role, ToolCall};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
-use crate::session::CutReply;
-use crate::session::{AbortedReply, Check, Repair, Session, Store, Usage, is_markup_only};
+use crate::session::{AbortedReply, Check, Repair, Session, Store, is_markup_only};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
@@ -62,6 +63,8 @@ pub struct Turns<'a> {
     cuts_in_a_row: u32,
     /// The conversation's tokens.
     meter: ContextMeter,
+    /// How fast the server reads and writes.
+    speed: Speed,
     /// The model repeated itself: the next request goes with livelier
     /// sampling ([`ChatOptions::rerolled`]).
     reroll: bool,
@@ -69,6 +72,9 @@ pub struct Turns<'a> {
     /// tools; the next request offers none.
     asked_to_answer: bool,
     tools_off: bool,
+    /// The last reply as written (text edit formats): the same reply twice
+    /// is not asked for a third time.
+    last_reply: Option<String>,
 }
 
 impl<'a> Turns<'a> {
@@ -99,9 +105,11 @@ impl<'a> Turns<'a> {
             check_runs: 0,
             cuts_in_a_row: 0,
             meter: ContextMeter::default(),
+            speed: Speed::default(),
             reroll: false,
             asked_to_answer: false,
             tools_off: false,
+            last_reply: None,
         }
     }
 
@@ -132,7 +140,7 @@ impl<'a> Turns<'a> {
             self.count_usage(session, &reply, sent, out);
             let cut_off = reply.cut;
             if let Some(cut) = cut_off {
-                self.note_cut(session, cut, out);
+                guards::note_cut(session, cut, self.options.num_predict, out);
             }
             self.cuts_in_a_row = if cut_off.is_some() {
                 self.cuts_in_a_row + 1
@@ -144,7 +152,9 @@ impl<'a> Turns<'a> {
             if self.protocol.done_when_calls_succeed() && !message.content.is_empty() {
                 out.content(turn, &message.content);
             }
-            let empty = is_markup_only(&message.content) && message.tool_calls.is_empty();
+            let empty = is_markup_only(&message.content)
+                && message.tool_calls.is_empty()
+                && self.protocol.echoes() == 0;
             session.messages.push(message.clone());
             record_repairs(session, out, &message, &parsed);
             match self.empty_replies.check(empty) {
@@ -172,10 +182,13 @@ impl<'a> Turns<'a> {
                 self.save(session)?;
                 return Ok(Ending::Cut(cut_off.unwrap_or(Cut::Repetition)));
             }
+            if let Some(ending) = self.same_reply_again(session, &message, out)? {
+                return Ok(ending);
+            }
             if let Some(cut) = cut_off.filter(|_| message.tool_calls.is_empty()) {
                 let text = format!(
                     "{} {}",
-                    cut_message(cut, self.options),
+                    guards::cut_message(cut, self.options.num_predict),
                     self.protocol.how_to_change()
                 );
                 session.messages.push(Message::text(Role::User, text));
@@ -186,6 +199,22 @@ impl<'a> Turns<'a> {
                 if self.holds_unrun_call(&message.content) {
                     session.unexecuted_call = true;
                     return Ok(Ending::UnexecutedCall);
+                }
+                if self.protocol.echoes() > 0 {
+                    // File blocks that change nothing: after a change, the
+                    // editing is done (the check decides); before, the
+                    // task is not done.
+                    if self.calls.changes > 0 {
+                        out.note("the reply changes nothing more; the editing is done");
+                        return Ok(Ending::EditingDone);
+                    }
+                    if self.nudge_unchanged(session, out)? {
+                        continue;
+                    }
+                    if self.descriptions.wants_change() {
+                        return Ok(Ending::Unchanged);
+                    }
+                    return Ok(Ending::Answered);
                 }
                 if self.nudge_if_describing(session, &message.content, out)?
                     || self.check_again(session, out).await?
@@ -205,6 +234,7 @@ impl<'a> Turns<'a> {
                 Answered::Stuck => return Ok(Ending::Stuck),
                 Answered::All { failed }
                     if self.protocol.done_when_calls_succeed()
+                        && !self.protocol.looked_around(&message)
                         && failed.len() < message.tool_calls.len()
                         && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
                 {
@@ -219,6 +249,36 @@ impl<'a> Turns<'a> {
                 Answered::All { .. } => {}
             }
         }
+    }
+
+    /// The same reply twice in a row in a text edit format: it is not
+    /// asked for a third time. After a change the editing is done (the
+    /// check decides); before any, nothing was done. `None`: not a repeat.
+    fn same_reply_again(
+        &mut self,
+        session: &mut Session,
+        message: &Message,
+        out: &mut dyn Output,
+    ) -> Result<Option<Ending>> {
+        if !matches!(self.protocol, Protocol::FileBlocks(_)) {
+            return Ok(None);
+        }
+        let text = message
+            .written
+            .clone()
+            .unwrap_or_else(|| message.content.clone());
+        let again = self.last_reply.as_deref() == Some(text.as_str()) && !text.trim().is_empty();
+        self.last_reply = Some(text);
+        if !again {
+            return Ok(None);
+        }
+        session.answer_unanswered_calls("error: not run: the same reply again");
+        self.save(session)?;
+        if self.calls.changes == 0 {
+            return Ok(Some(Ending::Unchanged));
+        }
+        out.note("the model sent the same reply again; the editing is done");
+        Ok(Some(Ending::EditingDone))
     }
 
     /// A read-only run (plan, chat) stuck on one call is asked once to
@@ -299,11 +359,34 @@ impl<'a> Turns<'a> {
         out: &mut dyn Output,
     ) {
         self.descriptions = DescribeGuard::new(&prompt, self.settings.enabled(Heuristic::Nudge));
-        let ground = self.settings.enabled(Heuristic::Ground);
-        let budget = opening::grounding_budget(self.model.num_ctx);
+        let precheck = match self.check.filter(|plan| plan.precheck) {
+            Some(plan) => {
+                // On record before it runs: an interrupted check failed.
+                session.precheck = Some(Check {
+                    command: plan.command.clone(),
+                    exit_code: None,
+                    passed: false,
+                    attempts: 0,
+                });
+                self.save(session).ok();
+                let calls = &self.calls;
+                let scrub = |text: &str| calls.scrub(text).1;
+                check::precheck(&plan.command, calls.rules(), calls.workspace(), &scrub, out).await
+            }
+            None => None,
+        };
+        if let Some(p) = &precheck {
+            session.precheck = Some(p.check.clone());
+        }
+        let start = opening::Start {
+            ground: self.settings.enabled(Heuristic::Ground),
+            budget: opening::grounding_budget(self.model.num_ctx),
+            map_budget: repo_map::budget_tokens(self.model.num_ctx),
+            precheck: precheck.as_ref(),
+        };
         let (protocol, calls) = (&mut self.protocol, &mut self.calls);
         let prompt_at = session.messages.len();
-        opening::open(session, prompt, protocol, calls, ground, budget, out).await;
+        opening::open(session, prompt, protocol, calls, start, out).await;
         // The opening's first message is the user's prompt; the images go with it.
         if let Some(message) = session.messages.get_mut(prompt_at) {
             message.images = images;
@@ -323,48 +406,17 @@ impl<'a> Turns<'a> {
             return Ok(false);
         };
         self.check_runs += 1;
-        // On record before it runs: an interrupted check counts as failed.
-        session.check = Some(Check {
-            command: plan.command.clone(),
-            exit_code: None,
-            passed: false,
-            attempts: self.check_runs,
-        });
-        let (run, output) = check::run_once(
-            &plan.command,
-            self.calls.rules(),
-            self.calls.workspace(),
-            out,
-        )
-        .await;
-        let run = Check {
-            attempts: self.check_runs,
-            ..run
+        let round = check::Round {
+            plan,
+            attempt: self.check_runs,
+            turns_left: session.turns - self.first_turn < self.settings.max_turns,
+            how: self.protocol.how_to_change(),
         };
-        session.check = Some(run.clone());
-        if run.passed || run.exit_code.is_none() {
-            return Ok(false);
+        let goes_on = round.run(&self.calls, session, out).await;
+        if goes_on {
+            self.save(session)?;
         }
-        if self.check_runs >= plan.max_attempts {
-            out.warn(&format!(
-                "the check `{}` still fails after {} attempt{}",
-                plan.command,
-                self.check_runs,
-                if self.check_runs == 1 { "" } else { "s" }
-            ));
-            return Ok(false);
-        }
-        if session.turns - self.first_turn >= self.settings.max_turns {
-            return Ok(false);
-        }
-        out.note("the check failed; its output goes back to the model");
-        let how = self.protocol.how_to_change();
-        session.messages.push(Message::text(
-            Role::User,
-            check::feedback(&run, &output, how),
-        ));
-        self.save(session)?;
-        Ok(true)
+        Ok(goes_on)
     }
 
     /// Keeps a reply cut short by a signal or the timeout in the session.
@@ -425,6 +477,10 @@ impl<'a> Turns<'a> {
             } else {
                 self.options
             },
+            first_byte: self.speed.first_byte(
+                request_tokens(&messages, tools),
+                self.settings.timeouts.first_byte,
+            ),
         };
         let reading = Reading {
             tools: self.protocol.text_call_tools().to_vec(),
@@ -443,23 +499,6 @@ impl<'a> Turns<'a> {
             out,
         )
         .await
-    }
-
-    /// Records a reply cut short, and says so.
-    fn note_cut(&self, session: &mut Session, cut: Cut, out: &mut dyn Output) {
-        session.cut_replies.push(CutReply {
-            turn: session.turns,
-            reason: cut.as_str().to_string(),
-        });
-        out.warn(&match cut {
-            Cut::Length => format!(
-                "the reply reached the cap of {} tokens and was cut off; its calls are not run",
-                self.options.num_predict.unwrap_or_default()
-            ),
-            Cut::Repetition => {
-                "the reply kept repeating itself and was stopped; its calls are not run".to_string()
-            }
-        });
     }
 
     /// Compacts the conversation when the next request would pass
@@ -497,9 +536,8 @@ impl<'a> Turns<'a> {
         }
     }
 
-    /// Adds the reply's tokens to the session and the meter; says so when
-    /// the server cut the prompt (`sent`: its estimate) or it filled the
-    /// whole context.
+    /// Adds the reply's tokens to the session and the meters (see
+    /// [`usage::count`]).
     fn count_usage(
         &mut self,
         session: &mut Session,
@@ -507,47 +545,18 @@ impl<'a> Turns<'a> {
         sent: u64,
         out: &mut dyn Output,
     ) {
-        session.usage.prompt_tokens += reply.prompt_eval_count;
-        session.usage.completion_tokens += reply.eval_count;
-        let reply_tokens = message_tokens(&reply.message);
-        self.meter.measure(
-            reply.prompt_eval_count,
-            reply.eval_count,
+        let configured = self.settings.num_ctx;
+        let (meter, speed) = (&mut self.meter, &mut self.speed);
+        usage::count(
+            session,
+            reply,
             sent,
-            reply_tokens,
+            meter,
+            speed,
+            self.options,
+            configured,
+            out,
         );
-        let num_ctx = self.options.num_ctx;
-        if prompt_was_cut(sent, reply.prompt_eval_count, num_ctx) {
-            session.truncated_turns.push(session.turns);
-            out.warn(&format!(
-                "the server cut the prompt: about {sent} tokens were sent and it evaluated {} (num_ctx {num_ctx}); the model did not see all of the conversation, so this run counts as a success only if `--check` passes. Raise `--num-ctx`, or let compaction work (`--compact-at`)",
-                reply.prompt_eval_count
-            ));
-        }
-        out.turn_completed(
-            session.turns,
-            Usage {
-                prompt_tokens: reply.prompt_eval_count,
-                completion_tokens: reply.eval_count,
-            },
-            reply.done_reason.as_deref(),
-            reply.cut.map(Cut::as_str),
-            Context {
-                used: self.meter.tokens(sent + reply_tokens),
-                max: num_ctx,
-            },
-        );
-        if reply.prompt_eval_count >= u64::from(self.options.num_ctx) {
-            let advice = if self.options.num_ctx < self.settings.num_ctx {
-                "this is the model's whole context; split the task or use a model with a longer context"
-            } else {
-                "raise `--num-ctx`"
-            };
-            out.warn(&format!(
-                "the prompt filled the whole context ({} tokens, num_ctx {}); the server may have cut it: {advice}",
-                reply.prompt_eval_count, self.options.num_ctx
-            ));
-        }
     }
 
     /// Answers each call of the reply with one `role: "tool"` message: run
@@ -602,7 +611,12 @@ impl<'a> Turns<'a> {
                         session.failed_tool_calls.push(id.clone());
                         failed.push(call.clone());
                     }
-                    context::cap_output(&outcome.content, context::TOOL_OUTPUT_CAP)
+                    let content = match outcome.ok && name == "read_file" {
+                        true => self.present_read(&call.function.arguments),
+                        false => None,
+                    };
+                    let content = content.unwrap_or(outcome.content);
+                    context::cap_output(&content, context::TOOL_OUTPUT_CAP)
                 }
             };
             if content.starts_with("error: not run") {
@@ -614,6 +628,16 @@ impl<'a> Turns<'a> {
                 .push(Message::tool_result(&name, &id, content));
         }
         Ok(Answered::All { failed })
+    }
+
+    /// In a text edit format, a file the model asked to read is shown as
+    /// the opening shows files (whole, or in parts), and may then change.
+    fn present_read(&mut self, arguments: &Value) -> Option<String> {
+        let Protocol::FileBlocks(blocks) = &mut self.protocol else {
+            return None;
+        };
+        let calls = &self.calls;
+        blocks.answer_read(arguments, calls.workspace(), &|text| calls.scrub(text))
     }
 
     /// Saves the session, unless `--no-save`.
@@ -647,16 +671,5 @@ fn record_repairs(
             tool_call_id: call.id.clone().unwrap_or_default(),
             notes: notes.clone(),
         });
-    }
-}
-
-/// What the model is told after a reply without calls that was cut short.
-fn cut_message(cut: Cut, options: ChatOptions) -> String {
-    match cut {
-        Cut::Length => format!(
-            "Your reply was cut off at the length limit ({} tokens) and is incomplete. Make smaller changes, one file or one edit at a time.",
-            options.num_predict.unwrap_or_default()
-        ),
-        Cut::Repetition => "Your reply repeated the same lines again and again and was stopped. Do not repeat yourself.".to_string(),
     }
 }

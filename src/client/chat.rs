@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::message::{Message, ToolCall};
+use super::timeouts::Timeouts;
 use crate::vocab::{Sampling, Think};
 
 /// Body of `POST /api/chat` (always `stream: true`).
@@ -25,6 +26,41 @@ pub struct ChatRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think: Option<Think>,
     pub options: ChatOptions,
+    /// A longer wait for the first streamed chunk than the configured one
+    /// (a long prompt on a slow server: nothing streams while it is read),
+    /// with why, for the message when it runs out. Not sent.
+    #[serde(skip)]
+    pub first_byte: Option<FirstByteWait>,
+}
+
+/// How long one request waits for its first chunk, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FirstByteWait {
+    pub wait: std::time::Duration,
+    /// e.g. "about 8514 prompt tokens at 10 tokens/s (assumed)".
+    pub why: String,
+}
+
+impl ChatRequest<'_> {
+    /// The timeouts of this request: `base`, with its longer first-chunk
+    /// wait if it has one; and the words that explain that wait (empty
+    /// without one).
+    pub fn timeouts(&self, base: Timeouts) -> (Timeouts, String) {
+        match &self.first_byte {
+            Some(w) if w.wait > base.first_byte => (
+                Timeouts {
+                    first_byte: w.wait,
+                    ..base
+                },
+                format!(
+                    " (the wait was raised from {}s for {})",
+                    base.first_byte.as_secs(),
+                    w.why
+                ),
+            ),
+            _ => (base, String::new()),
+        }
+    }
 }
 
 /// `options` of a chat request: the context window, and only the sampling
@@ -95,6 +131,13 @@ pub struct ChatChunk {
     /// Tokens generated for this request.
     #[serde(default)]
     pub eval_count: Option<u64>,
+    /// Nanoseconds spent reading the prompt (the part not in the server's
+    /// cache: this Ollama counts cached tokens in `prompt_eval_count`).
+    #[serde(default)]
+    pub prompt_eval_duration: Option<u64>,
+    /// Nanoseconds spent generating `eval_count` tokens.
+    #[serde(default)]
+    pub eval_duration: Option<u64>,
     #[serde(default)]
     pub error: Option<String>,
 }
@@ -249,6 +292,7 @@ mod tests {
                     ..Sampling::default()
                 },
             ),
+            first_byte: None,
         };
         let json = serde_json::to_value(&request).unwrap();
         assert_eq!(

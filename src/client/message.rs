@@ -36,6 +36,14 @@ pub struct Message {
     /// of files under `OC_HOME` (see `crate::images::ImageStore`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<String>,
+    /// An assistant reply exactly as the model wrote it, when `oc` read
+    /// calls out of its text (file blocks, look-around requests): `content`
+    /// then holds only its prose. The text edit formats send this back
+    /// instead, so the model sees its own words and the server's cache of
+    /// the conversation holds. Not part of Ollama's format (it ignores the
+    /// field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
 }
 
 impl Message {
@@ -49,6 +57,7 @@ impl Message {
             tool_name: None,
             tool_call_id: None,
             images: Vec::new(),
+            written: None,
         }
     }
 

@@ -17,7 +17,7 @@ pub mod openai;
 pub mod openai_wire;
 pub mod timeouts;
 
-pub use chat::{ChatChunk, ChatOptions, ChatRequest, ModelInfo};
+pub use chat::{ChatChunk, ChatOptions, ChatRequest, FirstByteWait, ModelInfo};
 pub use http::printable;
 pub use message::{FunctionCall, Message, Role, ToolCall};
 pub use ollama::{OllamaClient, OllamaStream};

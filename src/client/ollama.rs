@@ -113,11 +113,12 @@ impl OllamaClient {
     /// Errors: unreachable server, 404 (model not found), any other non-200
     /// status with the server's `error` text.
     pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<OllamaStream> {
-        let wait = self.timeouts.first_byte;
+        let (timeouts, why) = request.timeouts(self.timeouts);
+        let wait = timeouts.first_byte;
         let send = self.send(self.http.post(self.url("/api/chat")).json(request));
         let response = tokio::time::timeout(wait, send).await.map_err(|_| {
             Error::Server(format!(
-                "the Ollama server at {} sent no answer within {}s; a model that is still loading can take minutes on a small machine: raise `first_byte_timeout_secs` in the config",
+                "the Ollama server at {} sent no answer within {}s{why}; a model that is still loading, or a long prompt on a slow machine, can take minutes: raise `first_byte_timeout_secs` in the config",
                 self.server.shown,
                 wait.as_secs()
             ))
@@ -132,7 +133,8 @@ impl OllamaClient {
         }
         Ok(OllamaStream {
             response,
-            timeouts: self.timeouts,
+            timeouts,
+            why,
             got_chunk: false,
             host: self.server.shown.clone(),
             lines: LineBuffer::default(),
@@ -192,6 +194,8 @@ pub struct OllamaStream {
     timeouts: Timeouts,
     /// Whether any body bytes arrived yet (the first wait is longer).
     got_chunk: bool,
+    /// Why the first wait is longer than configured (empty when it is not).
+    why: String,
     host: String,
     lines: LineBuffer,
     queued: VecDeque<Vec<u8>>,
@@ -212,16 +216,20 @@ impl OllamaStream {
             if self.ended {
                 return Ok(None);
             }
-            let (wait, setting) = if self.got_chunk {
-                (self.timeouts.idle, "idle_timeout_secs")
+            let (wait, setting, why) = if self.got_chunk {
+                (self.timeouts.idle, "idle_timeout_secs", "")
             } else {
-                (self.timeouts.first_byte, "first_byte_timeout_secs")
+                (
+                    self.timeouts.first_byte,
+                    "first_byte_timeout_secs",
+                    self.why.as_str(),
+                )
             };
             let chunk = tokio::time::timeout(wait, self.response.chunk())
                 .await
                 .map_err(|_| {
                     Error::Server(format!(
-                        "the /api/chat stream from {} sent nothing for {}s; giving up (raise `{setting}` in the config to wait longer)",
+                        "the /api/chat stream from {} sent nothing for {}s{why}; giving up (raise `{setting}` in the config to wait longer)",
                         self.host,
                         wait.as_secs()
                     ))

@@ -229,14 +229,15 @@ impl OpenAiClient {
     }
 
     async fn start_chat(&self, request: &ChatRequest<'_>) -> Result<OpenAiStream> {
-        let wait = self.timeouts.first_byte;
+        let (timeouts, why) = request.timeouts(self.timeouts);
+        let wait = timeouts.first_byte;
         let body = request_body(request);
         let post = self.authorized(self.http.post(self.url("/chat/completions")).json(&body));
         let response = tokio::time::timeout(wait, send(post, &self.server, self.timeouts))
             .await
             .map_err(|_| {
                 Error::Server(format!(
-                    "{} at {} sent no answer within {}s; a model that is still loading can take minutes on a small machine: raise `first_byte_timeout_secs` in the config",
+                    "{} at {} sent no answer within {}s{why}; a model that is still loading, or a long prompt on a slow machine, can take minutes: raise `first_byte_timeout_secs` in the config",
                     self.server.kind,
                     self.server.shown,
                     wait.as_secs()
@@ -264,7 +265,8 @@ impl OpenAiClient {
             api_key: self.api_key.clone(),
             reader: ChunkReader::default(),
             queued: VecDeque::new(),
-            timeouts: self.timeouts,
+            timeouts,
+            why,
             got_event: false,
             ended: false,
             host: self.server.shown.clone(),
@@ -380,6 +382,8 @@ pub struct OpenAiStream {
     reader: ChunkReader,
     queued: VecDeque<ChatChunk>,
     timeouts: Timeouts,
+    /// Why the first wait is longer than configured (empty when it is not).
+    why: String,
     got_event: bool,
     ended: bool,
     host: String,
@@ -452,10 +456,14 @@ impl OpenAiStream {
     async fn next_event(
         &mut self,
     ) -> Result<Option<Result<Event, EventStreamError<reqwest::Error>>>> {
-        let (wait, setting) = if self.got_event {
-            (self.timeouts.idle, "idle_timeout_secs")
+        let (wait, setting, why) = if self.got_event {
+            (self.timeouts.idle, "idle_timeout_secs", "")
         } else {
-            (self.timeouts.first_byte, "first_byte_timeout_secs")
+            (
+                self.timeouts.first_byte,
+                "first_byte_timeout_secs",
+                self.why.as_str(),
+            )
         };
         loop {
             match tokio::time::timeout(wait, self.events.next()).await {
@@ -467,7 +475,7 @@ impl OpenAiStream {
                 Err(_) if self.reader.finished() => return Ok(None),
                 Err(_) => {
                     return Err(Error::Server(format!(
-                        "the chat-completions stream from {} sent nothing for {}s; giving up (raise `{setting}` in the config to wait longer)",
+                        "the chat-completions stream from {} sent nothing for {}s{why}; giving up (raise `{setting}` in the config to wait longer)",
                         self.host,
                         wait.as_secs()
                     )));

@@ -129,6 +129,8 @@ pub struct ChunkReader {
     finish_reason: Option<String>,
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    /// llama.cpp's `timings.prompt_ms` and `predicted_ms`, in nanoseconds.
+    durations: (Option<u64>, Option<u64>),
 }
 
 #[derive(Debug, Default)]
@@ -221,6 +223,8 @@ impl ChunkReader {
             done_reason: self.finish_reason.clone(),
             prompt_eval_count: self.prompt_tokens,
             eval_count: self.completion_tokens,
+            prompt_eval_duration: self.durations.0,
+            eval_duration: self.durations.1,
             error: None,
         }
     }
@@ -259,13 +263,17 @@ impl ChunkReader {
     /// llama.cpp's `timings` (`cache_n + prompt_n` prompt tokens,
     /// `predicted_n` generated) when there is no usage.
     fn read_usage(&mut self, event: &Value) {
+        let timings = &event["timings"];
+        let nanos = |key: &str| timings[key].as_f64().map(|ms| (ms * 1e6) as u64);
+        if let (Some(prompt), Some(predicted)) = (nanos("prompt_ms"), nanos("predicted_ms")) {
+            self.durations = (Some(prompt), Some(predicted));
+        }
         let usage = &event["usage"];
         if let Some(prompt) = usage["prompt_tokens"].as_u64() {
             self.prompt_tokens = Some(prompt);
             self.completion_tokens = usage["completion_tokens"].as_u64();
             return;
         }
-        let timings = &event["timings"];
         if self.prompt_tokens.is_none()
             && let Some(evaluated) = timings["prompt_n"].as_u64()
         {
@@ -424,6 +432,7 @@ mod tests {
                     },
                 )
             },
+            first_byte: None,
         };
         assert_eq!(
             request_body(&request),

@@ -154,6 +154,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         permission_denials: Vec::new(),
         cut_replies: Vec::new(),
         check: None,
+        precheck: None,
         sandbox: Confinement::NONE,
         duration_ms: 0,
     }

@@ -120,6 +120,10 @@ pub struct Session {
     /// The `--check` command run after the model finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// The `--check` command as it stood before the first request
+    /// (`attempts` 0); absent with `--no-precheck` or without `--check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precheck: Option<Check>,
     /// Replies cut short (reply cap or repetition).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
@@ -214,6 +218,7 @@ impl Session {
             repairs: Vec::new(),
             failed_tool_calls: Vec::new(),
             check: None,
+            precheck: None,
             cut_replies: Vec::new(),
             truncated_turns: Vec::new(),
             compactions: Vec::new(),

@@ -11,6 +11,7 @@ pub mod lenient;
 pub mod list_files;
 pub mod move_file;
 pub mod outcome;
+pub mod outline;
 pub mod read_file;
 pub mod search;
 pub mod similarity;

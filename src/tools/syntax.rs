@@ -10,7 +10,7 @@ use tree_sitter::{Language, Node, Parser};
 const CONTEXT_LINES: usize = 2;
 
 /// The grammar for a file, by its extension.
-fn language_for(path: &str) -> Option<Language> {
+pub(crate) fn language_for(path: &str) -> Option<Language> {
     let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
     let language = match ext.as_str() {
         "py" | "pyi" => tree_sitter_python::LANGUAGE,

@@ -52,6 +52,9 @@ pub enum Reply {
     },
     /// A single JSON body with a status, as Ollama sends its errors.
     Status { status: u16, body: String },
+    /// `reply`, after `millis` of silence before even the status line: a
+    /// server still reading a long prompt sends nothing at all.
+    Delayed { millis: u64, reply: Box<Reply> },
     /// Server-sent events written as given (each a complete `data: …\n\n`
     /// or comment), one per HTTP chunk, or in pieces of `split` bytes; an
     /// entry `#sleep MS` pauses instead. `end` as for [`Reply::Stream`].
@@ -380,6 +383,10 @@ fn as_openai(reply: Reply) -> Reply {
             status,
             body: error_body(&body, status),
         },
+        Reply::Delayed { millis, reply } => Reply::Delayed {
+            millis,
+            reply: Box::new(as_openai(*reply)),
+        },
         other @ (Reply::Status { .. } | Reply::Sse { .. }) => other,
         Reply::Stream { lines, split, end } => {
             let (mut calls, mut saw_calls) = (0, false);
@@ -437,6 +444,10 @@ const DATE: &str = "Date: Sun, 29 Nov 2026 23:57:55 GMT";
 /// `sse`) events that carry their own line ends.
 fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Result<()> {
     match reply {
+        Reply::Delayed { millis, reply } => {
+            std::thread::sleep(Duration::from_millis(millis));
+            write_reply(stream, *reply, sse)
+        }
         Reply::Status { status, body } => {
             let reason = match status {
                 200 => "OK",

@@ -20,6 +20,16 @@ fn off_by_one() -> TestEnv {
     env
 }
 
+fn tool_results(session: &Value) -> Vec<Value> {
+    session["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect()
+}
+
 fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
@@ -45,7 +55,8 @@ fn streamed(text: &str, size: usize) -> Reply {
 
 /// The real 1.5B reply to the whole-file opening: utils.py fixed, and
 /// test_utils.py echoed although it was marked for reference. The fix is
-/// applied, the echo refused, and the run is done in one turn.
+/// applied, the echo changes nothing and draws no error, and the run is
+/// done in one turn.
 #[test]
 fn the_real_whole_file_reply_is_applied_in_one_turn() {
     let env = off_by_one();
@@ -80,9 +91,14 @@ fn the_real_whole_file_reply_is_applied_in_one_turn() {
     let calls = &session["messages"][2]["tool_calls"];
     assert_eq!(calls[0]["function"]["name"], "write_file");
     assert_eq!(calls[0]["function"]["arguments"]["path"], "utils.py");
-    assert_eq!(calls[1]["function"]["arguments"]["path"], "test_utils.py");
-    let refused = session["messages"][4]["content"].as_str().unwrap();
-    assert!(refused.contains("shown for reference only"), "{refused}");
+    assert_eq!(calls.as_array().unwrap().len(), 1, "the echo is no call");
+    assert_eq!(tool_results(&session).len(), 1);
+    // The reply is kept as the model wrote it, echo included.
+    let written = session["messages"][2]["written"].as_str().unwrap();
+    assert!(
+        written.contains("test_utils.py\n```python\nfrom utils import"),
+        "{written}"
+    );
     // The record is what a trainer needs: the files shown, the calls made.
     let record = &env.finetune()[0];
     assert_eq!(record["tools"], json!([]));
@@ -334,7 +350,9 @@ fn auto_gives_small_models_whole_files() {
 }
 
 /// Regression: the 0.5B model sent `utils.py` back exactly as it was, and
-/// the run ended as answered with nothing changed. It now gets one nudge.
+/// the run ended as answered with nothing changed. It now gets one nudge,
+/// and the same reply again is not asked for a third time: the run is
+/// stuck (exit 4), as nothing was done.
 #[test]
 fn files_sent_back_unchanged_get_one_nudge() {
     let env = off_by_one();
@@ -346,8 +364,9 @@ fn files_sent_back_unchanged_get_one_nudge() {
         .env("OC_DISABLE", "")
         .args(["run", "--yes", PROMPT])
         .assert()
-        .success();
+        .code(4);
     assert!(stderr_of(&out).contains("sent the files back unchanged"));
+    assert_eq!(env.session()["status"], "stuck");
     let requests = server.chat_requests();
     assert_eq!(requests.len(), 2, "one nudge, then the run ends");
     let nudge = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -375,7 +394,7 @@ fn a_repeated_reply_is_asked_again_with_livelier_sampling() {
             .env("OC_DISABLE", disable)
             .args(["run", "--yes", "--temperature", "0", "--seed", "7", PROMPT])
             .assert()
-            .success();
+            .code(4);
         let requests = server.chat_requests();
         let options = |i: usize| {
             let o = &requests[i]["options"];

@@ -11,6 +11,7 @@ mod outcomes;
 mod permissions;
 mod readme;
 mod replay_script;
+mod repositories;
 mod rules;
 mod run;
 mod sandbox;

@@ -488,7 +488,15 @@ fn timeout_stops_the_check() {
     let started = Instant::now();
     let check = format!("exec -a {marker} sleep 30");
     env.oc(&server)
-        .args(["run", "--timeout", "2s", "--check", &check, "x"])
+        .args([
+            "run",
+            "--timeout",
+            "2s",
+            "--no-precheck",
+            "--check",
+            &check,
+            "x",
+        ])
         .assert()
         .code(124);
     assert!(started.elapsed() < Duration::from_secs(15));
@@ -497,6 +505,22 @@ fn timeout_stops_the_check() {
     assert_eq!(record["success"], false);
     assert_eq!(record["check"]["passed"], false);
     assert_eq!(env.session()["status"], "timed_out");
+    // The check before the first request stops the same way, and nothing
+    // is sent to the model.
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let started = Instant::now();
+    env.oc(&server)
+        .args(["run", "--timeout", "2s", "--check", &check, "x"])
+        .assert()
+        .code(124);
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert!(crate::common::processes_named(&marker).is_empty());
+    assert!(server.chat_requests().is_empty());
+    let session = env.session();
+    assert_eq!(session["status"], "timed_out");
+    assert_eq!(session["precheck"]["passed"], false);
+    assert_eq!(session["precheck"]["exit_code"], Value::Null);
 }
 
 /// Scripts asking for JSON get JSON errors, also for bad arguments and for

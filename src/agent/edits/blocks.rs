@@ -190,6 +190,15 @@ fn fenced_block(
         path_in_comment = true;
         content_lines = &body[1..];
     }
+    // A block that opens with its path again and a second fence holds the
+    // file inside that fence (the outer fence closed where the inner did).
+    if let Some((inner_path, skip)) = inner_fence(content_lines) {
+        if path.is_none() {
+            path = inner_path;
+        }
+        path_in_comment = true;
+        content_lines = &content_lines[skip..];
+    }
     let kind = if body.iter().any(|l| is_search(l.text)) {
         BlockKind::Replace(replace_pairs(body))
     } else {
@@ -289,6 +298,24 @@ fn comment_path(line: &str, known: &[String]) -> Option<String> {
     let path = clean_path(rest);
     (!path.contains(char::is_whitespace) && looks_like_path(&path) && names_known(&path, known))
         .then_some(path)
+}
+
+/// A block's first lines that repeat a header and open a second fence:
+/// ```` ```python ```` alone, or a path line and then the fence. Returns
+/// the path (when there is one) and how many lines to skip.
+fn inner_fence(body: &[Line<'_>]) -> Option<(Option<String>, usize)> {
+    let first = body.first()?.text.trim();
+    if fence_open(first)
+        .is_some_and(|(ticks, info)| ticks == 3 && !info.contains(char::is_whitespace))
+        && body.len() > 1
+    {
+        return Some((None, 1));
+    }
+    let second = body.get(1)?.text.trim();
+    let path = clean_path(first.trim_start_matches(['#', '*', ' ']));
+    let opens = fence_open(second).is_some_and(|(ticks, _)| ticks == 3);
+    (opens && looks_like_path(&path) && !path.contains(char::is_whitespace))
+        .then_some((Some(path), 2))
 }
 
 /// Whether `word` is one of the `known` paths, or the unique tail of one.

@@ -4,11 +4,13 @@
 //! and, for whole files, against the usual ways small models lose code:
 //! an empty file, a fragment for the whole, `...` for the rest.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
+use super::splice::splice;
 use crate::client::ToolCall;
 use crate::tools::similarity::Bigrams;
 
@@ -24,6 +26,14 @@ pub struct Scope {
     /// The task asks to remove something, so a whole file may lose a
     /// definition.
     pub removal_allowed: bool,
+    /// Editable files shown in parts: a whole block for one holds the
+    /// definitions to put in ([`splice`]).
+    pub by_definition: Vec<String>,
+    /// The texts shown of each file (the file, or its parts): a block that
+    /// repeats one is an echo.
+    pub shown: BTreeMap<String, Vec<String>>,
+    /// The definitions shown of each file in parts (qualified names).
+    pub shown_defs: BTreeMap<String, Vec<String>>,
 }
 
 impl Scope {
@@ -59,11 +69,23 @@ pub struct EditCall {
     pub verdict: Result<Value, String>,
 }
 
+/// The calls of a reply's blocks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Converted {
+    /// In the reply's order.
+    pub calls: Vec<EditCall>,
+    /// Blocks that changed nothing and made no call: a file (or part)
+    /// sent back as it was shown or as it is now.
+    pub echoes: usize,
+}
+
 /// The calls of a reply's blocks, in order. Blocks without a path that
 /// cannot be placed (several files in scope, or code that is not the file)
-/// are left out: they stay prose.
-pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Vec<EditCall> {
-    let mut calls = Vec::new();
+/// are left out: they stay prose. A block that changes nothing is an echo:
+/// no call, no error.
+pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
+    let mut converted = Converted::default();
+    let calls = &mut converted.calls;
     for block in blocks {
         let path = match &block.path {
             Some(path) => resolve(path, scope, root),
@@ -72,8 +94,25 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Vec<EditCal
                 None => continue,
             },
         };
+        if is_echo(block, &path, scope, root) {
+            converted.echoes += 1;
+            continue;
+        }
         let verdict = check_scope(&path, scope, root);
         match &block.kind {
+            BlockKind::Whole(content) if scope.by_definition.contains(&path) => {
+                match definition_calls(&path, content, scope, root) {
+                    Some(spliced) if verdict.is_ok() => calls.extend(spliced),
+                    None if verdict.is_ok() => converted.echoes += 1,
+                    _ => calls.push(EditCall {
+                        call: ToolCall::new(
+                            "write_file",
+                            json!({"path": path, "content": content}),
+                        ),
+                        verdict: verdict.map(|()| Value::Null),
+                    }),
+                }
+            }
             BlockKind::Whole(content) => {
                 let arguments = json!({"path": path, "content": content});
                 let verdict = verdict.and_then(|()| check_whole(&path, content, root, scope));
@@ -110,7 +149,71 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Vec<EditCal
             }
         }
     }
-    calls
+    converted
+}
+
+/// A whole block for a file shown in parts, as the `edit_file` calls that
+/// put its definitions in; `None` when it changes nothing; one refused
+/// call when it cannot be placed.
+fn definition_calls(
+    path: &str,
+    content: &str,
+    scope: &Scope,
+    root: &Path,
+) -> Option<Vec<EditCall>> {
+    let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+    let shown = scope.shown_defs.get(path).cloned().unwrap_or_default();
+    match splice(path, &old, content, &shown) {
+        Ok(spliced) if spliced.edits.is_empty() => None,
+        Ok(spliced) => Some(
+            spliced
+                .edits
+                .into_iter()
+                .map(|(old_string, new_string)| {
+                    let arguments =
+                        json!({"path": path, "old_string": old_string, "new_string": new_string});
+                    EditCall {
+                        call: ToolCall::new("edit_file", arguments.clone()),
+                        verdict: Ok(arguments),
+                    }
+                })
+                .collect(),
+        ),
+        Err(why) => Some(vec![EditCall {
+            call: ToolCall::new("write_file", json!({"path": path, "content": content})),
+            verdict: Err(why),
+        }]),
+    }
+}
+
+/// Whether a block changes nothing: a whole block that is the file as it
+/// is now or as (a part of it) it was shown, or SEARCH/REPLACE pairs that
+/// replace text with itself.
+fn is_echo(block: &FileBlock, path: &str, scope: &Scope, root: &Path) -> bool {
+    match &block.kind {
+        BlockKind::Whole(content) => {
+            let content = normalized(content);
+            if content.is_empty() {
+                return false;
+            }
+            let shown = scope.shown.get(path).into_iter().flatten();
+            let now = std::fs::read_to_string(root.join(path)).ok();
+            shown
+                .chain(now.as_ref())
+                .any(|text| normalized(text) == content)
+        }
+        BlockKind::Replace(pairs) => pairs.iter().all(|(search, replace)| search == replace),
+    }
+}
+
+/// Text without trailing blanks on its lines and blank lines at its ends.
+fn normalized(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_matches('\n')
+        .to_string()
 }
 
 /// The scope's path a block's path means: itself, the workspace-relative
@@ -126,10 +229,27 @@ fn resolve(path: &str, scope: &Scope, root: &Path) -> String {
     }
     let suffix = format!("/{path}");
     let mut tails = known.iter().filter(|k| k.ends_with(&suffix));
-    match (tails.next(), tails.next()) {
+    if let (Some(one), None) = (tails.next(), tails.next()) {
+        return one.clone();
+    }
+    // A path the model mangled: `docs/notes.md` for `.docs/notes.md`,
+    // `/pkg/a.py` for `pkg/a.py`, another case.
+    let loose = loosened(path);
+    let mut alike = known.iter().filter(|k| loosened(k) == loose);
+    match (alike.next(), alike.next()) {
         (Some(one), None) => one.clone(),
         _ => path.to_string(),
     }
+}
+
+/// A path without what models drop or add: leading dots of its parts, a
+/// leading `/`, case.
+fn loosened(path: &str) -> String {
+    path.split('/')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.trim_start_matches('.').to_lowercase())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Why `path` may not be written in this task, if it may not.
@@ -328,9 +448,8 @@ mod tests {
         std::fs::write(dir.path().join("other.py"), "y = 1\n").unwrap();
         let scope = Scope {
             editable: vec!["utils.py".into()],
-            new: vec![],
             read_only: vec!["test_utils.py".into()],
-            removal_allowed: false,
+            ..Scope::default()
         };
         (dir, scope)
     }
@@ -338,6 +457,7 @@ mod tests {
     fn verdicts(reply: &str, scope: &Scope, root: &Path) -> Vec<(String, Result<(), String>)> {
         let parsed = parse(reply, &scope.known());
         to_calls(&parsed.blocks, scope, root)
+            .calls
             .into_iter()
             .map(|c| (c.call.function.name, c.verdict.map(|_| ())))
             .collect()
@@ -356,7 +476,7 @@ mod tests {
             format!("```python\n{fixed}```"),
         ] {
             let parsed = parse(&reply, &scope.known());
-            let calls = to_calls(&parsed.blocks, &scope, dir.path());
+            let calls = to_calls(&parsed.blocks, &scope, dir.path()).calls;
             assert_eq!(calls.len(), 1, "{reply}");
             assert_eq!(calls[0].call.function.name, "write_file");
             assert_eq!(
@@ -442,7 +562,7 @@ mod tests {
         scope.new.push("new.py".into());
         let reply = "utils.py\n```\n<<<<<<< SEARCH\nx1 = 1\n=======\nx1 = 10\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nx2 = 2\n=======\nx2 = 20\n>>>>>>> REPLACE\n```\nnew.py\n```\n<<<<<<< SEARCH\n=======\nprint(1)\n>>>>>>> REPLACE\n```";
         let parsed = parse(reply, &scope.known());
-        let calls = to_calls(&parsed.blocks, &scope, dir.path());
+        let calls = to_calls(&parsed.blocks, &scope, dir.path()).calls;
         let names: Vec<&str> = calls
             .iter()
             .map(|c| c.call.function.name.as_str())

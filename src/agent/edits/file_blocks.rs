@@ -10,17 +10,15 @@ use serde_json::Value;
 
 use super::blocks;
 use super::convert::{self, Scope};
+use super::lookaround::{self, MAX_REQUESTS};
+use super::shown::{ShownFile, with_newline};
+use crate::agent::excerpts::{self, Focus};
 use crate::agent::grounding::Role as FileRole;
 use crate::client::{Message, Role, ToolCall};
+use crate::tools::{ToolName, Workspace};
 
-/// A file shown in the first message, with its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShownFile {
-    pub path: String,
-    pub role: FileRole,
-    /// The text; `None` for a file to create.
-    pub text: Option<String>,
-}
+/// Bytes of a big file shown in answer to a read.
+const READ_BUDGET: usize = 6 * 1024;
 
 /// The `whole` or `diff` format of one run.
 #[derive(Debug, Clone)]
@@ -30,6 +28,15 @@ pub struct FileBlocks {
     /// Which files may change.
     pub scope: Scope,
     root: PathBuf,
+    /// File blocks of the last reply that changed nothing: a file sent back
+    /// as it was shown or as it is now.
+    pub echoes: usize,
+    /// What the task is about: a big file the model reads is shown by the
+    /// parts this picks.
+    pub focus: Focus,
+    /// Tests may change (the task is about them); else a test the model
+    /// reads is for reference.
+    pub tests_editable: bool,
 }
 
 impl FileBlocks {
@@ -40,31 +47,28 @@ impl FileBlocks {
             diff,
             scope: Scope::default(),
             root: root.to_path_buf(),
+            echoes: 0,
+            focus: Focus::default(),
+            tests_editable: false,
         }
     }
 
-    /// The first user message: the files (reference ones marked), the task,
-    /// and which files may change. Sets the scope.
-    pub fn opening(&mut self, prompt: &str, files: &[ShownFile]) -> String {
+    /// The first user message: the files (reference ones marked, big ones
+    /// in parts), `context` (the repository map, a failing check), the
+    /// task, and which files may change. Sets the scope.
+    pub fn opening(&mut self, prompt: &str, files: &[ShownFile], context: &str) -> String {
         let mut text = String::new();
         for file in files.iter().filter(|f| f.text.is_some()) {
-            let Some(content) = &file.text else { continue };
-            let mark = if file.role == FileRole::ReadOnly {
-                " (for reference, do not change)"
-            } else {
-                ""
-            };
-            text.push_str(&format!("{}{mark}\n", file.path));
-            text.push_str(&fence(&file.path, content));
+            text.push_str(&file.render());
             text.push_str("\n\n");
-            match file.role {
-                FileRole::Editable => self.scope.editable.push(file.path.clone()),
-                FileRole::ReadOnly => self.scope.read_only.push(file.path.clone()),
-                FileRole::New => {}
-            }
+            self.remember(file);
         }
         for file in files.iter().filter(|f| f.role == FileRole::New) {
             self.scope.new.push(file.path.clone());
+        }
+        if !context.is_empty() {
+            text.push_str(context.trim_end());
+            text.push_str("\n\n");
         }
         text.push_str(&format!("Task: {}\n", prompt.trim()));
         let lower = prompt.to_ascii_lowercase();
@@ -85,33 +89,179 @@ impl FileBlocks {
             } else {
                 " Reply with the complete new content of each file you change."
             });
+            if let Some(note) = self.in_parts_note() {
+                text.push(' ');
+                text.push_str(&note);
+            }
         }
         text
     }
 
-    /// Turns the reply's file blocks into calls: `message.content` keeps the
-    /// prose, `message.tool_calls` the calls. Returns per call the arguments
-    /// to run with, or why it may not run.
+    /// What the model is told of editable files shown in parts.
+    fn in_parts_note(&self) -> Option<String> {
+        let [first, rest @ ..] = self.scope.by_definition.as_slice() else {
+            return None;
+        };
+        if self.diff {
+            return None;
+        }
+        let names = if rest.is_empty() {
+            format!("{first} is")
+        } else {
+            format!("{} are", self.scope.by_definition.join(", "))
+        };
+        Some(format!(
+            "{names} too long to send whole: under its path, send only each whole function, method or class you change, from its first line to its last (new ones too), or SEARCH/REPLACE blocks."
+        ))
+    }
+
+    /// Notes a file the model is shown (in the opening or as the answer to
+    /// a read) in the scope.
+    fn remember(&mut self, file: &ShownFile) {
+        let path = file.path.clone();
+        let list = match file.role {
+            FileRole::Editable => &mut self.scope.editable,
+            FileRole::ReadOnly => &mut self.scope.read_only,
+            FileRole::New => &mut self.scope.new,
+        };
+        if !list.contains(&path) {
+            list.push(path.clone());
+        }
+        if file.role == FileRole::Editable && file.parts.is_some() {
+            if !self.scope.by_definition.contains(&path) {
+                self.scope.by_definition.push(path.clone());
+            }
+        } else {
+            self.scope.by_definition.retain(|p| p != &path);
+        }
+        let texts = self.scope.shown.entry(path.clone()).or_default();
+        texts.extend(file.shown_texts());
+        let defs = self.scope.shown_defs.entry(path).or_default();
+        defs.extend(file.shown_definitions());
+    }
+
+    /// The answer to a read: the file as the model is shown it, now in the
+    /// scope (an editable file may then be changed).
+    pub fn show(&mut self, file: &ShownFile) -> String {
+        self.remember(file);
+        let mut text = file.render();
+        match (file.role, &file.parts) {
+            (FileRole::ReadOnly, _) => {}
+            (_, Some(_)) if !self.diff => text.push_str(
+                "\nYou may change it: send only each whole function, method or class you change, under its path.",
+            ),
+            _ => text.push_str("\nYou may change it."),
+        }
+        text
+    }
+
+    /// The answer to a read the model asked for: the file (`text`, its text
+    /// now, secrets scrubbed when `scrubbed`) as the model is shown it:
+    /// whole when it fits, else the lines asked for (`window`: first line
+    /// and count), else the parts the task's focus picks. The file is then
+    /// in the scope: a test (unless tests may change) or a scrubbed file
+    /// for reference, anything else to change.
+    pub fn present_read(
+        &mut self,
+        path: &str,
+        text: &str,
+        window: Option<(usize, usize)>,
+        scrubbed: bool,
+    ) -> String {
+        let read_only =
+            scrubbed || (crate::agent::file_kind::is_test(path) && !self.tests_editable);
+        let role = if read_only {
+            FileRole::ReadOnly
+        } else {
+            FileRole::Editable
+        };
+        let parts = match window {
+            _ if excerpts::fits_whole(text) => None,
+            Some((offset, limit)) => Some(excerpts::lines(
+                path,
+                text,
+                offset,
+                offset + limit.max(1) - 1,
+            )),
+            None => Some(excerpts::choose(path, text, &self.focus, &[], READ_BUDGET)),
+        };
+        self.show(&ShownFile {
+            parts,
+            ..ShownFile::whole(path, role, Some(text.to_string()))
+        })
+    }
+
+    /// The answer to a `read_file` call (its `arguments`) that ran in
+    /// `workspace`: the file as [`FileBlocks::present_read`] shows it,
+    /// `scrub` taking secrets out (and saying whether it did).
+    pub fn answer_read(
+        &mut self,
+        arguments: &Value,
+        workspace: &Workspace,
+        scrub: &dyn Fn(&str) -> (bool, String),
+    ) -> Option<String> {
+        let resolved = workspace.resolve(arguments["path"].as_str()?).ok()?;
+        let bytes = std::fs::read(&resolved.real).ok()?;
+        let (text, _) = crate::tools::decode_text(&bytes);
+        let (scrubbed, text) = scrub(&text);
+        let window = (arguments["offset"].as_u64()).map(|o| {
+            (
+                o as usize,
+                arguments["limit"].as_u64().unwrap_or(80) as usize,
+            )
+        });
+        Some(self.present_read(&resolved.display, &text, window, scrubbed))
+    }
+
+    /// Turns the reply's file blocks and look-around requests into calls:
+    /// `message.content` keeps the prose, `message.tool_calls` the calls,
+    /// `message.written` the reply as written. Blocks that change nothing
+    /// (echoes) make no call; [`FileBlocks::echoes`] counts them. Returns
+    /// per call the arguments to run with, or why it may not run.
     pub fn read_reply(
-        &self,
+        &mut self,
         message: &mut Message,
         turn: u32,
     ) -> Vec<(Result<Value, String>, Vec<String>)> {
         let parsed = blocks::parse(&message.content, &self.scope.known());
-        let calls = convert::to_calls(&parsed.blocks, &self.scope, &self.root);
-        if calls.is_empty() {
+        let converted = convert::to_calls(&parsed.blocks, &self.scope, &self.root);
+        self.echoes = converted.echoes;
+        let root = self.root.clone();
+        let exists = |p: &str| root.join(p).is_file();
+        let (prose, requests) = without_requests(&parsed.prose, &exists);
+        if parsed.blocks.is_empty() && requests.is_empty() {
             return Vec::new();
         }
-        message.content = parsed.prose;
+        message.written = Some(std::mem::take(&mut message.content));
+        message.content = prose;
+        let mut verdicts = Vec::new();
+        let mut calls = Vec::new();
+        for c in converted.calls {
+            calls.push(c.call);
+            verdicts.push(c.verdict);
+        }
+        for (n, request) in requests.into_iter().enumerate() {
+            calls.push(ToolCall {
+                recovered: Some(true),
+                ..ToolCall::new(request.tool.as_str(), request.arguments.clone())
+            });
+            verdicts.push(if n < MAX_REQUESTS {
+                Ok(request.arguments)
+            } else {
+                Err(format!(
+                    "not run: at most {MAX_REQUESTS} requests are answered at a time; ask again after reading these"
+                ))
+            });
+        }
         message.tool_calls = calls
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(n, c)| ToolCall {
                 id: Some(format!("call_{turn}_{n}")),
-                ..c.call.clone()
+                ..c
             })
             .collect();
-        calls.into_iter().map(|c| (c.verdict, Vec::new())).collect()
+        verdicts.into_iter().map(|v| (v, Vec::new())).collect()
     }
 
     /// How to go on after a failed check.
@@ -144,8 +294,11 @@ impl FileBlocks {
                     wire.push(Message::text(Role::User, summary));
                 }
             }
-            if m.role == Role::Assistant && !m.tool_calls.is_empty() {
-                m.content = self.render_reply(&m);
+            if m.role == Role::Assistant && (!m.tool_calls.is_empty() || m.written.is_some()) {
+                m.content = match m.written.take() {
+                    Some(written) => written,
+                    None => self.render_reply(&m),
+                };
                 m.tool_calls.clear();
             }
             wire.push(m);
@@ -187,63 +340,51 @@ impl FileBlocks {
             if !text.is_empty() {
                 text.push_str("\n\n");
             }
-            text.push_str(&format!("{path}\n```{}\n{block}```", lang_of(path)));
+            text.push_str(&format!(
+                "{path}\n```{}\n{block}```",
+                super::shown::lang_of(path)
+            ));
             last_path = path;
         }
         text
     }
 }
 
-/// One line per result: the summary of a change, or the whole error.
+/// One line per result: the summary of a change, or the whole error; the
+/// answer to a look-around request whole.
 fn result_line(m: &Message) -> String {
     let content = m.content.trim();
-    if content.starts_with("error:") {
+    let looked = m
+        .tool_name
+        .as_deref()
+        .and_then(ToolName::from_name)
+        .is_some_and(ToolName::is_read_only);
+    if content.starts_with("error:") || looked {
         format!("- {content}")
     } else {
         format!("- {}", content.lines().next().unwrap_or_default())
     }
 }
 
-fn fence(path: &str, content: &str) -> String {
-    let ticks = if content.contains("```") {
-        "````"
-    } else {
-        "```"
-    };
-    format!("{ticks}{}\n{}{ticks}", lang_of(path), with_newline(content))
-}
-
-fn with_newline(text: &str) -> String {
-    if text.is_empty() || text.ends_with('\n') {
-        text.to_string()
-    } else {
-        format!("{text}\n")
+/// `prose` without its look-around requests, and the requests.
+fn without_requests(
+    prose: &str,
+    exists: &dyn Fn(&str) -> bool,
+) -> (String, Vec<lookaround::Request>) {
+    let requests = lookaround::parse(prose, exists);
+    let mut kept = String::new();
+    let mut at = 0;
+    for request in &requests {
+        kept.push_str(&prose[at..request.span.start]);
+        at = request.span.end;
     }
-}
-
-/// The fence label for a file, from its extension.
-fn lang_of(path: &str) -> &'static str {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    match ext {
-        "py" | "pyi" => "python",
-        "rs" => "rust",
-        "js" | "mjs" | "cjs" => "javascript",
-        "ts" => "typescript",
-        "go" => "go",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "hpp" => "cpp",
-        "rb" => "ruby",
-        "sh" | "bash" => "bash",
-        "json" => "json",
-        "toml" => "toml",
-        "yml" | "yaml" => "yaml",
-        "md" => "markdown",
-        "html" => "html",
-        "css" => "css",
-        "sql" => "sql",
-        _ => "",
-    }
+    kept.push_str(&prose[at..]);
+    let kept = kept
+        .lines()
+        .filter(|l| !matches!(l.trim(), "```" | "```json"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (kept.trim().to_string(), requests)
 }
 
 #[cfg(test)]
@@ -252,11 +393,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn shown(path: &str, role: FileRole, text: Option<&str>) -> ShownFile {
-        ShownFile {
-            path: path.into(),
-            role,
-            text: text.map(str::to_string),
-        }
+        ShownFile::whole(path, role, text.map(str::to_string))
     }
 
     #[test]
@@ -270,6 +407,7 @@ mod tests {
                 shown("test_utils.py", FileRole::ReadOnly, Some("import utils")),
                 shown("new.py", FileRole::New, None),
             ],
+            "",
         );
         assert_eq!(
             text,
@@ -286,6 +424,7 @@ mod tests {
         blocks.opening(
             "t",
             &[shown("utils.py", FileRole::Editable, Some("x = 1\n"))],
+            "",
         );
         let written = "Fixed.\n\nutils.py\n```python\nx = 2\n```";
         let mut reply = Message::text(Role::Assistant, written);

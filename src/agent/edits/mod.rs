@@ -8,6 +8,9 @@
 pub mod blocks;
 pub mod convert;
 pub mod file_blocks;
+pub mod lookaround;
+pub mod shown;
+pub mod splice;
 
 use std::borrow::Cow;
 
@@ -33,7 +36,7 @@ pub enum Protocol {
         fenced: bool,
     },
     /// File blocks (`whole` or `diff`).
-    FileBlocks(FileBlocks),
+    FileBlocks(Box<FileBlocks>),
 }
 
 impl Protocol {
@@ -42,7 +45,15 @@ impl Protocol {
     pub fn runnable(&self) -> Vec<ToolName> {
         match self {
             Protocol::ToolCalls { offered, .. } => offered.clone(),
-            Protocol::FileBlocks(_) => vec![ToolName::WriteFile, ToolName::EditFile],
+            // Blocks become writes and edits; look-around requests reads,
+            // searches and listings.
+            Protocol::FileBlocks(_) => vec![
+                ToolName::WriteFile,
+                ToolName::EditFile,
+                ToolName::ReadFile,
+                ToolName::Search,
+                ToolName::ListFiles,
+            ],
         }
     }
 
@@ -65,7 +76,7 @@ impl Protocol {
 
     /// Reads the calls of a reply into `message.tool_calls` (ids given,
     /// repairs made) and returns what each may run with.
-    pub fn read_reply(&self, message: &mut Message, turn: u32) -> ReadCalls {
+    pub fn read_reply(&mut self, message: &mut Message, turn: u32) -> ReadCalls {
         match self {
             Protocol::ToolCalls { offered, .. } => {
                 normalize_calls(&mut message.tool_calls, turn, offered)
@@ -79,6 +90,25 @@ impl Protocol {
     /// (the model answers after seeing the results).
     pub fn done_when_calls_succeed(&self) -> bool {
         matches!(self, Protocol::FileBlocks(_))
+    }
+
+    /// Whether the reply asked to look around (read, search, list) in a
+    /// text edit format: the model goes on once it has the answers.
+    pub fn looked_around(&self, message: &Message) -> bool {
+        matches!(self, Protocol::FileBlocks(_))
+            && message
+                .tool_calls
+                .iter()
+                .any(|c| ToolName::from_name(&c.function.name).is_some_and(ToolName::is_read_only))
+    }
+
+    /// File blocks of the last reply that changed nothing (echoes of shown
+    /// files, or files sent back as they are).
+    pub fn echoes(&self) -> usize {
+        match self {
+            Protocol::ToolCalls { .. } => 0,
+            Protocol::FileBlocks(blocks) => blocks.echoes,
+        }
     }
 
     /// Whether a failed call needs no second try: a file block for a file

@@ -1,0 +1,599 @@
+//! Whole definitions into a big file: the model, shown only some functions
+//! of a file too long to rewrite, sends back the functions, methods or
+//! classes it changes (and new ones). Each is found by name with
+//! tree-sitter and its lines replaced; a new one goes after the definition
+//! that comes before it in the block (its named neighbour), or at the end;
+//! a new import goes after the file's last import. Every byte outside the
+//! replaced lines stays as it was: line endings, indentation style and the
+//! rest of the file. The result is exact `edit_file` replacements, so the
+//! write guards and the syntax guard see the spliced file.
+
+use std::collections::BTreeSet;
+
+use crate::tools::outline::{self, Definition, Kind};
+use crate::tools::similarity::Bigrams;
+
+/// What a block of definitions does to a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spliced {
+    /// `(old_string, new_string)` pairs, exact and unique in the file, in
+    /// file order; empty when every definition is as it was.
+    pub edits: Vec<(String, String)>,
+    /// Lines outside any definition that are not in the file and were left
+    /// out (a usage example, a stray call).
+    pub ignored: Vec<String>,
+}
+
+/// A change to the file's lines: lines `start..=end` (1-based; `end` is
+/// `start - 1` for an insertion before `start`) become `text`'s lines.
+#[derive(Debug, Clone)]
+struct Change {
+    start: usize,
+    end: usize,
+    lines: Vec<String>,
+}
+
+/// The edits that put the definitions of `block` into `old`, the text of
+/// `path`. `shown` are the qualified names of the definitions the model
+/// was shown: a name that two definitions share means the one shown.
+///
+/// Errors (for the model): the file's type has no grammar, the block holds
+/// no definition, or a new one cannot be placed.
+pub fn splice(path: &str, old: &str, block: &str, shown: &[String]) -> Result<Spliced, String> {
+    let no_grammar = || {
+        format!(
+            "{path} is shown in parts and its definitions cannot be read; send SEARCH/REPLACE blocks for it"
+        )
+    };
+    let old_defs = outline::definitions(path, old).ok_or_else(no_grammar)?;
+    let block = dedent(block);
+    let block_defs = block_definitions(path, &block).ok_or_else(no_grammar)?;
+    let block_lines: Vec<&str> = block.lines().collect();
+    let old_lines: Vec<&str> = old.lines().collect();
+    let file = File {
+        lines: &old_lines,
+        defs: &old_defs,
+        unit: indent_unit(old),
+        shown,
+        python: path.ends_with(".py") || path.ends_with(".pyi"),
+    };
+    let ours = Block {
+        lines: &block_lines,
+        defs: &block_defs,
+        unit: indent_unit(&block),
+    };
+    let top: Vec<&Definition> = block_defs.iter().filter(|d| d.parent.is_none()).collect();
+    if top.is_empty() {
+        return Err(format!(
+            "the block for {path} holds no whole function, method or class; {path} is too long to send whole, so send each definition you change from its first line to its last, or SEARCH/REPLACE blocks"
+        ));
+    }
+    let mut changes = Vec::new();
+    place_all(&file, &ours, &top, None, &mut changes)?;
+    let (imports, ignored) = loose_lines(&file, &ours);
+    if !imports.is_empty() {
+        changes.push(Change {
+            start: last_import(&old_lines) + 1,
+            end: last_import(&old_lines),
+            lines: imports,
+        });
+    }
+    let edits = to_edits(old, &old_lines, changes)?;
+    Ok(Spliced { edits, ignored })
+}
+
+/// The definitions of the block. Methods of a JavaScript or TypeScript
+/// class sent without their class do not parse as definitions alone: they
+/// are read inside a class of their own.
+fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
+    let defs = outline::definitions(path, block)?;
+    let javascript = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
+        .iter()
+        .any(|e| path.ends_with(e));
+    if !javascript || defs.iter().any(|d| d.parent.is_none()) {
+        return Some(defs);
+    }
+    let wrapped = format!("class OcBlock {{\n{block}}}\n");
+    let members = outline::definitions(path, &wrapped)?
+        .into_iter()
+        .filter(|d| d.parent.is_some())
+        .map(|d| Definition {
+            parent: d.parent.filter(|p| p != "OcBlock"),
+            start_line: d.start_line - 1,
+            end_line: d.end_line - 1,
+            ..d
+        })
+        .collect();
+    Some(members)
+}
+
+/// The file being changed.
+struct File<'a> {
+    lines: &'a [&'a str],
+    defs: &'a [Definition],
+    unit: Unit,
+    shown: &'a [String],
+    python: bool,
+}
+
+/// The model's block, dedented.
+struct Block<'a> {
+    lines: &'a [&'a str],
+    defs: &'a [Definition],
+    unit: Unit,
+}
+
+impl Block<'_> {
+    fn text_of(&self, def: &Definition) -> Vec<&str> {
+        self.lines[def.start_line - 1..def.end_line].to_vec()
+    }
+
+    fn members(&self, parent: &Definition) -> Vec<&Definition> {
+        self.defs
+            .iter()
+            .filter(|d| {
+                d.parent.as_deref() == Some(parent.name.as_str())
+                    && d.start_line >= parent.start_line
+                    && d.end_line <= parent.end_line
+            })
+            .collect()
+    }
+}
+
+impl File<'_> {
+    /// The file's definition `def` of the block stands for, among those in
+    /// `within` (a container's span) when given.
+    fn target(
+        &self,
+        def: &Definition,
+        block: &Block<'_>,
+        within: Option<&Definition>,
+    ) -> Option<&Definition> {
+        let candidates: Vec<&Definition> = self
+            .defs
+            .iter()
+            .filter(|d| d.name == def.name && same_kind(d.kind, def.kind))
+            .filter(|d| {
+                within.is_none_or(|w| {
+                    d.start_line > w.start_line
+                        && d.end_line <= w.end_line
+                        && d.parent.as_deref() == Some(w.name.as_str())
+                })
+            })
+            .collect();
+        if candidates.len() <= 1 {
+            return candidates.first().copied();
+        }
+        let shown: Vec<&Definition> = candidates
+            .iter()
+            .copied()
+            .filter(|d| self.shown.contains(&d.qualified()))
+            .collect();
+        let pool = if shown.is_empty() { candidates } else { shown };
+        let text = Bigrams::of(&block.text_of(def).join("\n"));
+        pool.into_iter().max_by(|a, b| {
+            let sa = Bigrams::of(&self.text_of(a).join("\n")).dice(&text);
+            let sb = Bigrams::of(&self.text_of(b).join("\n")).dice(&text);
+            sa.total_cmp(&sb)
+        })
+    }
+
+    fn text_of(&self, def: &Definition) -> Vec<&str> {
+        self.lines[def.start_line - 1..def.end_line].to_vec()
+    }
+
+    fn members(&self, parent: &Definition) -> Vec<&Definition> {
+        self.defs
+            .iter()
+            .filter(|d| {
+                d.parent.as_deref() == Some(parent.name.as_str())
+                    && d.start_line > parent.start_line
+                    && d.end_line <= parent.end_line
+            })
+            .collect()
+    }
+
+    /// The one container whose members the model was shown.
+    fn shown_container(&self) -> Option<&Definition> {
+        let mut parents: Vec<&str> = self
+            .defs
+            .iter()
+            .filter(|d| self.shown.contains(&d.qualified()))
+            .filter_map(|d| d.parent.as_deref())
+            .collect();
+        parents.dedup();
+        let [name] = parents.as_slice() else {
+            return None;
+        };
+        self.defs
+            .iter()
+            .find(|d| d.parent.is_none() && d.name == *name && d.kind == Kind::Container)
+    }
+
+    /// The indentation of a definition's first line.
+    fn indent_of(&self, def: &Definition) -> String {
+        leading(self.lines[def.start_line - 1]).to_string()
+    }
+}
+
+/// A Python or Rust function that takes `self` (or `cls`): a method.
+fn is_method(def: &Definition) -> bool {
+    def.kind == Kind::Function
+        && ["(self", "(cls", "(&self", "(&mut self", "(mut self"]
+            .iter()
+            .any(|p| def.signature.contains(p))
+}
+
+fn same_kind(a: Kind, b: Kind) -> bool {
+    a == b || (a == Kind::Value && b == Kind::Function) || (a == Kind::Function && b == Kind::Value)
+}
+
+/// Places the block's definitions `defs` (siblings, in block order) into
+/// the file, inside `within` when they are a container's members.
+fn place_all(
+    file: &File<'_>,
+    block: &Block<'_>,
+    defs: &[&Definition],
+    within: Option<&Definition>,
+    changes: &mut Vec<Change>,
+) -> Result<(), String> {
+    let targets: Vec<Option<&Definition>> =
+        defs.iter().map(|d| file.target(d, block, within)).collect();
+    for (i, def) in defs.iter().enumerate() {
+        match targets[i] {
+            Some(target) if def.kind == Kind::Container && target.kind == Kind::Container => {
+                let old_members = file.members(target);
+                let new_members = block.members(def);
+                // Whole when it has every member and most of the lines;
+                // else only its members are meant.
+                let complete = old_members
+                    .iter()
+                    .all(|m| new_members.iter().any(|n| n.name == m.name))
+                    && def.lines() * 10 >= target.lines() * 7;
+                if complete || old_members.is_empty() {
+                    changes.push(replace(file, block, def, target));
+                } else {
+                    let direct: Vec<&Definition> = new_members;
+                    place_all(file, block, &direct, Some(target), changes)?;
+                }
+            }
+            Some(target) => changes.push(replace(file, block, def, target)),
+            None => {
+                let before = (0..i).rev().find_map(|j| targets[j]);
+                let after = (i + 1..defs.len()).find_map(|j| targets[j]);
+                let (at, indent, blank) = match (before, after, within) {
+                    (Some(prev), _, _) => (
+                        prev.end_line + 1,
+                        file.indent_of(prev),
+                        gap(file, prev, within),
+                    ),
+                    (None, Some(next), _) => (
+                        next.start_line,
+                        file.indent_of(next),
+                        gap(file, next, within),
+                    ),
+                    (None, None, Some(container)) => {
+                        let last = file.members(container).last().copied();
+                        let indent = last.map_or_else(
+                            || format!("{}{}", file.indent_of(container), file.unit.one()),
+                            |l| file.indent_of(l),
+                        );
+                        (container.end_line + 1, indent, 1)
+                    }
+                    (None, None, None) if is_method(def) => {
+                        let Some(container) = file.shown_container() else {
+                            return Err(format!(
+                                "cannot tell which class the new `{}` belongs to: send it inside its class, or with the method it follows",
+                                def.name
+                            ));
+                        };
+                        let last = file.members(container).last().copied();
+                        let indent = last.map_or_else(
+                            || format!("{}{}", file.indent_of(container), file.unit.one()),
+                            |l| file.indent_of(l),
+                        );
+                        (container.end_line + 1, indent, 1)
+                    }
+                    (None, None, None) => {
+                        (end_of_code(file.lines) + 1, String::new(), top_gap(file))
+                    }
+                };
+                let mut lines = vec![String::new(); blank];
+                lines.extend(reindent(
+                    &block.text_of(def),
+                    block.unit,
+                    &indent,
+                    file.unit,
+                ));
+                if after.is_some() && before.is_none() {
+                    // Before the next definition: the gap goes after.
+                    lines.rotate_left(blank);
+                }
+                changes.push(Change {
+                    start: at,
+                    end: at - 1,
+                    lines,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The block's `def` in place of the file's `target`, at its indentation.
+fn replace(file: &File<'_>, block: &Block<'_>, def: &Definition, target: &Definition) -> Change {
+    Change {
+        start: target.start_line,
+        end: target.end_line,
+        lines: reindent(
+            &block.text_of(def),
+            block.unit,
+            &file.indent_of(target),
+            file.unit,
+        ),
+    }
+}
+
+/// Blank lines between siblings: as many as the file has before `def`
+/// (one or two).
+fn gap(file: &File<'_>, def: &Definition, within: Option<&Definition>) -> usize {
+    let blanks = (1..def.start_line)
+        .rev()
+        .take_while(|&n| file.lines[n - 1].trim().is_empty())
+        .count();
+    blanks.clamp(1, if within.is_some() { 1 } else { 2 })
+}
+
+/// Blank lines between top-level definitions of the file (PEP 8's two
+/// in Python when the file has no second definition to tell).
+fn top_gap(file: &File<'_>) -> usize {
+    let default = if file.python { 2 } else { 1 };
+    file.defs
+        .iter()
+        .filter(|d| d.parent.is_none())
+        .nth(1)
+        .map_or(default, |d| gap(file, d, None))
+}
+
+/// The last line of code before a Python `if __name__ == "__main__":`
+/// block at the end, else the last non-blank line.
+fn end_of_code(lines: &[&str]) -> usize {
+    let main = lines
+        .iter()
+        .rposition(|l| l.starts_with("if __name__ =="))
+        .map_or(lines.len(), |i| i);
+    (1..=main)
+        .rev()
+        .find(|&n| !lines[n - 1].trim().is_empty())
+        .unwrap_or(0)
+}
+
+/// Lines of the block outside its definitions: new imports (to add), and
+/// the others that are not in the file (left out).
+fn loose_lines(file: &File<'_>, block: &Block<'_>) -> (Vec<String>, Vec<String>) {
+    let inside: BTreeSet<usize> = block
+        .defs
+        .iter()
+        .filter(|d| d.parent.is_none())
+        .flat_map(|d| d.start_line..=d.end_line)
+        .collect();
+    let known: BTreeSet<&str> = file.lines.iter().map(|l| l.trim()).collect();
+    let mut imports = Vec::new();
+    let mut ignored = Vec::new();
+    for (i, line) in block.lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if inside.contains(&(i + 1)) || trimmed.is_empty() || known.contains(trimmed) {
+            continue;
+        }
+        if is_import(line) {
+            imports.push(line.to_string());
+        } else if !trimmed.starts_with(['#', '/']) {
+            ignored.push(trimmed.to_string());
+        }
+    }
+    (imports, ignored)
+}
+
+fn is_import(line: &str) -> bool {
+    ["import ", "from ", "use ", "#include "]
+        .iter()
+        .any(|k| line.starts_with(k))
+        || (line.starts_with("const ") && line.contains("require("))
+}
+
+/// The line number of the file's last import at the top level (0: none).
+fn last_import(lines: &[&str]) -> usize {
+    lines[..lines.len().min(200)]
+        .iter()
+        .rposition(|l| is_import(l))
+        .map_or(0, |i| i + 1)
+}
+
+/// The changes as exact replacements of whole lines: overlapping or
+/// touching changes merge; an insertion takes the line before it (or
+/// after, at the start) so that every `old_string` is non-empty, and a
+/// replacement grows until it is unique in the file.
+fn to_edits(
+    old: &str,
+    old_lines: &[&str],
+    mut changes: Vec<Change>,
+) -> Result<Vec<(String, String)>, String> {
+    changes.sort_by_key(|c| (c.start, c.end));
+    let ending = if old.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut regions: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for change in changes {
+        match regions.last_mut() {
+            Some((_, end, lines)) if change.start <= *end + 1 => {
+                if change.start <= *end {
+                    return Err("two definitions of the block change the same lines; send each definition once".into());
+                }
+                lines.extend(change.lines);
+                *end = change.end.max(*end);
+            }
+            _ => regions.push((change.start, change.end, change.lines)),
+        }
+    }
+    let mut edits = Vec::new();
+    for (mut start, mut end, mut lines) in regions {
+        let original = |s: usize, e: usize| {
+            old_lines[s - 1..e]
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+        };
+        if end < start {
+            // An insertion: carry the line before it (or the one after).
+            if start > 1 {
+                start -= 1;
+                lines.insert(0, old_lines[start - 1].to_string());
+            } else if end < old_lines.len() {
+                end += 1;
+                lines.push(old_lines[end - 1].to_string());
+            } else {
+                return Err("the file is empty; send it whole".into());
+            }
+        }
+        let mut old_text = join(
+            &original(start, end),
+            ending,
+            end < old_lines.len() || old.ends_with('\n'),
+        );
+        while old.matches(old_text.as_str()).count() > 1 && (start > 1 || end < old_lines.len()) {
+            if start > 1 {
+                start -= 1;
+                lines.insert(0, old_lines[start - 1].to_string());
+            } else {
+                end += 1;
+                lines.push(old_lines[end - 1].to_string());
+            }
+            old_text = join(
+                &original(start, end),
+                ending,
+                end < old_lines.len() || old.ends_with('\n'),
+            );
+        }
+        let new_text = join(&lines, ending, old_text.ends_with('\n'));
+        if new_text != old_text {
+            edits.push((old_text, new_text));
+        }
+    }
+    Ok(edits)
+}
+
+fn join(lines: &[String], ending: &str, trailing: bool) -> String {
+    let mut text = lines
+        .iter()
+        .map(|l| l.trim_end_matches('\r'))
+        .collect::<Vec<_>>()
+        .join(ending);
+    if trailing {
+        text.push_str(ending);
+    }
+    text
+}
+
+/// A file's indentation step: a tab, or a number of spaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Tab,
+    Spaces(usize),
+}
+
+impl Unit {
+    fn one(self) -> String {
+        match self {
+            Unit::Tab => "\t".to_string(),
+            Unit::Spaces(n) => " ".repeat(n),
+        }
+    }
+}
+
+/// The indentation step of `text`: tabs when its indented lines start
+/// with one, else the smallest positive difference between indentations
+/// (four spaces when nothing is indented).
+fn indent_unit(text: &str) -> Unit {
+    let indents: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(leading)
+        .filter(|i| !i.is_empty())
+        .collect();
+    if indents.iter().filter(|i| i.starts_with('\t')).count() * 2 > indents.len() {
+        return Unit::Tab;
+    }
+    let mut widths: Vec<usize> = indents.iter().map(|i| i.len()).collect();
+    widths.push(0);
+    widths.sort_unstable();
+    widths.dedup();
+    let step = widths.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(4);
+    Unit::Spaces(step.clamp(1, 8))
+}
+
+fn leading(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// The block's lines moved to `to` (the target's indentation), each line's
+/// depth below the first kept, converted from the block's indentation step
+/// to the file's.
+fn reindent(lines: &[&str], from_unit: Unit, to: &str, to_unit: Unit) -> Vec<String> {
+    let base = lines.first().map_or(0, |l| width(leading(l), from_unit));
+    lines
+        .iter()
+        .map(|line| {
+            if line.trim().is_empty() {
+                return String::new();
+            }
+            let depth = width(leading(line), from_unit).saturating_sub(base);
+            let levels = depth / step_width(from_unit);
+            let rest = depth % step_width(from_unit);
+            format!(
+                "{to}{}{}{}",
+                to_unit.one().repeat(levels),
+                " ".repeat(rest),
+                line.trim_start()
+            )
+        })
+        .collect()
+}
+
+/// The width of an indentation in columns (a tab is one step).
+fn width(indent: &str, unit: Unit) -> usize {
+    indent
+        .chars()
+        .map(|c| if c == '\t' { step_width(unit) } else { 1 })
+        .sum()
+}
+
+fn step_width(unit: Unit) -> usize {
+    match unit {
+        Unit::Tab => 4,
+        Unit::Spaces(n) => n,
+    }
+}
+
+/// `text` without the indentation all its non-blank lines share.
+fn dedent(text: &str) -> String {
+    let common = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| leading(l).len())
+        .min()
+        .unwrap_or(0);
+    let mut out: String = text
+        .lines()
+        .map(|l| {
+            if l.trim().is_empty() {
+                ""
+            } else {
+                &l[common.min(l.len())..]
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests;

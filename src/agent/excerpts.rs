@@ -1,0 +1,304 @@
+//! A big file in parts: a file too long for a small model to read and
+//! rewrite whole is shown by the definitions the task touches (those a
+//! failing check's traceback points into, those the prompt or a shown test
+//! names, else those that share the most words with the prompt), each with
+//! its line numbers, and an outline of the rest.
+
+use std::collections::BTreeSet;
+
+use super::relevance;
+use crate::tools::outline::{self, Definition, Kind};
+
+/// Files up to this many lines are shown whole. Measured on the 1.5B and
+/// 0.5B models (README "Small models"): a whole-file reply of a longer file
+/// takes minutes on a CPU and loses lines.
+pub const WHOLE_FILE_MAX_LINES: usize = 150;
+/// Files up to this many bytes are shown whole (long lines count too).
+pub const WHOLE_FILE_MAX_BYTES: usize = 6 * 1024;
+/// Definitions shown of one big file, at most.
+const MAX_PARTS: usize = 4;
+/// Entries of the outline of a big file, at most.
+const MAX_OUTLINE: usize = 40;
+/// Lines shown around a traceback line that is in no definition.
+const WINDOW: usize = 12;
+
+/// What the task is about, for choosing the parts of a big file.
+#[derive(Debug, Clone, Default)]
+pub struct Focus {
+    /// The prompt's words ([`relevance::words`]).
+    pub words: BTreeSet<String>,
+    /// Identifiers the task names: in the prompt, the traceback's frames,
+    /// and the shown tests' code.
+    pub names: BTreeSet<String>,
+}
+
+/// One shown part of a big file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// `Signer.get_signature`, or `lines 40-60` for a window.
+    pub label: String,
+    /// The qualified name of the definition, when it is one.
+    pub definition: Option<String>,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub text: String,
+}
+
+/// A big file as shown: its size, an outline, and the parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parts {
+    pub total_lines: usize,
+    /// `name (start-end)` for the definitions not shown.
+    pub outline: Vec<String>,
+    pub pieces: Vec<Piece>,
+}
+
+/// Whether `text` is small enough to be shown and rewritten whole.
+pub fn fits_whole(text: &str) -> bool {
+    text.len() <= WHOLE_FILE_MAX_BYTES && text.lines().count() <= WHOLE_FILE_MAX_LINES
+}
+
+/// The parts of `text` (the file `path`) to show for `focus`, with the
+/// traceback's `lines` in this file, within `budget` bytes (the first part
+/// is shown whatever its size).
+pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: usize) -> Parts {
+    let all: Vec<&str> = text.lines().collect();
+    let defs = outline::definitions(path, text).unwrap_or_default();
+    let mut wanted: Vec<Wanted> = Vec::new();
+    for &line in lines.iter().filter(|&&l| l > 0) {
+        match innermost(&defs, line) {
+            Some(def) => wanted.push(Wanted::Def(def)),
+            None => wanted.push(Wanted::Window(line)),
+        }
+    }
+    for def in defs.iter().filter(|d| focus.names.contains(&d.name)) {
+        wanted.push(Wanted::Def(def));
+    }
+    if wanted.is_empty() {
+        wanted.extend(
+            best_by_words(&defs, &all, focus)
+                .into_iter()
+                .map(Wanted::Def),
+        );
+    }
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut used = 0;
+    for want in wanted {
+        let piece = match want {
+            Wanted::Def(def) => piece_of_def(def, &defs, &all, focus),
+            Wanted::Window(line) => window(line, &all),
+        };
+        let overlaps = pieces
+            .iter()
+            .any(|p| p.start_line <= piece.end_line && piece.start_line <= p.end_line);
+        if overlaps || pieces.len() >= MAX_PARTS {
+            continue;
+        }
+        if !pieces.is_empty() && used + piece.text.len() > budget {
+            continue;
+        }
+        used += piece.text.len();
+        pieces.push(piece);
+    }
+    if pieces.is_empty() {
+        // Nothing points anywhere: the top of the file (imports, the first
+        // definitions), and the outline for the rest.
+        pieces.push(window_from(1, (WINDOW * 3).min(all.len()), &all));
+    }
+    pieces.sort_by_key(|p| p.start_line);
+    let outline = defs
+        .iter()
+        .filter(|d| {
+            !pieces
+                .iter()
+                .any(|p| p.start_line <= d.start_line && d.end_line <= p.end_line)
+        })
+        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .take(MAX_OUTLINE)
+        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
+        .collect();
+    Parts {
+        total_lines: all.len(),
+        outline,
+        pieces,
+    }
+}
+
+/// Lines `start..=end` of a big file as its one part, with the outline of
+/// its definitions around them.
+pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
+    let all: Vec<&str> = text.lines().collect();
+    let start = start.clamp(1, all.len().max(1));
+    let piece = window_from(start, end.max(start), &all);
+    let defs = outline::definitions(path, text).unwrap_or_default();
+    let outline = defs
+        .iter()
+        .filter(|d| d.end_line < piece.start_line || d.start_line > piece.end_line)
+        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .take(MAX_OUTLINE)
+        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
+        .collect();
+    Parts {
+        total_lines: all.len(),
+        outline,
+        pieces: vec![piece],
+    }
+}
+
+enum Wanted<'a> {
+    Def(&'a Definition),
+    Window(usize),
+}
+
+/// The smallest definition holding `line`.
+fn innermost(defs: &[Definition], line: usize) -> Option<&Definition> {
+    defs.iter()
+        .filter(|d| d.start_line <= line && line <= d.end_line)
+        .min_by_key(|d| d.lines())
+}
+
+/// A definition as a piece; a long container is shown by its members
+/// that the task names or whose words it shares (its first member else).
+fn piece_of_def(def: &Definition, defs: &[Definition], all: &[&str], focus: &Focus) -> Piece {
+    if def.kind == Kind::Container && def.lines() > WHOLE_FILE_MAX_LINES / 2 {
+        let members: Vec<&Definition> = defs
+            .iter()
+            .filter(|m| {
+                m.parent.as_deref() == Some(def.name.as_str())
+                    && m.start_line > def.start_line
+                    && m.end_line <= def.end_line
+            })
+            .collect();
+        let named = members
+            .iter()
+            .copied()
+            .find(|m| focus.names.contains(&m.name))
+            .or_else(|| {
+                let owned: Vec<Definition> = members.iter().map(|m| (*m).clone()).collect();
+                best_by_words(&owned, all, focus).first().and_then(|best| {
+                    members
+                        .iter()
+                        .copied()
+                        .find(|m| m.start_line == best.start_line)
+                })
+            })
+            .or_else(|| members.first().copied());
+        if let Some(member) = named {
+            return piece_of(member, all);
+        }
+    }
+    piece_of(def, all)
+}
+
+fn piece_of(def: &Definition, all: &[&str]) -> Piece {
+    Piece {
+        label: def.qualified(),
+        definition: Some(def.qualified()),
+        ..window_from(def.start_line, def.end_line, all)
+    }
+}
+
+/// The lines around `line`.
+fn window(line: usize, all: &[&str]) -> Piece {
+    let start = line.saturating_sub(WINDOW).max(1);
+    let end = (line + WINDOW).min(all.len());
+    window_from(start, end, all)
+}
+
+fn window_from(start: usize, end: usize, all: &[&str]) -> Piece {
+    let end = end.max(start).min(all.len().max(start));
+    let text: String = all
+        .get(start - 1..end)
+        .unwrap_or_default()
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    Piece {
+        label: format!("lines {start}-{end}"),
+        definition: None,
+        start_line: start,
+        end_line: end,
+        text,
+    }
+}
+
+/// The functions (or, without any, the definitions) that share the most
+/// of the task's words, two at most; their names count three times.
+fn best_by_words<'a>(defs: &'a [Definition], all: &[&str], focus: &Focus) -> Vec<&'a Definition> {
+    let mut scored: Vec<(f64, &Definition)> = defs
+        .iter()
+        .filter(|d| d.kind != Kind::Container || d.lines() <= WHOLE_FILE_MAX_LINES / 2)
+        .map(|d| {
+            let name_words = relevance::words(&d.name);
+            let body: String = all[d.start_line - 1..d.end_line.min(all.len())].join("\n");
+            let body_words = relevance::words(&body);
+            let named = focus.words.intersection(&name_words).count() as f64;
+            let shared = focus.words.intersection(&body_words).count() as f64;
+            (named * 3.0 + shared, d)
+        })
+        .filter(|(score, _)| *score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(a.1.start_line.cmp(&b.1.start_line))
+    });
+    scored.into_iter().take(2).map(|(_, d)| d).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn module() -> String {
+        let mut text = String::from("import hmac\n\n\nclass Signer:\n    key = 1\n");
+        for name in ["derive_key", "get_signature", "sign", "unsign", "validate"] {
+            text.push_str(&format!(
+                "\n    def {name}(self, value):\n        \"\"\"{name}.\"\"\"\n{}        return value\n",
+                "        value = value + 1\n".repeat(30)
+            ));
+        }
+        text
+    }
+
+    fn labels(parts: &Parts) -> Vec<String> {
+        parts.pieces.iter().map(|p| p.label.clone()).collect()
+    }
+
+    #[test]
+    fn traceback_lines_and_names_choose_the_definitions() {
+        let text = module();
+        assert!(!fits_whole(&text));
+        let focus = Focus::default();
+        // Line 60 is inside `get_signature` (lines 41-73).
+        let parts = choose("s.py", &text, &focus, &[60], 10_000);
+        assert_eq!(labels(&parts), ["Signer.get_signature"]);
+        assert!(
+            parts.outline.contains(&"Signer.sign (75-107)".to_string()),
+            "{:?}",
+            parts.outline
+        );
+        let focus = Focus {
+            names: ["unsign".to_string()].into(),
+            ..Focus::default()
+        };
+        assert_eq!(
+            labels(&choose("s.py", &text, &focus, &[], 10_000)),
+            ["Signer.unsign"]
+        );
+        // Nothing named: the definitions that share the prompt's words.
+        let focus = Focus {
+            words: relevance::words("the signature comes out wrong"),
+            ..Focus::default()
+        };
+        assert_eq!(
+            labels(&choose("s.py", &text, &focus, &[], 10_000)),
+            ["Signer.get_signature"]
+        );
+        // Nothing at all: the top of the file.
+        assert_eq!(
+            labels(&choose("s.py", &text, &Focus::default(), &[], 10_000)),
+            ["lines 1-36"]
+        );
+    }
+}
