@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
-"""Runs `oc` (or aider) on the small real tasks in bench/tasks/ against a real
-model server and prints what it solved.
+"""Runs `oc` (or aider) on the real tasks of a suite against a real model
+server and prints what it solved.
+
+Suites (`--suite`): `small` (the default) is bench/tasks/, small one- or
+two-file tasks; `repo` is bench/repo-tasks/, trimmed copies of real
+open-source projects (1,500-6,000 lines, 15+ files) with one injected bug or
+one missing feature each, checked by hidden tests (see
+bench/repo-tasks/README.md). In the repo suite oc's default --timeout is 7m,
+and aider gets no files on its command line (it relies on its repository
+map, as its users do on a real project).
 
 A benchmark, not a test: it needs a running Ollama with the models (see
 ../shared/tools/ollama/start.sh or any Ollama), and takes minutes per model.
@@ -10,11 +18,17 @@ Each task folder holds `task.json` ({"prompt", "check", "kind", "language"}),
 optionally `check/` (files copied over the workspace before the check runs,
 so an agent cannot pass by editing the tests). The check runs with bash in
 the workspace; `$OC_ANSWER` is a file holding the agent's final answer. The
-task is solved when the check exits 0.
+task is solved when the check exits 0. A repo-suite task also has
+`solution.diff` (the reference fix, never shown to the agent) and its
+task.json records "source", "lines" and "files".
 
-    scripts/bench-real.sh [--model M]... [--runs N] [--seed S] [--tasks a,b]
-                          [--label L] [--results FILE] [-- OC_ARGS...]
+    scripts/bench-real.sh [--suite small|repo] [--model M]... [--runs N]
+                          [--seed S] [--tasks a,b] [--label L]
+                          [--results FILE] [-- OC_ARGS...]
     scripts/bench-real.sh --summarize FILE     # table of all labels in FILE
+    scripts/bench-real.py --suite repo --validate [--tasks a,b]
+        # no model: each check must fail on repo/ and pass once
+        # solution.diff is applied; sizes within the suite's limits
 """
 
 import argparse
@@ -31,12 +45,16 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TASKS = ROOT / "bench" / "tasks"
+SUITES = {"small": ROOT / "bench" / "tasks", "repo": ROOT / "bench" / "repo-tasks"}
+DEFAULT_TIMEOUT = {"small": "10m", "repo": "7m"}
+# Size limits of a repo-suite task's repo/ (all files, all lines).
+REPO_LINES = (1500, 6000)
+REPO_MIN_FILES = 15
 
 
-def load_tasks(names):
+def load_tasks(names, suite="small"):
     tasks = []
-    for folder in sorted(TASKS.iterdir()):
+    for folder in sorted(SUITES[suite].iterdir()):
         if not (folder / "task.json").is_file():
             continue
         if names and folder.name not in names:
@@ -44,6 +62,7 @@ def load_tasks(names):
         spec = json.loads((folder / "task.json").read_text())
         spec["name"] = folder.name
         spec["folder"] = folder
+        spec["suite"] = suite
         tasks.append(spec)
     if names:
         missing = set(names) - {t["name"] for t in tasks}
@@ -54,6 +73,16 @@ def load_tasks(names):
 
 def git(args, cwd):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def timeout_seconds(duration):
+    """'7m', '90s', '1h30m' or a plain number of seconds, as oc's --timeout
+    takes them (a limit for aider's run)."""
+    scale = {"ms": 0.001, "s": 1, "": 1, "m": 60, "min": 60, "h": 3600}
+    part = r"(\d+(?:\.\d+)?)\s*(ms|min|s|m|h|)\s*"
+    if not re.fullmatch(f"\\s*(?:{part})+", duration):
+        sys.exit(f"bad duration: {duration}")
+    return sum(float(n) * scale[unit] for n, unit in re.findall(part, duration))
 
 
 def prepare(task, work):
@@ -108,8 +137,13 @@ def run_oc(args, task, work, home, answer, model):
 
 
 def run_aider(args, task, work, home, answer, model):
-    # aider is given the files the prompt names, as its users do.
-    named = [p for p in re.findall(r"[\w./-]+\.\w+", task["prompt"]) if (work / p).is_file()]
+    # aider is given the files the prompt names, as its users do; in the repo
+    # suite none (the prompts name no file): it finds them with its repo map.
+    if task["suite"] == "repo":
+        named = []
+    else:
+        named = [p for p in re.findall(r"[\w./-]+\.\w+", task["prompt"])
+                 if (work / p).is_file()]
     cmd = [args.aider, "--model", f"ollama_chat/{model}", "--yes-always",
            "--no-auto-commits", "--no-check-update", "--no-show-model-warnings",
            "--no-pretty", "--no-stream", "--analytics-disable", "--map-tokens", "1024",
@@ -122,7 +156,7 @@ def run_aider(args, task, work, home, answer, model):
     started = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=600)
+                              stdin=subprocess.DEVNULL, timeout=timeout_seconds(args.timeout))
         code, out, err = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as e:
         code, out, err = 124, e.stdout or "", e.stderr or ""
@@ -154,8 +188,118 @@ def check(task, work, answer):
     return proc.returncode == 0, (proc.stdout + proc.stderr)[-500:]
 
 
+def count_tree(root):
+    """(lines, files) of every file under root."""
+    files = [p for p in pathlib.Path(root).rglob("*") if p.is_file()]
+    lines = sum(len(p.read_bytes().splitlines()) for p in files)
+    return lines, len(files)
+
+
+def tree_problems(root):
+    """What a task's repo/ must not hold: VCS folders, caches, binaries."""
+    problems = []
+    for p in sorted(pathlib.Path(root).rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_dir() and (p.name in (".git", "__pycache__", "node_modules")
+                           or p.name.endswith(".egg-info")):
+            problems.append(f"{rel}/ should not be there")
+        elif p.is_file() and (p.suffix in (".pyc", ".pyo") or b"\0" in p.read_bytes()):
+            problems.append(f"{rel} is binary")
+    return problems
+
+
+def run_check(task, work, timeout=300):
+    """The check on `work` with check/ copied in (as check() does) and an
+    empty answer; returns (exit code, output tail)."""
+    answer = work.parent / "answer.txt"
+    answer.write_text("")
+    if (task["folder"] / "check").is_dir():
+        shutil.copytree(task["folder"] / "check", work, dirs_exist_ok=True)
+    env = dict(os.environ, OC_ANSWER=str(answer))
+    try:
+        proc = subprocess.run(["bash", "-c", task["check"]], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return 124, f"check timed out after {timeout} s"
+    return proc.returncode, (proc.stdout + proc.stderr)[-300:]
+
+
+def validate_task(task):
+    """Problems of one task, without a model: the check must fail on repo/ as
+    given and pass once solution.diff is applied (repo suite); sizes and
+    task.json fields must fit the suite."""
+    problems = []
+    folder = task["folder"]
+    for key in ("prompt", "check", "kind", "language"):
+        if not task.get(key):
+            problems.append(f"task.json lacks {key!r}")
+    lines = files = None
+    if task["suite"] == "repo":
+        for key in ("source", "lines", "files"):
+            if key not in task:
+                problems.append(f"task.json lacks {key!r}")
+        lines, files = count_tree(folder / "repo")
+        if not REPO_LINES[0] <= lines <= REPO_LINES[1]:
+            problems.append(f"repo/ has {lines} lines (want {REPO_LINES[0]}-{REPO_LINES[1]})")
+        if files < REPO_MIN_FILES:
+            problems.append(f"repo/ has {files} files (want {REPO_MIN_FILES} or more)")
+        if task.get("lines") != lines or task.get("files") != files:
+            problems.append(f"task.json says {task.get('lines')} lines, {task.get('files')} "
+                            f"files; repo/ has {lines}, {files}")
+        if not any(p.name.lower().startswith(("license", "copying"))
+                   for p in (folder / "repo").iterdir()):
+            problems.append("repo/ has no LICENSE or COPYING file")
+        problems += tree_problems(folder / "repo")
+    with tempfile.TemporaryDirectory(prefix="oc-validate-") as tmp:
+        work = pathlib.Path(tmp) / "work"
+        shutil.copytree(folder / "repo", work)
+        code, out = run_check(task, work)
+        if code == 0:
+            problems.append("the check passes on repo/ as given")
+    diff = folder / "solution.diff"
+    if task["suite"] == "repo" and not diff.is_file():
+        problems.append("no solution.diff")
+    elif diff.is_file():
+        changed = re.findall(r"^\+\+\+ b/(\S+)", diff.read_text(), flags=re.M)
+        for path in changed:
+            # The prompts describe the problem, never the file to change.
+            if path in task["prompt"] or pathlib.PurePath(path).name in task["prompt"]:
+                problems.append(f"the prompt names {path}, which the fix changes")
+        with tempfile.TemporaryDirectory(prefix="oc-validate-") as tmp:
+            work = pathlib.Path(tmp) / "work"
+            shutil.copytree(folder / "repo", work)
+            git(["init", "-q"], work)
+            applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str(diff.resolve())],
+                                     cwd=work, capture_output=True, text=True)
+            if applied.returncode != 0:
+                problems.append("solution.diff does not apply: "
+                                + " ".join(applied.stderr.split())[-200:])
+            else:
+                code, out = run_check(task, work)
+                if code != 0:
+                    tail = " ".join(out.split())[-160:]
+                    problems.append(f"the check fails with solution.diff applied: {tail}")
+    return problems, lines, files
+
+
+def validate(args):
+    tasks = load_tasks(args.tasks.split(",") if args.tasks else [], args.suite)
+    bad = 0
+    for task in tasks:
+        started = time.monotonic()
+        problems, lines, files = validate_task(task)
+        size = f"{lines:5} lines {files:4} files" if lines is not None else ""
+        verdict = "ok" if not problems else "INVALID: " + "; ".join(problems)
+        print(f"{task['name']:26} {task.get('kind', '?')[:12]:12} {size:22} "
+              f"{time.monotonic() - started:5.1f}s  {verdict}", flush=True)
+        bad += bool(problems)
+    print(f"\n{len(tasks) - bad} of {len(tasks)} {args.suite}-suite tasks valid")
+    return 1 if bad else 0
+
+
 def bench(args):
-    tasks = load_tasks(args.tasks.split(",") if args.tasks else [])
+    tasks = load_tasks(args.tasks.split(",") if args.tasks else [], args.suite)
     runner = run_aider if args.agent == "aider" else run_oc
     rows = []
     print(f"{'task':26} {'model':20} run  solved exit turns  prompt  compl  seconds")
@@ -177,8 +321,8 @@ def bench(args):
                                           capture_output=True, text=True).stdout
                     solved, check_out = check(task, work, answer)
                     row["answer"] = answer.read_text(errors="replace")[:600]
-                row.update(task=task["name"], model=model, run=run, solved=solved,
-                           label=args.label, agent=args.agent, seed=args.seed,
+                row.update(task=task["name"], suite=args.suite, model=model, run=run,
+                           solved=solved, label=args.label, agent=args.agent, seed=args.seed,
                            oc_args=args.oc_args, check_tail=check_out, diff=diff[-500:])
                 rows.append(row)
                 print(f"{task['name']:26} {model:20} {run:3}  {'yes' if solved else 'no':6} "
@@ -194,14 +338,16 @@ def bench(args):
 def summarize_rows(rows):
     groups = {}
     for row in rows:
-        groups.setdefault((row.get("label", ""), row["model"]), []).append(row)
-    print(f"{'label':28} {'model':20} {'solved':>9} {'runs':>5} {'exit 0':>7} "
+        # Rows written before suites existed are the small suite's.
+        key = (row.get("suite", "small"), row.get("label", ""), row["model"])
+        groups.setdefault(key, []).append(row)
+    print(f"{'suite':6} {'label':28} {'model':20} {'solved':>9} {'runs':>5} {'exit 0':>7} "
           f"{'med s':>7} {'prompt tok':>11} {'compl tok':>10}")
-    for (label, model), group in sorted(groups.items()):
+    for (suite, label, model), group in sorted(groups.items()):
         runs = sorted({r["run"] for r in group})
         solved = sum(r["solved"] for r in group)
         per_run = len({r["task"] for r in group})
-        print(f"{label or '-':28} {model:20} {solved / max(len(runs), 1):5.1f}/{per_run:<3} "
+        print(f"{suite:6} {label or '-':28} {model:20} {solved / max(len(runs), 1):5.1f}/{per_run:<3} "
               f"{len(runs):5} {sum(r['exit'] == 0 for r in group):7} "
               f"{statistics.median(r['seconds'] for r in group):7.1f} "
               f"{sum(r['prompt_tokens'] for r in group) // len(group):11} "
@@ -216,24 +362,35 @@ def main():
                         help="model name (repeatable) [default: qwen2.5-coder:1.5b and :0.5b]")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7, help="--seed for oc (default 7)")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="small",
+                        help="small: bench/tasks/; repo: bench/repo-tasks/ (default small)")
     parser.add_argument("--tasks", help="comma-separated task names [default: all]")
     parser.add_argument("--label", default="", help="a name for this configuration")
     parser.add_argument("--results", help="append one JSON line per run to FILE")
     parser.add_argument("--host", default=os.environ.get("OLLAMA_HOST", "127.0.0.1:11434"))
     parser.add_argument("--oc", default=str(ROOT / "target" / "release" / "oc"))
-    parser.add_argument("--timeout", default="10m", help="oc --timeout per task")
+    parser.add_argument("--timeout",
+                        help="oc --timeout per task (and aider's limit) "
+                             "[default: 10m, or 7m for the repo suite]")
     parser.add_argument("--agent", choices=["oc", "aider"], default="oc")
     parser.add_argument("--with-check", action="store_true",
                         help="give the agent the task's check (oc --check, aider --test-cmd); "
                              "question tasks get none")
     parser.add_argument("--aider", default="aider", help="the aider executable")
     parser.add_argument("--summarize", metavar="FILE", help="print the table of FILE and exit")
+    parser.add_argument("--validate", action="store_true",
+                        help="check the suite's tasks without a model: the check fails on "
+                             "repo/ and passes with solution.diff applied (repo suite), "
+                             "sizes fit; exit 1 if any task is invalid")
     parser.add_argument("oc_args", nargs="*", help="extra arguments after --")
     args = parser.parse_args()
     if args.summarize:
         rows = [json.loads(line) for line in open(args.summarize) if line.strip()]
         summarize_rows(rows)
         return
+    if args.validate:
+        sys.exit(validate(args))
+    args.timeout = args.timeout or DEFAULT_TIMEOUT[args.suite]
     args.model = args.model or ["qwen2.5-coder:1.5b", "qwen2.5-coder:0.5b"]
     bench(args)
 
