@@ -17,9 +17,11 @@ use crate::ui::Output;
 /// tail: test runners print the summary last).
 pub const FEEDBACK_CAP: usize = 4000;
 
-/// Most bytes of the check's output the first request shows (its tail):
-/// less than a feedback round, as every prompt token costs time.
-pub const PRECHECK_CAP: usize = 2000;
+/// Most bytes of the check's output the first request shows: less than a
+/// feedback round, as every prompt token costs time.
+pub const PRECHECK_CAP: usize = 1500;
+/// Of those, the bytes kept from the end (the runner's summary).
+const SUMMARY_BYTES: usize = 300;
 
 /// The `--check` of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,9 +60,53 @@ impl Precheck {
             .map_or_else(|| "no exit code".to_string(), |c| format!("exit code {c}"));
         format!(
             "The check `{command}` fails now ({code}). Its output:\n```\n{}\n```",
-            tail(&self.output, PRECHECK_CAP)
+            first_failure(&self.output, PRECHECK_CAP)
         )
     }
+}
+
+/// Where a test runner's report of a failure starts: unittest's and
+/// pytest's `FAIL:`/`ERROR:` headers and tracebacks, Rust panics, Node's
+/// and Jest's markers, Go's `--- FAIL`.
+static FAILURE_START: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?m)^(?:(?:FAIL|ERROR)[: ]|Traceback |_{3,} |thread '.*' panicked|--- FAIL|not ok |\s*✖ |\s*● |.*Error: )",
+    )
+    .ok()
+});
+
+/// Up to `cap` bytes of a check's output for the first request: the first
+/// failure as the runner reports it (what to fix first), and the end of
+/// the output (its summary); the tail alone when no failure is marked.
+fn first_failure(output: &str, cap: usize) -> String {
+    let output = output.trim();
+    let start = FAILURE_START
+        .as_ref()
+        .and_then(|re| re.find(output))
+        .map_or(0, |m| m.start());
+    let from_failure = &output[start..];
+    if from_failure.len() <= cap {
+        return if start == 0 {
+            from_failure.to_string()
+        } else {
+            format!("[… earlier output cut]\n{from_failure}")
+        };
+    }
+    let mut head_end = cap - SUMMARY_BYTES;
+    while !from_failure.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let head = &from_failure[..head_end];
+    let head = head.rsplit_once('\n').map_or(head, |(h, _)| h);
+    let lead = if start > 0 {
+        "[… earlier output cut]\n"
+    } else {
+        ""
+    };
+    format!(
+        "{lead}{head}\n[…]\n{}",
+        tail(from_failure, SUMMARY_BYTES).trim_start_matches("[… earlier output cut]\n")
+    )
 }
 
 /// Runs the check before the first request (`scrub` takes secrets out of
@@ -265,6 +311,24 @@ pub async fn run_final(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_request_sees_the_first_failure_and_the_summary() {
+        let many: String = (1..=6)
+            .map(|i| format!("======\nFAIL: test_{i} (t.T.test_{i})\n------\nTraceback (most recent call last):\n  File \"/w/t.py\", line {i}, in test_{i}\nAssertionError: {}\n\n", "x".repeat(200)))
+            .collect();
+        let output =
+            format!("..FFFFFF\n{many}------\nRan 8 tests in 0.01s\n\nFAILED (failures=6)\n");
+        let shown = first_failure(&output, PRECHECK_CAP);
+        assert!(shown.len() <= PRECHECK_CAP + 60, "{} bytes", shown.len());
+        assert!(
+            shown.starts_with("[… earlier output cut]\nFAIL: test_1 (t.T.test_1)"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("FAILED (failures=6)"), "{shown}");
+        assert!(!shown.contains("test_6 (t.T"), "{shown}");
+        assert_eq!(first_failure("boom", PRECHECK_CAP), "boom");
+    }
 
     #[test]
     fn feedback_keeps_the_tail_of_long_output() {

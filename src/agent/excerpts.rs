@@ -145,6 +145,27 @@ pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
     }
 }
 
+/// What a read of a big file already shown in parts is answered with: its
+/// definitions and their lines, and how to see other lines.
+pub fn outline_note(path: &str, text: &str) -> String {
+    let total = text.lines().count();
+    let defs: Vec<String> = outline::definitions(path, text)
+        .unwrap_or_default()
+        .iter()
+        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .take(MAX_OUTLINE)
+        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
+        .collect();
+    let listed = if defs.is_empty() {
+        String::new()
+    } else {
+        format!(" Its definitions (lines): {}.", defs.join(", "))
+    };
+    format!(
+        "{path} has {total} lines; the parts the task needs are shown above.{listed} To see other lines, ask for them: READ {path} START-END"
+    )
+}
+
 enum Wanted<'a> {
     Def(&'a Definition),
     Window(usize),

@@ -83,11 +83,6 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
         })
         .collect();
     let tests_editable = tests_may_change(prompt);
-    let test_role = if tests_editable {
-        Role::Editable
-    } else {
-        Role::ReadOnly
-    };
     let mut picked: Vec<Grounded> = Vec::new();
     let creating = creates_files(prompt);
     for token in path_tokens(prompt) {
@@ -98,21 +93,16 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
         }
     }
     add_failure(&mut picked, failure, root, &files);
+    // The tests a failing check points into are the ones that matter.
+    let failing_tests = picked
+        .iter()
+        .any(|g| is_test(&g.path) && !g.lines.is_empty());
     let names = code_names(prompt);
     for name in &names {
-        let mut mentioning = files_mentioning(name, root, &files);
-        if mentioning.len() > MAX_MENTIONING_FILES {
-            mentioning.retain(|f| defines(name, root, f));
-        }
-        for path in mentioning {
-            let role = if is_doc(&path) {
-                Role::ReadOnly
-            } else if is_test(&path) {
-                test_role
-            } else {
-                Role::Editable
-            };
-            add(&mut picked, &path, role);
+        for (path, role) in files_for_name(name, root, &files, tests_editable) {
+            if !(failing_tests && is_test(&path) && !tests_editable) {
+                add(&mut picked, &path, role);
+            }
         }
     }
     // Found from what the prompt names or the check points at, rather
@@ -124,8 +114,8 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
         .filter(|g| g.role == Role::Editable && !is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
-    for path in editable {
-        for test in tests_of(&path, root, &files) {
+    for path in editable.iter().filter(|_| !failing_tests) {
+        for test in tests_of(path, root, &files) {
             add(&mut picked, &test, Role::ReadOnly);
         }
     }
@@ -135,7 +125,7 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
         .filter(|g| is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
-    for test in &tests {
+    for test in tests.iter().filter(|_| !direct) {
         for path in imported_by(test, root, &files) {
             add(&mut picked, &path, Role::Editable);
         }
@@ -173,6 +163,39 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
         names: names.into_iter().collect(),
         tests_editable,
     }
+}
+
+/// The files a code name of the prompt brings, and their roles: the files
+/// that define it may change, and a few tests that use it are for
+/// reference; the other files that mention it (imports, re-exports, docs)
+/// only when none defines it or the task is a rename (`everywhere`), where
+/// all of them may change (docs stay for reference).
+fn files_for_name(name: &str, root: &Path, files: &[String], rename: bool) -> Vec<(String, Role)> {
+    let mentioning = files_mentioning(name, root, files);
+    let definers: Vec<&String> = mentioning
+        .iter()
+        .filter(|f| !is_test(f) && !is_doc(f) && defines(name, root, f))
+        .collect();
+    let all = rename || (definers.is_empty() && mentioning.len() <= MAX_MENTIONING_FILES);
+    let mut tests = 0;
+    let mut chosen = Vec::new();
+    for path in &mentioning {
+        let role = if is_doc(path) {
+            Role::ReadOnly
+        } else if is_test(path) && !rename {
+            Role::ReadOnly
+        } else {
+            Role::Editable
+        };
+        let test = is_test(path) && !rename;
+        if test {
+            tests += 1;
+        }
+        if all || definers.contains(&path) || (test && tests <= MAX_TESTS_PER_FILE) {
+            chosen.push((path.clone(), role));
+        }
+    }
+    chosen
 }
 
 /// The files and lines a failing check names: source files may change,

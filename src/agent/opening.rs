@@ -16,6 +16,7 @@ use super::check::Precheck;
 use super::edits::Protocol;
 use super::edits::shown::ShownFile;
 use super::excerpts::{self, Focus};
+use super::file_kind::is_test;
 use super::grounding::{self, Grounded, Grounding, Role as FileRole};
 use super::relevance;
 use super::repo_map;
@@ -29,6 +30,10 @@ pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
 /// (small models): at about 30 ms a prompt token on a CPU, 8 KB is a
 /// minute before the model says a word.
 pub const FILE_BLOCKS_GROUNDING_BYTES: usize = 8 * 1024;
+
+/// A test this long or shorter is shown whole even when a traceback
+/// points into one of its tests.
+const TEST_WHOLE_BYTES: usize = 1500;
 
 /// How much file text the first turn may carry with a context of `num_ctx`
 /// tokens: a third of it at about 4 bytes a token, at most
@@ -133,13 +138,14 @@ fn describe(file: &ShownFile) -> String {
     }
 }
 
-/// The files' texts within `budget`, editable ones first, big ones in the
-/// parts `focus` picks (the names that the shown parts of read-only files,
-/// such as a failing test, use help pick the parts of the files that may
-/// change); the first file that may change is shown whatever its size.
-/// Files that cannot be read (rules, binary) are left out, and so is a
-/// file whose text had secrets scrubbed from it, as it could not be
-/// rewritten whole.
+/// The files' texts within `budget`, big ones in the parts `focus` picks
+/// (the names that the shown parts of read-only files, such as a failing
+/// test, use help pick the parts of the files that may change). The budget
+/// goes first to the file to change that the task is most about (shown
+/// whatever its size), then to the tests (two fifths of the budget at
+/// most), the other files to change, the rest. Files that cannot be read
+/// (rules, binary) are left out, and so is a file whose text had secrets
+/// scrubbed from it, as it could not be rewritten whole.
 fn read_shown(
     picked: &[Grounded],
     calls: &mut CallRunner<'_>,
@@ -165,34 +171,106 @@ fn read_shown(
             }
         }
     }
+    let order = priority(&read, &focus);
     let mut left = budget;
+    let mut tests_left = budget * 2 / 5;
     let mut files = Vec::new();
-    for (g, text) in read {
+    for i in order {
+        let (g, text) = &read[i];
         let Some((text, scrubbed)) = text else {
-            files.push(ShownFile::whole(&g.path, g.role, None));
+            files.push((i, ShownFile::whole(&g.path, g.role, None)));
             continue;
         };
-        let role = if scrubbed { FileRole::ReadOnly } else { g.role };
-        let parts = (!excerpts::fits_whole(&text))
-            .then(|| excerpts::choose(&g.path, &text, &focus, &g.lines, left.max(1)));
+        let role = if *scrubbed {
+            FileRole::ReadOnly
+        } else {
+            g.role
+        };
+        let test = role == FileRole::ReadOnly && is_test(&g.path);
+        // A test is shown by the tests a traceback points into (or the
+        // prompt names) unless it is short.
+        let in_parts = !excerpts::fits_whole(text)
+            || (test && text.len() > TEST_WHOLE_BYTES && points_into(g, text, &focus));
+        let parts =
+            in_parts.then(|| excerpts::choose(&g.path, text, &focus, &g.lines, left.max(1)));
         let size = parts.as_ref().map_or(text.len(), |p| {
             p.pieces.iter().map(|piece| piece.text.len()).sum()
         });
-        let first_editable = role == FileRole::Editable
-            && !files
-                .iter()
-                .any(|f: &ShownFile| f.role == FileRole::Editable);
-        if size > left && !(first_editable && parts.is_some()) {
+        let first = files.is_empty() && role == FileRole::Editable;
+        if !first && (size > left || (test && size > tests_left)) {
             continue;
         }
         left = left.saturating_sub(size);
-        files.push(ShownFile {
-            parts,
-            ..ShownFile::whole(&g.path, role, Some(text))
-        });
+        if test {
+            tests_left = tests_left.saturating_sub(size);
+        }
+        files.push((
+            i,
+            ShownFile {
+                parts,
+                ..ShownFile::whole(&g.path, role, Some(text.clone()))
+            },
+        ));
     }
-    files.sort_by_key(|f| f.role);
-    files
+    // Shown in the grounding's order.
+    files.sort_by_key(|(i, f)| (f.role, *i));
+    files.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Whether the traceback points into `g` or the prompt names one of its
+/// definitions: its parts say what matters.
+fn points_into(g: &Grounded, text: &str, focus: &Focus) -> bool {
+    !g.lines.is_empty()
+        || crate::tools::outline::definitions(&g.path, text)
+            .unwrap_or_default()
+            .iter()
+            .any(|d| focus.names.contains(&d.name))
+}
+
+/// The order the budget goes in (indices of `read`): the file to change
+/// the task is most about (one the check's traceback points into, else the
+/// one whose definitions and text share most of the task's words), the
+/// tests, the other files to change, the rest.
+fn priority(read: &[(&Grounded, Option<(String, bool)>)], focus: &Focus) -> Vec<usize> {
+    let about = |i: usize| -> f64 {
+        let Some((text, _)) = &read[i].1 else {
+            return 0.0;
+        };
+        let path = &read[i].0.path;
+        let names: String = crate::tools::outline::definitions(path, text)
+            .unwrap_or_default()
+            .iter()
+            .map(|d| format!("{} ", d.name))
+            .collect();
+        let named = relevance::words(&names).intersection(&focus.words).count();
+        let shared = relevance::words(text).intersection(&focus.words).count();
+        let traceback = if read[i].0.lines.is_empty() {
+            0.0
+        } else {
+            100.0
+        };
+        traceback + 3.0 * named as f64 + shared as f64
+    };
+    let editable: Vec<usize> = (0..read.len())
+        .filter(|&i| read[i].0.role == FileRole::Editable)
+        .collect();
+    let best = editable
+        .iter()
+        .copied()
+        .max_by(|&a, &b| about(a).total_cmp(&about(b)).then(b.cmp(&a)));
+    let mut order: Vec<usize> = (0..read.len()).collect();
+    // Within each class, what a traceback points into first.
+    order.sort_by_key(|&i| {
+        let class = match (Some(i) == best, read[i].0.role) {
+            (true, _) => 0,
+            (false, FileRole::ReadOnly) if is_test(&read[i].0.path) => 1,
+            (false, FileRole::Editable) => 2,
+            (false, FileRole::ReadOnly) => 3,
+            (false, FileRole::New) => 4,
+        };
+        (class, read[i].0.lines.is_empty())
+    });
+    order
 }
 
 /// The identifiers in `text` (three characters or more).

@@ -88,7 +88,7 @@ pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
          {how}\n\
          Change only the files the user says you may change, and only as the task needs. \
          If the task is a question, answer it in words.\n\
-         To look at the repository first, reply with request lines and nothing else, then wait for the answer:\n\
+         To look at the repository first, reply with one request line and nothing else, then wait for the answer:\n\
          READ path/to/file.py\n\
          SEARCH some text\n\
          LIST some/folder",

@@ -145,7 +145,10 @@ fn classify<'t>(node: Node<'t>, text: &str, grammar: Grammar) -> Option<(Kind, S
         }
         (Grammar::Python, "expression_statement") => {
             let assignment = node.named_child(0).filter(|c| c.kind() == "assignment")?;
-            let left = assignment.child_by_field_name("left")?;
+            // `NAME = …`, not `table["key"] = …` or `obj.attr = …`.
+            let left = assignment
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier")?;
             Some((Kind::Value, text[left.byte_range()].to_string(), node))
         }
         (Grammar::Rust, "function_item" | "function_signature_item" | "macro_definition") => {

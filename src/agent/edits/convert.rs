@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
-use super::splice::splice;
+use super::splice::{Seen, splice};
 use crate::client::ToolCall;
 use crate::tools::similarity::Bigrams;
 
@@ -32,8 +32,9 @@ pub struct Scope {
     /// The texts shown of each file (the file, or its parts): a block that
     /// repeats one is an echo.
     pub shown: BTreeMap<String, Vec<String>>,
-    /// The definitions shown of each file in parts (qualified names).
-    pub shown_defs: BTreeMap<String, Vec<String>>,
+    /// What the model was shown of each file in parts: definitions by
+    /// name, and line ranges.
+    pub seen: BTreeMap<String, Seen>,
 }
 
 impl Scope {
@@ -162,8 +163,8 @@ fn definition_calls(
     root: &Path,
 ) -> Option<Vec<EditCall>> {
     let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
-    let shown = scope.shown_defs.get(path).cloned().unwrap_or_default();
-    match splice(path, &old, content, &shown) {
+    let seen = scope.seen.get(path).cloned().unwrap_or_default();
+    match splice(path, &old, content, &seen) {
         Ok(spliced) if spliced.edits.is_empty() => None,
         Ok(spliced) => Some(
             spliced
@@ -276,6 +277,9 @@ fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
 /// The one file a block without a path can be: the only file in scope, when
 /// the block is that file (a new file, or most of the old one's lines).
 fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> {
+    if let Some(path) = definitions_target(block, scope) {
+        return Some(path);
+    }
     let writable = scope.writable();
     let [only] = writable.as_slice() else {
         return None;
@@ -286,6 +290,28 @@ fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> 
     match std::fs::read_to_string(root.join(only)) {
         Ok(old) if kept_share(&old, content) < 0.5 => None,
         _ => Some(only.to_string()),
+    }
+}
+
+/// The one file shown in parts whose shown definitions a block without a
+/// path holds (the model sent a changed function without naming its file).
+fn definitions_target(block: &FileBlock, scope: &Scope) -> Option<String> {
+    let BlockKind::Whole(content) = &block.kind else {
+        return None;
+    };
+    let mut owners = scope.by_definition.iter().filter(|path| {
+        let names: Vec<&str> = (scope.seen.get(*path).into_iter())
+            .flat_map(|seen| &seen.definitions)
+            .map(|q| q.rsplit('.').next().unwrap_or(q))
+            .collect();
+        crate::tools::outline::definitions(path, content)
+            .unwrap_or_default()
+            .iter()
+            .any(|d| d.parent.is_none() && names.contains(&d.name.as_str()))
+    });
+    match (owners.next(), owners.next()) {
+        (Some(one), None) => Some(one.clone()),
+        _ => None,
     }
 }
 

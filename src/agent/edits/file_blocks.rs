@@ -136,8 +136,9 @@ impl FileBlocks {
         }
         let texts = self.scope.shown.entry(path.clone()).or_default();
         texts.extend(file.shown_texts());
-        let defs = self.scope.shown_defs.entry(path).or_default();
-        defs.extend(file.shown_definitions());
+        let seen = self.scope.seen.entry(path).or_default();
+        seen.definitions.extend(file.shown_definitions());
+        seen.lines.extend(file.shown_lines());
     }
 
     /// The answer to a read: the file as the model is shown it, now in the
@@ -175,6 +176,10 @@ impl FileBlocks {
         } else {
             FileRole::Editable
         };
+        if window.is_none() && !excerpts::fits_whole(text) && self.scope.shown.contains_key(path) {
+            // Shown in parts already: the same parts again would not help.
+            return excerpts::outline_note(path, text);
+        }
         let parts = match window {
             _ if excerpts::fits_whole(text) => None,
             Some((offset, limit)) => Some(excerpts::lines(

@@ -45,6 +45,20 @@ impl ShownFile {
             .collect()
     }
 
+    /// The line ranges shown (1-based, inclusive): each part, or the whole
+    /// file.
+    pub fn shown_lines(&self) -> Vec<(usize, usize)> {
+        match (&self.parts, &self.text) {
+            (Some(parts), _) => parts
+                .pieces
+                .iter()
+                .map(|p| (p.start_line, p.end_line))
+                .collect(),
+            (None, Some(_)) => vec![(1, usize::MAX)],
+            (None, None) => Vec::new(),
+        }
+    }
+
     /// The file as the model sees it; empty for a file to create.
     pub fn render(&self) -> String {
         let Some(text) = &self.text else {

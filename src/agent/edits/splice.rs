@@ -33,13 +33,36 @@ struct Change {
     lines: Vec<String>,
 }
 
+/// What the model was shown of a file in parts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// Qualified names of the definitions shown (`Signer.sign`).
+    pub definitions: Vec<String>,
+    /// Line ranges shown, 1-based and inclusive.
+    pub lines: Vec<(usize, usize)>,
+}
+
+impl Seen {
+    /// Whether the model saw all of `def`: it was shown by name, or its
+    /// lines lie in what was shown.
+    fn covers(&self, def: &Definition) -> bool {
+        self.definitions.contains(&def.qualified())
+            || self
+                .lines
+                .iter()
+                .any(|&(start, end)| start <= def.start_line && def.end_line <= end)
+    }
+}
+
 /// The edits that put the definitions of `block` into `old`, the text of
-/// `path`. `shown` are the qualified names of the definitions the model
-/// was shown: a name that two definitions share means the one shown.
+/// `path`. `seen` is what the model was shown of the file: a name that two
+/// definitions share means the one shown, and only a definition it saw may
+/// be replaced (one it did not see would be rewritten from a guess).
 ///
 /// Errors (for the model): the file's type has no grammar, the block holds
-/// no definition, or a new one cannot be placed.
-pub fn splice(path: &str, old: &str, block: &str, shown: &[String]) -> Result<Spliced, String> {
+/// no definition, replaces one the model was not shown, or a new one cannot
+/// be placed.
+pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
     let no_grammar = || {
         format!(
             "{path} is shown in parts and its definitions cannot be read; send SEARCH/REPLACE blocks for it"
@@ -54,8 +77,9 @@ pub fn splice(path: &str, old: &str, block: &str, shown: &[String]) -> Result<Sp
         lines: &old_lines,
         defs: &old_defs,
         unit: indent_unit(old),
-        shown,
+        seen,
         python: path.ends_with(".py") || path.ends_with(".pyi"),
+        path,
     };
     let ours = Block {
         lines: &block_lines,
@@ -112,8 +136,9 @@ struct File<'a> {
     lines: &'a [&'a str],
     defs: &'a [Definition],
     unit: Unit,
-    shown: &'a [String],
+    seen: &'a Seen,
     python: bool,
+    path: &'a str,
 }
 
 /// The model's block, dedented.
@@ -167,7 +192,7 @@ impl File<'_> {
         let shown: Vec<&Definition> = candidates
             .iter()
             .copied()
-            .filter(|d| self.shown.contains(&d.qualified()))
+            .filter(|d| self.seen.covers(d))
             .collect();
         let pool = if shown.is_empty() { candidates } else { shown };
         let text = Bigrams::of(&block.text_of(def).join("\n"));
@@ -198,7 +223,7 @@ impl File<'_> {
         let mut parents: Vec<&str> = self
             .defs
             .iter()
-            .filter(|d| self.shown.contains(&d.qualified()))
+            .filter(|d| self.seen.definitions.contains(&d.qualified()))
             .filter_map(|d| d.parent.as_deref())
             .collect();
         parents.dedup();
@@ -214,6 +239,12 @@ impl File<'_> {
     fn indent_of(&self, def: &Definition) -> String {
         leading(self.lines[def.start_line - 1]).to_string()
     }
+}
+
+/// A container the model saw members of: it may send the container with
+/// those members (the others stay), never the container whole.
+fn is_container_of_seen(file: &File<'_>, target: &Definition) -> bool {
+    target.kind == Kind::Container && file.members(target).iter().any(|m| file.seen.covers(m))
 }
 
 /// A Python or Rust function that takes `self` (or `cls`): a method.
@@ -241,6 +272,18 @@ fn place_all(
         defs.iter().map(|d| file.target(d, block, within)).collect();
     for (i, def) in defs.iter().enumerate() {
         match targets[i] {
+            Some(target) if !file.seen.covers(target) && !is_container_of_seen(file, target) => {
+                return Err(format!(
+                    "`{}` (lines {}-{} of {}) was not shown to you, so it cannot be replaced from a guess: READ {} {}-{} first, or send only the definitions you were shown",
+                    target.qualified(),
+                    target.start_line,
+                    target.end_line,
+                    file.path,
+                    file.path,
+                    target.start_line,
+                    target.end_line
+                ));
+            }
             Some(target) if def.kind == Kind::Container && target.kind == Kind::Container => {
                 let old_members = file.members(target);
                 let new_members = block.members(def);
@@ -250,7 +293,7 @@ fn place_all(
                     .iter()
                     .all(|m| new_members.iter().any(|n| n.name == m.name))
                     && def.lines() * 10 >= target.lines() * 7;
-                if complete || old_members.is_empty() {
+                if (complete || old_members.is_empty()) && file.seen.covers(target) {
                     changes.push(replace(file, block, def, target));
                 } else {
                     let direct: Vec<&Definition> = new_members;

@@ -1,4 +1,19 @@
 use super::*;
+
+/// The model saw everything.
+fn all() -> Seen {
+    Seen {
+        definitions: Vec::new(),
+        lines: vec![(1, usize::MAX)],
+    }
+}
+
+fn names(list: &[&str]) -> Seen {
+    Seen {
+        definitions: list.iter().map(|s| s.to_string()).collect(),
+        lines: Vec::new(),
+    }
+}
 use pretty_assertions::assert_eq;
 
 /// Applies the edits the way `edit_file` does with exact matches.
@@ -34,24 +49,31 @@ fn one_method_of_a_big_file_is_replaced_and_nothing_else() {
     let old = big_module(300);
     assert!(old.lines().count() > 1500);
     let block = "def step_150(self, value):\n    \"\"\"Step 150.\"\"\"\n    total = value + 151\n    return total * 2\n";
-    let spliced = splice("s.py", &old, block, &["Signer.step_150".into()]).unwrap();
+    let spliced = splice("s.py", &old, block, &names(&["Signer.step_150"])).unwrap();
     assert_eq!(spliced.edits.len(), 1);
     let new = apply(&old, &spliced);
     assert_eq!(new, old.replace("value + 150\n", "value + 151\n"));
     // The method as the file indents it, sent at that indentation too.
     let indented: String = block.lines().map(|l| format!("    {l}\n")).collect();
-    let again = splice("s.py", &old, &indented, &[]).unwrap();
+    let again = splice("s.py", &old, &indented, &names(&["Signer.step_150"])).unwrap();
     assert_eq!(apply(&old, &again), new);
     // The same method unchanged is no edit at all.
     let same = "def step_7(self, value):\n    \"\"\"Step 7.\"\"\"\n    total = value + 7\n    return total * 2\n";
-    assert_eq!(splice("s.py", &old, same, &[]).unwrap().edits, []);
+    assert_eq!(splice("s.py", &old, same, &all()).unwrap().edits, []);
+    // A method it was not shown is not rewritten from a guess.
+    let err = splice("s.py", &old, same, &names(&["Signer.step_150"])).unwrap_err();
+    assert!(
+        err.contains("`Signer.step_7` (lines 45-48 of s.py) was not shown to you"),
+        "{err}"
+    );
+    assert!(err.contains("READ s.py 45-48"), "{err}");
 }
 
 #[test]
 fn line_endings_and_tabs_of_the_file_are_kept() {
     let old = "def a():\r\n\tif True:\r\n\t\treturn 1\r\n\r\n\r\ndef b():\r\n\treturn 2\r\n";
     let block = "def a():\n    if True:\n        return 3\n";
-    let new = apply(old, &splice("t.py", old, block, &[]).unwrap());
+    let new = apply(old, &splice("t.py", old, block, &all()).unwrap());
     assert_eq!(new, old.replace("return 1", "return 3"));
 }
 
@@ -59,14 +81,14 @@ fn line_endings_and_tabs_of_the_file_are_kept() {
 fn new_definitions_go_after_their_neighbour_and_imports_after_imports() {
     let old = "import os\n\n\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n";
     let block = "import re\n\ndef a():\n    return 1\n\n\ndef b():\n    return re.escape('2')\n";
-    let spliced = splice("m.py", old, block, &[]).unwrap();
+    let spliced = splice("m.py", old, block, &all()).unwrap();
     assert_eq!(
         apply(old, &spliced),
         "import os\nimport re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return re.escape('2')\n\n\ndef c():\n    return 3\n"
     );
     // With no neighbour, a new function goes at the end, before a main block.
     let old = "def a():\n    return 1\n\n\nif __name__ == \"__main__\":\n    a()\n";
-    let spliced = splice("m.py", old, "def z():\n    return 26\n", &[]).unwrap();
+    let spliced = splice("m.py", old, "def z():\n    return 26\n", &all()).unwrap();
     assert_eq!(
         apply(old, &spliced),
         "def a():\n    return 1\n\n\ndef z():\n    return 26\n\n\nif __name__ == \"__main__\":\n    a()\n"
@@ -77,7 +99,7 @@ fn new_definitions_go_after_their_neighbour_and_imports_after_imports() {
 fn a_partial_class_changes_only_its_members() {
     let old = "class Cache:\n    \"\"\"Doc.\"\"\"\n\n    limit = 3\n\n    def get(self, k):\n        return 1\n\n    def put(self, k, v):\n        pass\n\n    def drop(self, k):\n        pass\n";
     let block = "class Cache:\n    def put(self, k, v):\n        self.items[k] = v\n\n    def clear(self):\n        self.items = {}\n";
-    let spliced = splice("c.py", old, block, &[]).unwrap();
+    let spliced = splice("c.py", old, block, &all()).unwrap();
     assert_eq!(
         apply(old, &spliced),
         "class Cache:\n    \"\"\"Doc.\"\"\"\n\n    limit = 3\n\n    def get(self, k):\n        return 1\n\n    def put(self, k, v):\n        self.items[k] = v\n\n    def clear(self):\n        self.items = {}\n\n    def drop(self, k):\n        pass\n"
@@ -87,13 +109,13 @@ fn a_partial_class_changes_only_its_members() {
         "c.py",
         old,
         "def size(self):\n    return 0\n",
-        &["Cache.get".into()],
+        &names(&["Cache.get"]),
     )
     .unwrap();
     assert!(
         apply(old, &spliced).ends_with("        pass\n\n    def size(self):\n        return 0\n")
     );
-    let err = splice("c.py", old, "def size(self):\n    return 0\n", &[]).unwrap_err();
+    let err = splice("c.py", old, "def size(self):\n    return 0\n", &all()).unwrap_err();
     assert!(err.contains("which class"), "{err}");
 }
 
@@ -101,7 +123,7 @@ fn a_partial_class_changes_only_its_members() {
 fn javascript_methods_rust_functions_and_refusals() {
     let old = "class Cart {\n  total(items) {\n    return items.length;\n  }\n\n  empty() {\n    return true;\n  }\n}\n";
     let block = "total(items) {\n  return items.reduce((a, b) => a + b.price, 0);\n}\n";
-    let new = apply(old, &splice("cart.js", old, block, &[]).unwrap());
+    let new = apply(old, &splice("cart.js", old, block, &all()).unwrap());
     assert_eq!(
         new,
         old.replace(
@@ -112,18 +134,18 @@ fn javascript_methods_rust_functions_and_refusals() {
     let rust = "impl P {\n    pub fn x(&self) -> i32 {\n        1\n    }\n}\n\nfn main() {}\n";
     let new = apply(
         rust,
-        &splice("p.rs", rust, "pub fn x(&self) -> i32 {\n    2\n}\n", &[]).unwrap(),
+        &splice("p.rs", rust, "pub fn x(&self) -> i32 {\n    2\n}\n", &all()).unwrap(),
     );
     assert_eq!(new, rust.replace("        1\n", "        2\n"));
     let err = splice(
         "m.py",
         "def a():\n    pass\n",
         "x = a() + 1\nprint(x)\n",
-        &[],
+        &all(),
     );
     assert!(err.is_ok(), "a value is a definition");
-    let err = splice("m.py", "def a():\n    pass\n", "print(a())\n", &[]).unwrap_err();
+    let err = splice("m.py", "def a():\n    pass\n", "print(a())\n", &all()).unwrap_err();
     assert!(err.contains("holds no whole function"), "{err}");
-    let err = splice("notes.txt", "a\n", "b\n", &[]).unwrap_err();
+    let err = splice("notes.txt", "a\n", "b\n", &all()).unwrap_err();
     assert!(err.contains("SEARCH/REPLACE"), "{err}");
 }
