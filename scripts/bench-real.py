@@ -105,7 +105,7 @@ def check_command(task, work):
 
 
 def run_oc(args, task, work, home, answer, model):
-    cmd = [args.oc, "run", "--yes", "--output-format", "json", "-o", str(answer),
+    cmd = [args.oc, "run", "--yes", "--output-format", "stream-json", "-o", str(answer),
            "--model", model, "--host", args.host, "--timeout", args.timeout]
     if args.with_check and "OC_ANSWER" not in task["check"]:
         cmd += ["--check", check_command(task, work)]
@@ -114,16 +114,25 @@ def run_oc(args, task, work, home, answer, model):
     cmd += args.oc_args + [task["prompt"]]
     env = dict(os.environ, OC_HOME=str(home), NO_COLOR="1")
     started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
-    seconds = time.monotonic() - started
+    # stream-json, read as it comes: the time of the first reply, the first
+    # request's prompt tokens, and the result (session.completed) at the end.
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    first_reply = first_prompt = None
     result = {}
-    for line in reversed(proc.stdout.splitlines()):
+    for line in proc.stdout:
         try:
-            result = json.loads(line)
-            break
+            event = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if event.get("type") == "turn.completed" and first_reply is None:
+            first_reply = round(time.monotonic() - started, 1)
+            first_prompt = (event.get("usage") or {}).get("prompt_tokens")
+        if event.get("type") == "session.completed":
+            result = event
+    stderr = proc.stderr.read()
+    proc.wait()
+    seconds = time.monotonic() - started
     usage = result.get("usage") or {}
     return {
         "exit": proc.returncode,
@@ -132,7 +141,10 @@ def run_oc(args, task, work, home, answer, model):
         "prompt_tokens": usage.get("prompt_tokens", 0),
         "completion_tokens": usage.get("completion_tokens", 0),
         "seconds": round(seconds, 1),
-        "stderr_tail": proc.stderr[-2000:],
+        "first_reply_seconds": first_reply,
+        "first_prompt_tokens": first_prompt,
+        "speed": result.get("speed") or {},
+        "stderr_tail": stderr[-2000:],
     }
 
 
@@ -321,6 +333,11 @@ def bench(args):
                                           capture_output=True, text=True).stdout
                     solved, check_out = check(task, work, answer)
                     row["answer"] = answer.read_text(errors="replace")[:600]
+                    if args.keep:
+                        # The run's OC_HOME (sessions, records), for reading later.
+                        kept = pathlib.Path(args.keep) / f"{args.label or 'run'}-{model.replace(':', '_')}-{task['name']}-{run}"
+                        shutil.rmtree(kept, ignore_errors=True)
+                        shutil.copytree(home, kept)
                 row.update(task=task["name"], suite=args.suite, model=model, run=run,
                            solved=solved, label=args.label, agent=args.agent, seed=args.seed,
                            oc_args=args.oc_args, check_tail=check_out, diff=diff[-500:])
@@ -335,24 +352,37 @@ def bench(args):
     summarize_rows(rows)
 
 
-def summarize_rows(rows):
+def summarize_rows(rows, per_task=False):
     groups = {}
     for row in rows:
         # Rows written before suites existed are the small suite's.
         key = (row.get("suite", "small"), row.get("label", ""), row["model"])
         groups.setdefault(key, []).append(row)
     print(f"{'suite':6} {'label':28} {'model':20} {'solved':>9} {'runs':>5} {'exit 0':>7} "
-          f"{'med s':>7} {'prompt tok':>11} {'compl tok':>10}")
+          f"{'med s':>7} {'prompt tok':>11} {'compl tok':>10} {'med 1st s':>10} {'1st prompt':>11}")
     for (suite, label, model), group in sorted(groups.items()):
         runs = sorted({r["run"] for r in group})
         solved = sum(r["solved"] for r in group)
         per_run = len({r["task"] for r in group})
+        firsts = [r["first_reply_seconds"] for r in group if r.get("first_reply_seconds")]
+        first_prompts = [r["first_prompt_tokens"] for r in group if r.get("first_prompt_tokens")]
         print(f"{suite:6} {label or '-':28} {model:20} {solved / max(len(runs), 1):5.1f}/{per_run:<3} "
               f"{len(runs):5} {sum(r['exit'] == 0 for r in group):7} "
               f"{statistics.median(r['seconds'] for r in group):7.1f} "
               f"{sum(r['prompt_tokens'] for r in group) // len(group):11} "
-              f"{sum(r['completion_tokens'] for r in group) // len(group):10}")
-    print("\n(solved: mean tasks solved per run; tokens: mean per task)")
+              f"{sum(r['completion_tokens'] for r in group) // len(group):10} "
+              f"{statistics.median(firsts) if firsts else float('nan'):10.1f} "
+              f"{sum(first_prompts) // max(len(first_prompts), 1):11}")
+    print("\n(solved: mean tasks solved per run; tokens: mean per task; 1st: the first"
+          " reply's seconds from the start and its prompt tokens)")
+    if per_task:
+        print(f"\n{'suite':6} {'label':28} {'model':20} {'task':26} {'solved':>7} "
+              f"{'prompt tok':>11} {'seconds':>8} {'1st s':>6}")
+        for (suite, label, model), group in sorted(groups.items()):
+            for r in sorted(group, key=lambda r: (r["task"], r["run"])):
+                print(f"{suite:6} {label or '-':28} {model:20} {r['task']:26} "
+                      f"{'yes' if r['solved'] else 'no':>7} {r['prompt_tokens']:11} "
+                      f"{r['seconds']:8.1f} {r.get('first_reply_seconds') or 0:6.1f}")
 
 
 def main():
@@ -382,11 +412,15 @@ def main():
                         help="check the suite's tasks without a model: the check fails on "
                              "repo/ and passes with solution.diff applied (repo suite), "
                              "sizes fit; exit 1 if any task is invalid")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="copy each run's OC_HOME (sessions, records) to DIR")
+    parser.add_argument("--per-task", action="store_true",
+                        help="with --summarize: also one line per task and run")
     parser.add_argument("oc_args", nargs="*", help="extra arguments after --")
     args = parser.parse_args()
     if args.summarize:
         rows = [json.loads(line) for line in open(args.summarize) if line.strip()]
-        summarize_rows(rows)
+        summarize_rows(rows, args.per_task)
         return
     if args.validate:
         sys.exit(validate(args))

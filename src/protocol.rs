@@ -144,6 +144,25 @@ pub struct Context {
     pub max: u32,
 }
 
+/// How fast the server read prompts and wrote replies in a run, measured
+/// from Ollama's `prompt_eval_duration` / `eval_duration` (llama.cpp's
+/// `timings`): tokens a second, rounded; the prompt speed is the slowest
+/// request's (a prompt the server had cached reads faster).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Speed {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_per_second: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_tokens_per_second: Option<f64>,
+}
+
+impl Speed {
+    /// Nothing was measured (the server gives no durations).
+    pub fn is_unknown(&self) -> bool {
+        self.prompt_tokens_per_second.is_none() && self.eval_tokens_per_second.is_none()
+    }
+}
+
 /// A call denied because it needed approval and no one could give it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Denial {
@@ -182,6 +201,9 @@ pub struct RunSummary {
     pub session_usage: Usage,
     /// The conversation's tokens at the end, of `num_ctx`.
     pub context: Context,
+    /// The server's measured speed; absent when it gives no durations.
+    #[serde(skip_serializing_if = "Speed::is_unknown")]
+    pub speed: Speed,
     /// Tool calls made in this run.
     pub tool_calls: usize,
     /// Files created, changed or moved, relative to the workspace.

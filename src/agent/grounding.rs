@@ -180,14 +180,12 @@ fn files_for_name(name: &str, root: &Path, files: &[String], rename: bool) -> Ve
     let mut tests = 0;
     let mut chosen = Vec::new();
     for path in &mentioning {
-        let role = if is_doc(path) {
-            Role::ReadOnly
-        } else if is_test(path) && !rename {
+        let test = is_test(path) && !rename;
+        let role = if is_doc(path) || test {
             Role::ReadOnly
         } else {
             Role::Editable
         };
-        let test = is_test(path) && !rename;
         if test {
             tests += 1;
         }

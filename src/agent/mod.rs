@@ -133,6 +133,7 @@ pub async fn run(
     }
     let attempts = turns.check_runs() + 1;
     let context = turns.context(&session);
+    let speed = turns.speed();
     let calls = turns.calls;
     if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
         let (rules, ws) = (calls.rules(), &workspace);
@@ -151,6 +152,7 @@ pub async fn run(
     }
     let close = Close {
         context,
+        speed,
         started,
         first_turn,
         usage_before,
@@ -167,6 +169,7 @@ pub async fn run(
 struct Close<'a> {
     /// The conversation's tokens at the end.
     context: crate::protocol::Context,
+    speed: crate::protocol::Speed,
     started: Instant,
     /// The session's turns and tokens before this run.
     first_turn: u32,
@@ -224,6 +227,7 @@ impl Close<'_> {
             session_turns: session.turns,
             session_usage: session.usage,
             context: self.context,
+            speed: self.speed,
             tool_calls: calls.tool_calls,
             files_changed: calls.files_changed,
             permission_denials: calls.denials,

@@ -528,6 +528,11 @@ impl<'a> Turns<'a> {
         )
     }
 
+    /// The server's speed as measured in this run.
+    pub fn speed(&self) -> crate::protocol::Speed {
+        self.speed.report()
+    }
+
     /// The conversation's tokens now, of `num_ctx`.
     pub fn context(&self, session: &Session) -> Context {
         Context {

@@ -47,6 +47,15 @@ impl Speed {
         self.cached = reply.prompt_eval_count + reply.eval_count;
     }
 
+    /// The speeds as the run's result reports them (rounded to a tenth).
+    pub fn report(&self) -> crate::protocol::Speed {
+        let round = |r: f64| (r * 10.0).round() / 10.0;
+        crate::protocol::Speed {
+            prompt_tokens_per_second: self.prompt_rate.map(round),
+            eval_tokens_per_second: self.eval_rate.map(round),
+        }
+    }
+
     /// The wait for the first chunk of a request of about `sent` tokens:
     /// `base` (a model still loading) and the time to read what the server
     /// does not have cached at the slowest rate seen (or

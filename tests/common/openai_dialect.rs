@@ -86,9 +86,20 @@ pub fn events_of(line: &str, calls: &mut usize, saw_calls: &mut bool) -> Vec<Str
             _ if *saw_calls => "tool_calls",
             _ => "stop",
         };
+        // llama-server sends its `timings` with the finish reason.
+        let millis = |key: &str| chunk[key].as_u64().unwrap_or(0) as f64 / 1e6;
         events.push(event(
             json!([{"finish_reason": reason, "index": 0, "delta": {}}]),
-            None,
+            Some((
+                "timings",
+                json!({
+                    "cache_n": 0,
+                    "prompt_n": chunk["prompt_eval_count"],
+                    "prompt_ms": millis("prompt_eval_duration"),
+                    "predicted_n": chunk["eval_count"],
+                    "predicted_ms": millis("eval_duration"),
+                }),
+            )),
         ));
         events.push(event(
             json!([]),

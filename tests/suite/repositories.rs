@@ -296,7 +296,7 @@ fn a_prompt_naming_only_a_test_gets_the_map() {
     let first = opening(&server);
     let map_start = first.find("Repository map").expect(&first);
     let map: String = first[map_start..].split("\n\n").next().unwrap().to_string();
-    assert!(map.len() <= 512 * 4, "{} bytes", map.len());
+    assert!(map.len() <= 256 * 4, "{} bytes", map.len());
     assert_eq!(
         map.lines().nth(1),
         Some("mytools/folding.py: def reduceby(key, binop, seq, init=None)"),
@@ -555,4 +555,38 @@ fn the_first_wait_grows_with_the_prompt() {
         .assert()
         .success();
     assert_eq!(stdout_of(&out).trim(), "hello");
+}
+
+/// A big file's definitions the model was not shown are not rewritten
+/// from a guess: the block is refused with the `READ` that shows them; a
+/// block without a path that holds a shown definition goes to its file.
+#[test]
+fn only_shown_definitions_change() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3 * r\n\n\n{}",
+        filler("step", 40),
+        filler("more", 40)
+    );
+    env.write("geometry.py", &text);
+    let guess =
+        "```python\ndef step_3(x):\n    return 0\n\n\ndef area(r):\n    return 3.14 * r * r\n```";
+    let fix = "```python\ndef area(r):\n    return 3.14 * r * r\n```";
+    let server = FakeOllama::start(vec![streamed(guess), streamed(fix)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Fix `area` in geometry.py: r squared."])
+        .assert()
+        .success();
+    let refused = last_message(&server, 1);
+    assert!(
+        refused.contains("`step_3` (lines 16-18 of geometry.py) was not shown to you"),
+        "{refused}"
+    );
+    assert!(refused.contains("READ geometry.py 16-18"), "{refused}");
+    assert_eq!(
+        read(&env, "geometry.py"),
+        text.replace("return 3 * r\n", "return 3.14 * r * r\n")
+    );
 }
