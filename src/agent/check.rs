@@ -13,13 +13,11 @@ use crate::session::{Check, Session};
 use crate::tools::{self, ToolInput, Workspace};
 use crate::ui::Output;
 
-/// Most bytes of a failing check's output sent back to the model (its
-/// tail: test runners print the summary last).
-pub const FEEDBACK_CAP: usize = 4000;
-
-/// Most bytes of the check's output the first request shows: less than a
-/// feedback round, as every prompt token costs time.
-pub const PRECHECK_CAP: usize = 1500;
+/// Most bytes of a failing check's output the model is shown, before the
+/// first request and in each feedback round: the first failure as the
+/// runner reports it, and the summary ([`first_failure`]). Every prompt
+/// token costs time on a CPU.
+pub const OUTPUT_CAP: usize = 2000;
 /// Of those, the bytes kept from the end (the runner's summary).
 const SUMMARY_BYTES: usize = 300;
 
@@ -60,7 +58,7 @@ impl Precheck {
             .map_or_else(|| "no exit code".to_string(), |c| format!("exit code {c}"));
         format!(
             "The check `{command}` fails now ({code}). Its output:\n```\n{}\n```",
-            first_failure(&self.output, PRECHECK_CAP)
+            first_failure(&self.output, OUTPUT_CAP)
         )
     }
 }
@@ -267,7 +265,7 @@ pub fn feedback(check: &Check, output: &str, how: &str) -> String {
     format!(
         "The check `{}` failed ({code}). Its output:\n```\n{}\n```\nThe task is not done yet. Fix the cause of this failure. {how}",
         check.command,
-        tail(output, FEEDBACK_CAP)
+        first_failure(output, OUTPUT_CAP)
     )
 }
 
@@ -315,23 +313,23 @@ mod tests {
     #[test]
     fn the_first_request_sees_the_first_failure_and_the_summary() {
         let many: String = (1..=6)
-            .map(|i| format!("======\nFAIL: test_{i} (t.T.test_{i})\n------\nTraceback (most recent call last):\n  File \"/w/t.py\", line {i}, in test_{i}\nAssertionError: {}\n\n", "x".repeat(200)))
+            .map(|i| format!("======\nFAIL: test_{i} (t.T.test_{i})\n------\nTraceback (most recent call last):\n  File \"/w/t.py\", line {i}, in test_{i}\nAssertionError: {}\n\n", "x".repeat(300)))
             .collect();
         let output =
             format!("..FFFFFF\n{many}------\nRan 8 tests in 0.01s\n\nFAILED (failures=6)\n");
-        let shown = first_failure(&output, PRECHECK_CAP);
-        assert!(shown.len() <= PRECHECK_CAP + 60, "{} bytes", shown.len());
+        let shown = first_failure(&output, OUTPUT_CAP);
+        assert!(shown.len() <= OUTPUT_CAP + 60, "{} bytes", shown.len());
         assert!(
             shown.starts_with("[… earlier output cut]\nFAIL: test_1 (t.T.test_1)"),
             "{shown}"
         );
         assert!(shown.ends_with("FAILED (failures=6)"), "{shown}");
         assert!(!shown.contains("test_6 (t.T"), "{shown}");
-        assert_eq!(first_failure("boom", PRECHECK_CAP), "boom");
+        assert_eq!(first_failure("boom", OUTPUT_CAP), "boom");
     }
 
     #[test]
-    fn feedback_keeps_the_tail_of_long_output() {
+    fn feedback_keeps_the_start_and_the_tail_of_long_output() {
         let check = Check {
             command: "pytest -q".into(),
             exit_code: Some(1),
@@ -344,10 +342,10 @@ mod tests {
         );
         let text = feedback(&check, &output, "Reply with the whole file.");
         assert!(text.starts_with("The check `pytest -q` failed (exit code 1)."));
-        assert!(text.contains("[… earlier output cut]"));
+        assert!(text.contains("[…]"), "{text}");
         assert!(text.contains("FAILED test_a.py::test_x - assert 1 == 2\n```"));
         assert!(text.ends_with("Reply with the whole file."));
-        assert!(text.len() < FEEDBACK_CAP + 400);
+        assert!(text.len() < OUTPUT_CAP + 400);
         let short = feedback(&check, "boom", "Go on.");
         assert!(short.contains("```\nboom\n```"), "{short}");
     }

@@ -273,6 +273,8 @@ impl FileBlocks {
     pub fn check_hint(&self) -> &'static str {
         if self.diff {
             "Reply with SEARCH/REPLACE blocks for the files to change."
+        } else if !self.scope.by_definition.is_empty() {
+            "Reply with each corrected whole function, method or class under its file's path (or the complete corrected content of a short file)."
         } else {
             "Reply with the complete corrected content of each file to change."
         }
