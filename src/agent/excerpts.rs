@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use super::docstrings;
 use super::relevance;
 use crate::tools::outline::{self, Definition, Kind};
 
@@ -17,8 +18,10 @@ pub const WHOLE_FILE_MAX_LINES: usize = 150;
 pub const WHOLE_FILE_MAX_BYTES: usize = 6 * 1024;
 /// Definitions shown of one big file, at most.
 const MAX_PARTS: usize = 4;
-/// Entries of the outline of a big file, at most.
-const MAX_OUTLINE: usize = 40;
+/// Entries of the outline of a big file, at most: functions and classes
+/// (constants are left out), enough to ask for the right lines, not a
+/// listing that costs more than the parts.
+const MAX_OUTLINE: usize = 15;
 /// Lines shown around a traceback line that is in no definition.
 const WINDOW: usize = 12;
 
@@ -113,7 +116,7 @@ pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: us
                 .iter()
                 .any(|p| p.start_line <= d.start_line && d.end_line <= p.end_line)
         })
-        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .filter(|d| d.kind != Kind::Value)
         .take(MAX_OUTLINE)
         .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
         .collect();
@@ -134,7 +137,7 @@ pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
     let outline = defs
         .iter()
         .filter(|d| d.end_line < piece.start_line || d.start_line > piece.end_line)
-        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .filter(|d| d.kind != Kind::Value)
         .take(MAX_OUTLINE)
         .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
         .collect();
@@ -145,6 +148,69 @@ pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
     }
 }
 
+/// More of a big file the model was shown parts of (`seen`: line ranges)
+/// and asks to read again: the definitions it has not seen that share the
+/// most of the task's words, else the next ones in the file, within
+/// `budget` bytes; `None` when it has seen them all.
+pub fn choose_more(
+    path: &str,
+    text: &str,
+    focus: &Focus,
+    seen: &[(usize, usize)],
+    budget: usize,
+) -> Option<Parts> {
+    let all: Vec<&str> = text.lines().collect();
+    let defs = outline::definitions(path, text).unwrap_or_default();
+    let unseen: Vec<Definition> = defs
+        .iter()
+        .filter(|d| d.kind != Kind::Container || d.lines() <= WHOLE_FILE_MAX_LINES / 2)
+        .filter(|d| {
+            !seen
+                .iter()
+                .any(|&(s, e)| s <= d.end_line && d.start_line <= e)
+        })
+        .cloned()
+        .collect();
+    let mut wanted: Vec<&Definition> = best_by_words(&unseen, &all, focus);
+    wanted.extend(unseen.iter());
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut used = 0;
+    for def in wanted {
+        let piece = piece_of(def, &all);
+        let overlaps = pieces
+            .iter()
+            .any(|p| p.start_line <= piece.end_line && piece.start_line <= p.end_line);
+        if overlaps || (!pieces.is_empty() && used + piece.text.len() > budget) {
+            continue;
+        }
+        used += piece.text.len();
+        pieces.push(piece);
+        if pieces.len() >= MAX_PARTS {
+            break;
+        }
+    }
+    if pieces.is_empty() {
+        return None;
+    }
+    pieces.sort_by_key(|p| p.start_line);
+    let outline = defs
+        .iter()
+        .filter(|d| {
+            !pieces
+                .iter()
+                .any(|p| p.start_line <= d.start_line && d.end_line <= p.end_line)
+        })
+        .filter(|d| d.kind != Kind::Value)
+        .take(MAX_OUTLINE)
+        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
+        .collect();
+    Some(Parts {
+        total_lines: all.len(),
+        outline,
+        pieces,
+    })
+}
+
 /// What a read of a big file already shown in parts is answered with: its
 /// definitions and their lines, and how to see other lines.
 pub fn outline_note(path: &str, text: &str) -> String {
@@ -152,7 +218,7 @@ pub fn outline_note(path: &str, text: &str) -> String {
     let defs: Vec<String> = outline::definitions(path, text)
         .unwrap_or_default()
         .iter()
-        .filter(|d| d.kind != Kind::Value || d.parent.is_none())
+        .filter(|d| d.kind != Kind::Value)
         .take(MAX_OUTLINE)
         .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
         .collect();
@@ -212,10 +278,16 @@ fn piece_of_def(def: &Definition, defs: &[Definition], all: &[&str], focus: &Foc
 }
 
 fn piece_of(def: &Definition, all: &[&str]) -> Piece {
+    let mut piece = window_from(def.start_line, def.end_line, all);
+    if let (Some(doc), Some(lines)) = (def.docstring, all.get(def.start_line - 1..def.end_line)) {
+        // A long docstring is cut to its first line: it stays as it is.
+        let lines = docstrings::shorten(lines, def.start_line, doc);
+        piece.text = lines.iter().map(|l| format!("{l}\n")).collect();
+    }
     Piece {
         label: def.qualified(),
         definition: Some(def.qualified()),
-        ..window_from(def.start_line, def.end_line, all)
+        ..piece
     }
 }
 
@@ -284,6 +356,20 @@ mod tests {
 
     fn labels(parts: &Parts) -> Vec<String> {
         parts.pieces.iter().map(|p| p.label.clone()).collect()
+    }
+
+    #[test]
+    fn reading_again_shows_what_was_not_seen() {
+        let text = module();
+        let focus = Focus {
+            words: relevance::words("the signature comes out wrong"),
+            ..Focus::default()
+        };
+        // get_signature (41-73) was seen: the next best, then the next ones.
+        let more = choose_more("s.py", &text, &focus, &[(41, 73)], 2500).unwrap();
+        assert_eq!(labels(&more), ["Signer.derive_key", "Signer.sign"]);
+        let all_seen = [(1, usize::MAX)];
+        assert_eq!(choose_more("s.py", &text, &focus, &all_seen, 2500), None);
     }
 
     #[test]

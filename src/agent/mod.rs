@@ -9,6 +9,7 @@ pub mod check;
 pub mod check_command;
 pub mod compaction;
 pub mod context;
+pub mod docstrings;
 pub mod edits;
 pub mod ending;
 pub mod excerpts;

@@ -27,9 +27,10 @@ use crate::ui::Output;
 /// Most bytes of file text put in the first turn, whatever the context.
 pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
 /// Most bytes of file text the first turn shows in the text edit formats
-/// (small models): at about 30 ms a prompt token on a CPU, 8 KB is a
-/// minute before the model says a word.
-pub const FILE_BLOCKS_GROUNDING_BYTES: usize = 8 * 1024;
+/// (small models): at about 30 ms a prompt token on a CPU, 5 KB is some 40
+/// seconds before the model says a word, with the check's output and the
+/// instructions about a minute.
+pub const FILE_BLOCKS_GROUNDING_BYTES: usize = 5 * 1024;
 
 /// A test this long or shorter is shown whole even when a traceback
 /// points into one of its tests.

@@ -155,7 +155,8 @@ pub fn render(ranked: &[Ranked], budget: usize) -> String {
     let mut text = header.to_string();
     let mut left_out = 0;
     for r in ranked {
-        let mut line = r.path.clone();
+        // A list, so that it reads as a map and not as a reply to copy.
+        let mut line = format!("- {}", r.path);
         if !r.entries.is_empty() {
             line.push_str(": ");
             line.push_str(&r.entries.join("; "));
@@ -221,7 +222,7 @@ mod tests {
         let map = render(&ranked, 100);
         assert!(map.len() <= 400, "{} bytes", map.len());
         assert!(
-            map.contains("\npkg/signer.py: class Signer [get_signature, sign]\n"),
+            map.contains("\n- pkg/signer.py: class Signer [get_signature, sign]\n"),
             "{map}"
         );
         assert!(

@@ -260,7 +260,10 @@ impl<'a> Turns<'a> {
         message: &Message,
         out: &mut dyn Output,
     ) -> Result<Option<Ending>> {
-        if !matches!(self.protocol, Protocol::FileBlocks(_)) {
+        // Requests to look around are answered anew each time; the repeat
+        // guard for calls bounds them.
+        if !matches!(self.protocol, Protocol::FileBlocks(_)) || self.protocol.looked_around(message)
+        {
             return Ok(None);
         }
         let text = message

@@ -33,6 +33,8 @@ pub struct Definition {
     pub end_line: usize,
     /// The header, whitespace collapsed: `def sign(self, value: bytes) -> bytes`.
     pub signature: String,
+    /// The lines of its docstring (Python), 1-based and inclusive.
+    pub docstring: Option<(usize, usize)>,
 }
 
 impl Definition {
@@ -115,6 +117,7 @@ fn collect(
             start_line: start + 1,
             end_line: end_row(*child) + 1,
             signature: signature(item, text),
+            docstring: docstring(item, grammar),
         });
         if kind == Kind::Container
             && let Some(body) = body_of(item)
@@ -202,6 +205,19 @@ fn classify<'t>(node: Node<'t>, text: &str, grammar: Grammar) -> Option<(Kind, S
         (Grammar::Shell, "function_definition") => function(node),
         _ => None,
     }
+}
+
+/// The lines of a Python function's or class's docstring: the string that
+/// is the first statement of its body.
+fn docstring(item: Node<'_>, grammar: Grammar) -> Option<(usize, usize)> {
+    if grammar != Grammar::Python {
+        return None;
+    }
+    let first = item.child_by_field_name("body")?.named_child(0)?;
+    let string = first
+        .named_child(0)
+        .filter(|s| first.kind() == "expression_statement" && s.kind() == "string")?;
+    Some((string.start_position().row + 1, end_row(string) + 1))
 }
 
 /// The node whose children are a container's members.

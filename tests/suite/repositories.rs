@@ -299,7 +299,7 @@ fn a_prompt_naming_only_a_test_gets_the_map() {
     assert!(map.len() <= 256 * 4, "{} bytes", map.len());
     assert_eq!(
         map.lines().nth(1),
-        Some("mytools/folding.py: def reduceby(key, binop, seq, init=None)"),
+        Some("- mytools/folding.py: def reduceby(key, binop, seq, init=None)"),
         "{map}"
     );
     assert!(

@@ -176,19 +176,23 @@ impl FileBlocks {
         } else {
             FileRole::Editable
         };
-        if window.is_none() && !excerpts::fits_whole(text) && self.scope.shown.contains_key(path) {
-            // Shown in parts already: the same parts again would not help.
-            return excerpts::outline_note(path, text);
-        }
-        let parts = match window {
+        let seen = self.scope.seen.get(path).map(|s| s.lines.clone());
+        let parts = match (window, seen) {
             _ if excerpts::fits_whole(text) => None,
-            Some((offset, limit)) => Some(excerpts::lines(
+            // Shown in parts already: more of it, never the same again.
+            (None, Some(seen)) => {
+                match excerpts::choose_more(path, text, &self.focus, &seen, READ_BUDGET) {
+                    Some(more) => Some(more),
+                    None => return excerpts::outline_note(path, text),
+                }
+            }
+            (Some((offset, limit)), _) => Some(excerpts::lines(
                 path,
                 text,
                 offset,
                 offset + limit.max(1) - 1,
             )),
-            None => Some(excerpts::choose(path, text, &self.focus, &[], READ_BUDGET)),
+            (None, None) => Some(excerpts::choose(path, text, &self.focus, &[], READ_BUDGET)),
         };
         self.show(&ShownFile {
             parts,

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
 
@@ -363,17 +364,23 @@ fn place_all(
     Ok(())
 }
 
-/// The block's `def` in place of the file's `target`, at its indentation.
+/// The block's `def` in place of the file's `target`, at its indentation;
+/// a docstring the model was shown shortened is given back whole.
 fn replace(file: &File<'_>, block: &Block<'_>, def: &Definition, target: &Definition) -> Change {
+    let lines = reindent(
+        &block.text_of(def),
+        block.unit,
+        &file.indent_of(target),
+        file.unit,
+    );
+    let old_doc = target
+        .docstring
+        .and_then(|(start, end)| file.lines.get(start - 1..end))
+        .unwrap_or_default();
     Change {
         start: target.start_line,
         end: target.end_line,
-        lines: reindent(
-            &block.text_of(def),
-            block.unit,
-            &file.indent_of(target),
-            file.unit,
-        ),
+        lines: docstrings::restore(lines, old_doc),
     }
 }
 

@@ -149,3 +149,20 @@ fn javascript_methods_rust_functions_and_refusals() {
     let err = splice("notes.txt", "a\n", "b\n", &all()).unwrap_err();
     assert!(err.contains("SEARCH/REPLACE"), "{err}");
 }
+
+/// A docstring shown shortened comes back whole when the model keeps the
+/// note; one it rewrote is its own.
+#[test]
+fn a_shortened_docstring_is_given_back() {
+    let doc: String = (0..10).map(|i| format!("    Line {i}.\n")).collect();
+    let old = format!("def f(x):\n    \"\"\"Add one.\n{doc}    \"\"\"\n    return x + 1\n");
+    let block = "def f(x):\n    \"\"\"Add one.\n    (10 more lines of this docstring are not shown; they stay as they are)\n    \"\"\"\n    return x + 2\n";
+    let new = apply(&old, &splice("m.py", &old, block, &all()).unwrap());
+    assert_eq!(new, old.replace("x + 1", "x + 2"));
+    let rewritten = "def f(x):\n    \"\"\"Add two.\"\"\"\n    return x + 2\n";
+    let new = apply(&old, &splice("m.py", &old, rewritten, &all()).unwrap());
+    assert_eq!(
+        new,
+        "def f(x):\n    \"\"\"Add two.\"\"\"\n    return x + 2\n"
+    );
+}

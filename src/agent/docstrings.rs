@@ -1,0 +1,100 @@
+//! Long docstrings in the parts of a big file: a Python definition shown
+//! in parts has a docstring of more than [`LONG_DOCSTRING`] lines cut to
+//! its first line and a note that the rest stays. A definition the model
+//! sends back with that note gets the docstring back whole. In documented
+//! libraries the docstring is often most of a function: every token of it
+//! costs time twice, shown and written back.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Docstrings of more lines than this are shortened.
+pub const LONG_DOCSTRING: usize = 6;
+
+static NOTE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^\s*\(\d+ more lines of this docstring are not shown; they stay as they are\)\s*$")
+        .ok()
+});
+
+/// `lines` (a definition, its first line being line `first` of the file)
+/// with its docstring at lines `doc` (1-based, inclusive) shortened when
+/// it is long: the opening line, the note, the closing quotes.
+pub fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String> {
+    let (start, end) = (doc.0 - first, doc.1 - first);
+    let long = end >= start && end - start + 1 > LONG_DOCSTRING && end < lines.len();
+    let quotes = lines.get(start).and_then(|l| quote_of(l));
+    let (true, Some(quotes)) = (long, quotes) else {
+        return lines.iter().map(|l| l.to_string()).collect();
+    };
+    let indent = lines[start]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect::<String>();
+    let mut out: Vec<String> = lines[..=start].iter().map(|l| l.to_string()).collect();
+    out.push(format!(
+        "{indent}({} more lines of this docstring are not shown; they stay as they are)",
+        end - start - 1
+    ));
+    out.push(format!("{indent}{quotes}"));
+    out.extend(lines[end + 1..].iter().map(|l| l.to_string()));
+    out
+}
+
+/// The model's definition `new` (lines, at the file's indentation) with a
+/// shortened docstring given back whole from `old_doc` (the docstring's
+/// lines as the file has them); `new` unchanged when it holds no note.
+pub fn restore(new: Vec<String>, old_doc: &[&str]) -> Vec<String> {
+    let Some(note) = new
+        .iter()
+        .position(|l| NOTE.as_ref().is_some_and(|re| re.is_match(l)))
+    else {
+        return new;
+    };
+    let opening = (0..=note).rev().find(|&i| quote_of(&new[i]).is_some());
+    let closing = (note + 1..new.len()).find(|&i| quote_of(&new[i]).is_some());
+    let (Some(opening), Some(closing), false) = (opening, closing, old_doc.is_empty()) else {
+        return new;
+    };
+    let mut out = new[..opening].to_vec();
+    out.extend(old_doc.iter().map(|l| l.to_string()));
+    out.extend(new[closing + 1..].iter().cloned());
+    out
+}
+
+/// The triple quotes a line holds, if any.
+fn quote_of(line: &str) -> Option<&'static str> {
+    ["\"\"\"", "'''"].into_iter().find(|q| line.contains(q))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn long_docstrings_are_shortened_and_given_back() {
+        let text = "def f(x):\n    \"\"\"Add one.\n\n    More.\n    More.\n    More.\n    More.\n    More.\n    \"\"\"\n    return x + 1\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let short = shorten(&lines, 1, (2, 9));
+        assert_eq!(
+            short,
+            [
+                "def f(x):",
+                "    \"\"\"Add one.",
+                "    (6 more lines of this docstring are not shown; they stay as they are)",
+                "    \"\"\"",
+                "    return x + 1"
+            ]
+        );
+        // The model changed the body and kept the note: the docstring is back.
+        let mut changed = short.clone();
+        changed[4] = "    return x + 2".to_string();
+        let restored = restore(changed, &lines[1..9]);
+        assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
+        // A short docstring is shown as it is; a reply without the note stays.
+        assert_eq!(shorten(&lines[..3], 1, (2, 3)).len(), 3);
+        let own = vec!["def f(x):".to_string(), "    return x".to_string()];
+        assert_eq!(restore(own.clone(), &lines[1..9]), own);
+    }
+}
