@@ -37,6 +37,8 @@ pub struct FileBlocks {
     /// Tests may change (the task is about them); else a test the model
     /// reads is for reference.
     pub tests_editable: bool,
+    /// The task is a question: files the model reads are for reference.
+    answer_only: bool,
 }
 
 impl FileBlocks {
@@ -50,6 +52,7 @@ impl FileBlocks {
             echoes: 0,
             focus: Focus::default(),
             tests_editable: false,
+            answer_only: false,
         }
     }
 
@@ -77,6 +80,7 @@ impl FileBlocks {
             .any(|w| lower.contains(w));
         let writable = self.scope.writable();
         if writable.is_empty() && !files.is_empty() {
+            self.answer_only = true;
             text.push_str("\nAnswer in words; change no file.");
         } else if !writable.is_empty() {
             let new: Vec<&str> = self.scope.new.iter().map(String::as_str).collect();
@@ -169,8 +173,9 @@ impl FileBlocks {
         window: Option<(usize, usize)>,
         scrubbed: bool,
     ) -> String {
-        let read_only =
-            scrubbed || (crate::agent::file_kind::is_test(path) && !self.tests_editable);
+        let read_only = scrubbed
+            || self.answer_only
+            || (crate::agent::file_kind::is_test(path) && !self.tests_editable);
         let role = if read_only {
             FileRole::ReadOnly
         } else {

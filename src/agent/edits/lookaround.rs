@@ -44,8 +44,9 @@ static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// The requests in `prose` (the reply without its file blocks): request
 /// lines, and JSON calls of `read_file`, `search` and `list_files`, in
-/// order. `exists` tells whether a path names a workspace file: a reply
-/// that is nothing but one such path reads it.
+/// order. `exists` tells whether a path names a workspace file. A reply
+/// that is only a path is an answer ("which file defines `f`?"), not a
+/// request.
 pub fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
     let mut found: Vec<Request> = Vec::new();
     if let Some(line) = LINE.as_ref() {
@@ -66,14 +67,6 @@ pub fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
         }
     }
     found.extend(json_calls(prose));
-    let lone = prose.trim().trim_matches('`').trim_start_matches('/');
-    if found.is_empty() && !lone.is_empty() && !lone.contains(char::is_whitespace) && exists(lone) {
-        found.push(Request {
-            tool: ToolName::ReadFile,
-            arguments: json!({"path": lone}),
-            span: 0..prose.len(),
-        });
-    }
     found.sort_by_key(|r| r.span.start);
     found
 }
@@ -217,7 +210,7 @@ mod tests {
 
     /// The forms the real 1.5B and 0.5B models wrote when asked.
     #[test]
-    fn request_lines_json_calls_and_a_lone_path() {
+    fn request_lines_and_json_calls_but_not_a_lone_path() {
         assert_eq!(
             requests("READ itsdangerous/signer.py"),
             [(
@@ -226,12 +219,15 @@ mod tests {
             )]
         );
         assert_eq!(
-            requests("/itsdangerous/signer.py\n"),
+            requests("READ /itsdangerous/signer.py\n"),
             [(
                 ToolName::ReadFile,
                 json!({"path": "itsdangerous/signer.py"})
             )]
         );
+        // Regression: the answer to "which file defines parse_date?" was
+        // read as a request, again and again.
+        assert_eq!(requests("itsdangerous/signer.py"), []);
         assert_eq!(
             requests(
                 "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"itsdangerous/signer.py\"}}\n```"
@@ -275,7 +271,6 @@ mod tests {
         );
         // Prose that mentions reading is not a request; unknown paths alone are not either.
         assert_eq!(requests("I read the file and fixed it."), []);
-        assert_eq!(requests("other.py"), []);
         assert_eq!(
             requests("{\"name\": \"write_file\", \"arguments\": {\"path\": \"x\"}}"),
             []
