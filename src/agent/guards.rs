@@ -12,6 +12,9 @@ use crate::ui::Output;
 pub const REPEAT_BLOCK: u32 = 3;
 /// The same call this many times in a row ends the run (exit 4).
 pub const REPEAT_STOP: u32 = 5;
+/// Said when a reply's code blocks name no file and more than one file
+/// may change: nothing was written.
+pub const UNPLACED: &str = "Nothing changed: your code blocks name no file. Write the file's path on the line before each block.";
 /// What an empty reply gets once.
 pub const NUDGE: &str =
     "Your reply was empty. Continue the task: call a tool, or give your answer.";

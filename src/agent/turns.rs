@@ -154,7 +154,8 @@ impl<'a> Turns<'a> {
             }
             let empty = is_markup_only(&message.content)
                 && message.tool_calls.is_empty()
-                && self.protocol.echoes() == 0;
+                && self.protocol.echoes() == 0
+                && self.protocol.unplaced() == 0;
             session.messages.push(message.clone());
             record_repairs(session, out, &message, &parsed);
             match self.empty_replies.check(empty) {
@@ -199,6 +200,13 @@ impl<'a> Turns<'a> {
                 if self.holds_unrun_call(&message.content) {
                     session.unexecuted_call = true;
                     return Ok(Ending::UnexecutedCall);
+                }
+                if self.protocol.unplaced() > 0 && is_markup_only(&message.content) {
+                    out.warn("the reply's code blocks name no file; asking for their paths");
+                    let text = format!("{} {}", guards::UNPLACED, self.protocol.how_to_change());
+                    session.messages.push(Message::text(Role::User, text));
+                    self.save(session)?;
+                    continue;
                 }
                 if self.protocol.echoes() > 0 {
                     // File blocks that change nothing: after a change, the

@@ -590,3 +590,68 @@ fn only_shown_definitions_change() {
         text.replace("return 3 * r\n", "return 3.14 * r * r\n")
     );
 }
+
+/// A block without a path holding a new function goes to the one file that
+/// may change, shown in parts (seen: a 1.5B model's new method, without a
+/// path, was dropped and the reply called empty, exit 1).
+#[test]
+fn a_new_definition_without_a_path_goes_to_the_one_file() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3.14 * r * r\n",
+        filler("step", 40)
+    );
+    env.write("geometry.py", &text);
+    let new = "```python\ndef perimeter(r):\n    return 2 * 3.14 * r\n```";
+    let server = FakeOllama::start(vec![streamed(new), streamed("Done.")]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Add perimeter(r) next to area(r) in geometry.py.",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        read(&env, "geometry.py"),
+        format!("{text}\n\ndef perimeter(r):\n    return 2 * 3.14 * r\n")
+    );
+}
+
+/// Blocks without a path when several files may change: nothing is
+/// written, and the model is told to name the files, not that its reply
+/// was empty.
+#[test]
+fn blocks_without_a_path_are_asked_for_their_paths() {
+    let env = TestEnv::new();
+    env.write("geometry.py", "def area(r):\n    return 3 * r\n");
+    env.write("main.py", "from geometry import area\n\nprint(area(2))\n");
+    let bare = "```python\ndef area(r):\n    return 3.14 * r * r\n```";
+    let named = "geometry.py\n```python\ndef area(r):\n    return 3.14 * r * r\n```";
+    let server = FakeOllama::start(vec![streamed(bare), streamed(named), streamed("Done.")]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Fix area in geometry.py (r squared) and print area(3) in main.py too.",
+        ])
+        .assert()
+        .success();
+    let asked = last_message(&server, 1);
+    assert!(asked.contains("your code blocks name no file"), "{asked}");
+    assert!(!asked.contains("empty"), "{asked}");
+    assert!(
+        stderr_of(&out).contains("name no file"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        read(&env, "geometry.py"),
+        "def area(r):\n    return 3.14 * r * r\n"
+    );
+}

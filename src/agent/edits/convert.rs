@@ -78,12 +78,14 @@ pub struct Converted {
     /// Blocks that changed nothing and made no call: a file (or part)
     /// sent back as it was shown or as it is now.
     pub echoes: usize,
+    /// Blocks without a path that could not be placed in a file.
+    pub unplaced: usize,
 }
 
 /// The calls of a reply's blocks, in order. Blocks without a path that
 /// cannot be placed (several files in scope, or code that is not the file)
-/// are left out: they stay prose. A block that changes nothing is an echo:
-/// no call, no error.
+/// make no call and are counted as unplaced. A block that changes nothing
+/// is an echo: no call, no error.
 pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
     let mut converted = Converted::default();
     let calls = &mut converted.calls;
@@ -92,7 +94,10 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
             Some(path) => resolve(path, scope, root),
             None => match lone_target(block, scope, root) {
                 Some(path) => path,
-                None => continue,
+                None => {
+                    converted.unplaced += 1;
+                    continue;
+                }
             },
         };
         if is_echo(block, &path, scope, root) {
@@ -275,7 +280,8 @@ fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
 }
 
 /// The one file a block without a path can be: the only file in scope, when
-/// the block is that file (a new file, or most of the old one's lines).
+/// the block is that file (a new file, or most of the old one's lines) or,
+/// for a file shown in parts, holds definitions.
 fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> {
     if let Some(path) = definitions_target(block, scope) {
         return Some(path);
@@ -287,6 +293,10 @@ fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> 
     let BlockKind::Whole(content) = &block.kind else {
         return Some(only.to_string());
     };
+    if scope.by_definition.iter().any(|p| p == only) {
+        let defs = crate::tools::outline::definitions(only, content).unwrap_or_default();
+        return (!defs.is_empty()).then(|| only.to_string());
+    }
     match std::fs::read_to_string(root.join(only)) {
         Ok(old) if kept_share(&old, content) < 0.5 => None,
         _ => Some(only.to_string()),
@@ -294,20 +304,24 @@ fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> 
 }
 
 /// The one file shown in parts whose shown definitions a block without a
-/// path holds (the model sent a changed function without naming its file).
+/// path holds (the model sent a changed function without naming its file),
+/// or the class around a shown method.
 fn definitions_target(block: &FileBlock, scope: &Scope) -> Option<String> {
     let BlockKind::Whole(content) = &block.kind else {
         return None;
     };
     let mut owners = scope.by_definition.iter().filter(|path| {
-        let names: Vec<&str> = (scope.seen.get(*path).into_iter())
+        let seen: Vec<&String> = (scope.seen.get(*path).into_iter())
             .flat_map(|seen| &seen.definitions)
-            .map(|q| q.rsplit('.').next().unwrap_or(q))
             .collect();
+        let holds = |name: &str| {
+            seen.iter()
+                .any(|q| q.rsplit('.').next() == Some(name) || q.split('.').next() == Some(name))
+        };
         crate::tools::outline::definitions(path, content)
             .unwrap_or_default()
             .iter()
-            .any(|d| d.parent.is_none() && names.contains(&d.name.as_str()))
+            .any(|d| d.parent.is_none() && holds(&d.name))
     });
     match (owners.next(), owners.next()) {
         (Some(one), None) => Some(one.clone()),

@@ -31,6 +31,9 @@ pub struct FileBlocks {
     /// File blocks of the last reply that changed nothing: a file sent back
     /// as it was shown or as it is now.
     pub echoes: usize,
+    /// Code blocks of the last reply that named no file and could not be
+    /// placed in one.
+    pub unplaced: usize,
     /// What the task is about: a big file the model reads is shown by the
     /// parts this picks.
     pub focus: Focus,
@@ -50,6 +53,7 @@ impl FileBlocks {
             scope: Scope::default(),
             root: root.to_path_buf(),
             echoes: 0,
+            unplaced: 0,
             focus: Focus::default(),
             tests_editable: false,
             answer_only: false,
@@ -240,6 +244,7 @@ impl FileBlocks {
         let parsed = blocks::parse(&message.content, &self.scope.known());
         let converted = convert::to_calls(&parsed.blocks, &self.scope, &self.root);
         self.echoes = converted.echoes;
+        self.unplaced = converted.unplaced;
         let root = self.root.clone();
         let exists = |p: &str| root.join(p).is_file();
         let (prose, requests) = without_requests(&parsed.prose, &exists);

@@ -111,6 +111,15 @@ impl Protocol {
         }
     }
 
+    /// Code blocks of the last reply that named no file and could not be
+    /// placed in one (several files may change).
+    pub fn unplaced(&self) -> usize {
+        match self {
+            Protocol::ToolCalls { .. } => 0,
+            Protocol::FileBlocks(blocks) => blocks.unplaced,
+        }
+    }
+
     /// Whether a failed call needs no second try: a file block for a file
     /// shown for reference only, beside blocks that did apply, is refused
     /// and that is all.

@@ -559,23 +559,35 @@ impl Unit {
 }
 
 /// The indentation step of `text`: tabs when its indented lines start
-/// with one, else the smallest positive difference between indentations
-/// (four spaces when nothing is indented).
+/// with one, else the step by which a line most often goes deeper than the
+/// line before it (four spaces when nothing is indented). The most common
+/// step, not the smallest: a docstring's examples or a continued argument
+/// list indent by odd amounts that are not the file's step.
 fn indent_unit(text: &str) -> Unit {
     let indents: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(leading)
-        .filter(|i| !i.is_empty())
         .collect();
-    if indents.iter().filter(|i| i.starts_with('\t')).count() * 2 > indents.len() {
+    let indented = indents.iter().filter(|i| !i.is_empty()).count();
+    if indents.iter().filter(|i| i.starts_with('\t')).count() * 2 > indented {
         return Unit::Tab;
     }
-    let mut widths: Vec<usize> = indents.iter().map(|i| i.len()).collect();
-    widths.push(0);
-    widths.sort_unstable();
-    widths.dedup();
-    let step = widths.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(4);
+    let mut steps: Vec<(usize, usize)> = Vec::new();
+    for pair in indents.windows(2) {
+        let (before, after) = (pair[0].len(), pair[1].len());
+        if after > before {
+            let step = after - before;
+            match steps.iter_mut().find(|(s, _)| *s == step) {
+                Some((_, count)) => *count += 1,
+                None => steps.push((step, 1)),
+            }
+        }
+    }
+    let step = steps
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map_or(4, |(step, _)| *step);
     Unit::Spaces(step.clamp(1, 8))
 }
 

@@ -166,3 +166,24 @@ fn a_shortened_docstring_is_given_back() {
         "def f(x):\n    \"\"\"Add two.\"\"\"\n    return x + 2\n"
     );
 }
+
+/// A file whose docstrings indent by odd amounts keeps its own step (seen:
+/// a 4-space module whose docstring examples went 2 deeper had a function
+/// sent back without its docstring re-indented by 2, and broken).
+#[test]
+fn odd_docstring_indents_are_not_the_files_step() {
+    let doc =
+        "    \"\"\"Doc.\n\n    Args:\n      x (int): a value\n        that goes on.\n    \"\"\"\n";
+    let body = "    try:\n        if x:\n            return 1\n    except ValueError:\n        return 2\n    return 0\n";
+    let old = format!("def a(x):\n{doc}{body}\n\ndef b():\n    return 3\n");
+    let block = format!(
+        "def a(x):\n    \"\"\"Doc.\"\"\"\n{}",
+        body.replace("return 0", "return -1")
+    );
+    let new = apply(&old, &splice("m.py", &old, &block, &all()).unwrap());
+    assert_eq!(
+        new,
+        old.replace(doc, "    \"\"\"Doc.\"\"\"\n")
+            .replace("return 0", "return -1")
+    );
+}
