@@ -132,13 +132,15 @@ impl<'a> CallRunner<'a> {
     }
 
     /// Validates, settles permission for and runs one call. `arguments` is
-    /// the parsed object, or the error for the model when it was not usable.
+    /// the parsed object, or the error for the model when it was not usable
+    /// (then `raw`, the arguments as the model sent them, name the call on
+    /// screen).
     pub async fn run(
         &mut self,
         session: &mut Session,
         out: &mut dyn Output,
-        id: &str,
-        name: &str,
+        (id, name): (&str, &str),
+        raw: &Value,
         arguments: Result<Value, String>,
     ) -> ToolOutcome {
         self.tool_calls += 1;
@@ -146,7 +148,11 @@ impl<'a> CallRunner<'a> {
         let arguments = match arguments {
             Ok(a) => a,
             Err(message) => {
-                out.tool_call(turn, id, name, "", &Value::Null);
+                let detail = ["path", "pattern", "command"]
+                    .iter()
+                    .find_map(|key| raw[key].as_str())
+                    .unwrap_or_default();
+                out.tool_call(turn, id, name, detail, raw);
                 return self.report(out, turn, id, name, ToolOutcome::error(message));
             }
         };

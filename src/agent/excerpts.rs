@@ -116,10 +116,8 @@ pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: us
                 .iter()
                 .any(|p| p.start_line <= d.start_line && d.end_line <= p.end_line)
         })
-        .filter(|d| d.kind != Kind::Value)
-        .take(MAX_OUTLINE)
-        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
-        .collect();
+        .filter(|d| d.kind != Kind::Value);
+    let outline = outline_entries(outline);
     Parts {
         total_lines: all.len(),
         outline,
@@ -137,10 +135,8 @@ pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
     let outline = defs
         .iter()
         .filter(|d| d.end_line < piece.start_line || d.start_line > piece.end_line)
-        .filter(|d| d.kind != Kind::Value)
-        .take(MAX_OUTLINE)
-        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
-        .collect();
+        .filter(|d| d.kind != Kind::Value);
+    let outline = outline_entries(outline);
     Parts {
         total_lines: all.len(),
         outline,
@@ -200,10 +196,8 @@ pub fn choose_more(
                 .iter()
                 .any(|p| p.start_line <= d.start_line && d.end_line <= p.end_line)
         })
-        .filter(|d| d.kind != Kind::Value)
-        .take(MAX_OUTLINE)
-        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
-        .collect();
+        .filter(|d| d.kind != Kind::Value);
+    let outline = outline_entries(outline);
     Some(Parts {
         total_lines: all.len(),
         outline,
@@ -211,17 +205,27 @@ pub fn choose_more(
     })
 }
 
+/// Outline entries `name (start-end)`, at most [`MAX_OUTLINE`], the last
+/// saying how many more there are.
+fn outline_entries<'a>(defs: impl Iterator<Item = &'a Definition>) -> Vec<String> {
+    let defs: Vec<&Definition> = defs.collect();
+    let mut entries: Vec<String> = defs
+        .iter()
+        .take(MAX_OUTLINE)
+        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
+        .collect();
+    if defs.len() > MAX_OUTLINE {
+        entries.push(format!("and {} more", defs.len() - MAX_OUTLINE));
+    }
+    entries
+}
+
 /// What a read of a big file already shown in parts is answered with: its
 /// definitions and their lines, and how to see other lines.
 pub fn outline_note(path: &str, text: &str) -> String {
     let total = text.lines().count();
-    let defs: Vec<String> = outline::definitions(path, text)
-        .unwrap_or_default()
-        .iter()
-        .filter(|d| d.kind != Kind::Value)
-        .take(MAX_OUTLINE)
-        .map(|d| format!("{} ({}-{})", d.qualified(), d.start_line, d.end_line))
-        .collect();
+    let all_defs = outline::definitions(path, text).unwrap_or_default();
+    let defs = outline_entries(all_defs.iter().filter(|d| d.kind != Kind::Value));
     let listed = if defs.is_empty() {
         String::new()
     } else {

@@ -332,7 +332,13 @@ async fn read_as_calls(
         let id = call.id.clone().unwrap_or_default();
         let arguments = call.function.arguments.clone();
         let outcome = calls
-            .run(session, out, &id, "read_file", Ok(arguments))
+            .run(
+                session,
+                out,
+                (&id, "read_file"),
+                &arguments,
+                Ok(arguments.clone()),
+            )
             .await;
         if !outcome.ok {
             session.failed_tool_calls.push(id.clone());

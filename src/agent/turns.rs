@@ -622,7 +622,16 @@ impl<'a> Turns<'a> {
                     format!("error: {text}")
                 }
                 Repeat::Run => {
-                    let outcome = self.calls.run(session, out, &id, &name, arguments).await;
+                    let outcome = self
+                        .calls
+                        .run(
+                            session,
+                            out,
+                            (&id, &name),
+                            &call.function.arguments,
+                            arguments,
+                        )
+                        .await;
                     if !outcome.ok {
                         session.failed_tool_calls.push(id.clone());
                         failed.push(call.clone());

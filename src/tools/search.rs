@@ -138,7 +138,8 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             total - MAX_MATCHES
         ));
     }
-    ToolOutcome::ok(out, format!("{total} matches for /{}/", args.pattern))
+    let noun = if total == 1 { "match" } else { "matches" };
+    ToolOutcome::ok(out, format!("{total} {noun} for /{}/", args.pattern))
 }
 
 /// A matching line as shown: whole when short; otherwise the first match's

@@ -655,3 +655,36 @@ fn blocks_without_a_path_are_asked_for_their_paths() {
         "def area(r):\n    return 3.14 * r * r\n"
     );
 }
+
+/// A definition block that leaves code out (`# ... rest unchanged`) is
+/// refused, not spliced in over the code it stands for.
+#[test]
+fn a_definition_with_an_elision_is_refused() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def discount(total, percent):\n    if percent < 0:\n        raise ValueError(percent)\n    cut = total * percent / 100\n    return total - cut\n",
+        filler("step", 40)
+    );
+    env.write("orders.py", &text);
+    let lazy = "orders.py\n```python\ndef discount(total, percent):\n    # ... rest unchanged\n    return total - cut\n```";
+    let server = FakeOllama::start(vec![streamed(lazy), streamed(lazy)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Fix discount in orders.py: round the cut."])
+        .assert()
+        .code(4);
+    // The refused call is named on screen by its path.
+    assert!(
+        stderr_of(&out).contains("● write_file orders.py"),
+        "{}",
+        stderr_of(&out)
+    );
+    let refused = last_message(&server, 1);
+    assert!(
+        refused.contains("leaves code out (`# ... rest unchanged`)"),
+        "{refused}"
+    );
+    assert_eq!(read(&env, "orders.py"), text);
+}

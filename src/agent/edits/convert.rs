@@ -169,7 +169,13 @@ fn definition_calls(
 ) -> Option<Vec<EditCall>> {
     let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
     let seen = scope.seen.get(path).cloned().unwrap_or_default();
-    match splice(path, &old, content, &seen) {
+    let spliced = match elision(&old, content) {
+        Some(elision) => Err(format!(
+            "the block for {path} leaves code out (`{elision}`); send each definition you change whole, from its first line to its last, unchanged lines too"
+        )),
+        None => splice(path, &old, content, &seen),
+    };
+    match spliced {
         Ok(spliced) if spliced.edits.is_empty() => None,
         Ok(spliced) => Some(
             spliced
@@ -263,19 +269,24 @@ fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
     if scope.may_write(path) {
         return Ok(());
     }
-    let allowed = scope.writable().join(", ");
+    let writable = scope.writable();
+    let allowed = if writable.is_empty() {
+        "no file may change in this task".to_string()
+    } else {
+        format!("change only: {}", writable.join(", "))
+    };
     if scope.read_only.iter().any(|p| p == path) {
         return Err(format!(
-            "{path} is shown for reference only and must not be changed; change only: {allowed}"
+            "{path} is shown for reference only and must not be changed; {allowed}"
         ));
     }
     if root.join(path).exists() {
         return Err(format!(
-            "{path} was not shown to you, so it cannot be rewritten; change only: {allowed} (to see another file, name it and ask)"
+            "{path} was not shown to you, so it cannot be rewritten; {allowed} (to see it, reply READ {path})"
         ));
     }
     Err(format!(
-        "creating {path} is not part of this task; change only: {allowed}"
+        "creating {path} is not part of this task; {allowed}"
     ))
 }
 
