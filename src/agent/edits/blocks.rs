@@ -180,11 +180,16 @@ fn fenced_block(
             start = header_line;
         }
     }
+    if path.is_none() && is_requests(body) {
+        // Request lines in a fence (`READ a.py`): not a file, they stay
+        // prose for the look-around requests.
+        return None;
+    }
     let mut path_in_comment = false;
     let mut content_lines = body;
     if path.is_none()
         && let Some(first) = body.first()
-        && let Some(p) = comment_path(first.text, known)
+        && let Some(p) = comment_path(first.text, known).or_else(|| bare_path(first.text, known))
     {
         path = Some(p);
         path_in_comment = true;
@@ -298,6 +303,30 @@ fn comment_path(line: &str, known: &[String]) -> Option<String> {
     let path = clean_path(rest);
     (!path.contains(char::is_whitespace) && looks_like_path(&path) && names_known(&path, known))
         .then_some(path)
+}
+
+/// A known path alone on a block's first line: the header written inside
+/// the fence.
+fn bare_path(line: &str, known: &[String]) -> Option<String> {
+    let path = clean_path(line.trim());
+    (!path.contains(char::is_whitespace) && looks_like_path(&path) && names_known(&path, known))
+        .then_some(path)
+}
+
+/// Whether every line of a fence's body is a look-around request line
+/// (`READ path`, `SEARCH text`, `LIST folder`).
+fn is_requests(body: &[Line<'_>]) -> bool {
+    let lines: Vec<&str> = body
+        .iter()
+        .map(|l| l.text.trim())
+        .filter(|t| !t.is_empty())
+        .collect();
+    !lines.is_empty()
+        && lines.iter().all(|t| {
+            ["READ ", "SEARCH ", "LIST "]
+                .iter()
+                .any(|verb| t.starts_with(verb))
+        })
 }
 
 /// A block's first lines that repeat a header and open a second fence:
@@ -489,5 +518,21 @@ mod tests {
         let (prose, blocks) = shape("utils.py\n```python\nx = 1\n");
         assert!(blocks.is_empty());
         assert_eq!(prose, "utils.py\n```python\nx = 1");
+    }
+
+    /// Seen on the 1.5B model: request lines inside a fence, and a block
+    /// whose path is its first line inside the fence.
+    #[test]
+    fn fenced_requests_and_a_path_inside_the_fence() {
+        let parsed = parse("```\nREAD utils.py\nSEARCH compare\n```", &known());
+        assert!(parsed.blocks.is_empty());
+        assert!(parsed.prose.contains("READ utils.py"), "{}", parsed.prose);
+        let parsed = parse("```\n utils.py\ndef f():\n    return 1\n```", &known());
+        assert_eq!(parsed.blocks.len(), 1);
+        assert_eq!(parsed.blocks[0].path.as_deref(), Some("utils.py"));
+        assert_eq!(
+            parsed.blocks[0].kind,
+            BlockKind::Whole("def f():\n    return 1\n".into())
+        );
     }
 }
