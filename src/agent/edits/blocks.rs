@@ -300,9 +300,7 @@ fn comment_path(line: &str, known: &[String]) -> Option<String> {
         .or_else(|| rest.strip_prefix("file:"))
         .unwrap_or(rest)
         .trim();
-    let path = clean_path(rest);
-    (!path.contains(char::is_whitespace) && looks_like_path(&path) && names_known(&path, known))
-        .then_some(path)
+    bare_path(rest, known)
 }
 
 /// A known path alone on a block's first line: the header written inside
@@ -316,17 +314,12 @@ fn bare_path(line: &str, known: &[String]) -> Option<String> {
 /// Whether every line of a fence's body is a look-around request line
 /// (`READ path`, `SEARCH text`, `LIST folder`).
 fn is_requests(body: &[Line<'_>]) -> bool {
-    let lines: Vec<&str> = body
+    let mut lines = body
         .iter()
         .map(|l| l.text.trim())
         .filter(|t| !t.is_empty())
-        .collect();
-    !lines.is_empty()
-        && lines.iter().all(|t| {
-            ["READ ", "SEARCH ", "LIST "]
-                .iter()
-                .any(|verb| t.starts_with(verb))
-        })
+        .peekable();
+    lines.peek().is_some() && lines.all(super::lookaround::is_request_line)
 }
 
 /// A block's first lines that repeat a header and open a second fence:

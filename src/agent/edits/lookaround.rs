@@ -42,6 +42,12 @@ static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Whether `line` is a request line (`READ path`, `SEARCH text`, `LIST
+/// folder`, or `Read: path` and the like).
+pub fn is_request_line(line: &str) -> bool {
+    LINE.as_ref().is_some_and(|re| re.is_match(line))
+}
+
 /// The requests in `prose` (the reply without its file blocks): request
 /// lines, and JSON calls of `read_file`, `search` and `list_files`, in
 /// order. `exists` tells whether a path names a workspace file. A reply
