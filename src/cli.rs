@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Overrides;
-use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
 ///
@@ -362,6 +362,11 @@ pub struct CommonArgs {
     /// blocks; `auto` chooses per model [default: auto]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub edit_format: Option<EditFormat>,
+    /// What the run is for: a change to the files, or an answer (files
+    /// shown for reference, none changes); `auto` decides from the prompt
+    /// [default: auto]
+    #[arg(long, value_enum, value_name = "TASK")]
+    pub task: Option<Task>,
     /// Print the first request body and its size, and send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -422,6 +427,7 @@ impl CommonArgs {
             plan: self.plan,
             text_tools: self.text_tools,
             edit_format: self.edit_format,
+            task: self.task,
             allow: self.allow.clone(),
             deny: self.deny.clone(),
             system_prompt_file: self.system_prompt.clone(),

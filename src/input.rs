@@ -71,8 +71,27 @@ pub fn with_context(prompt: &str, context: &str) -> String {
         return prompt.to_string();
     }
     let context = context.strip_suffix('\n').unwrap_or(context);
-    format!("{prompt}\n\n<stdin>\n{context}\n</stdin>")
+    format!("{prompt}{STDIN_OPEN}{context}{STDIN_CLOSE}")
 }
+
+/// The instruction of a prompt built by [`with_context`]: the text before
+/// its `<stdin>` block (the whole prompt when it has none).
+pub fn instruction(prompt: &str) -> &str {
+    prompt
+        .split_once(STDIN_OPEN)
+        .map_or(prompt, |(instruction, _)| instruction)
+}
+
+/// The piped context of a prompt built by [`with_context`]: the text inside
+/// its `<stdin>` block.
+pub fn context(prompt: &str) -> Option<&str> {
+    let (_, rest) = prompt.split_once(STDIN_OPEN)?;
+    Some(rest.strip_suffix(STDIN_CLOSE).unwrap_or(rest))
+}
+
+/// How [`with_context`] opens and closes the piped block.
+const STDIN_OPEN: &str = "\n\n<stdin>\n";
+const STDIN_CLOSE: &str = "\n</stdin>";
 
 /// Text from bytes: UTF-8 (a BOM dropped), or UTF-16 when it starts with a
 /// UTF-16 BOM (`FF FE` little-endian, `FE FF` big-endian). Invalid text is an
@@ -204,6 +223,15 @@ fn read_piped_context(wait: Duration) -> Result<Option<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_instruction_and_the_context_come_apart() {
+        let prompt = with_context("write a commit message", "diff --git a/x b/x\n");
+        assert_eq!(instruction(&prompt), "write a commit message");
+        assert_eq!(context(&prompt), Some("diff --git a/x b/x"));
+        assert_eq!(instruction("fix it"), "fix it");
+        assert_eq!(context("fix it"), None);
+    }
 
     #[test]
     fn context_is_appended_as_a_block() {

@@ -142,6 +142,31 @@ impl EditFormat {
     }
 }
 
+/// What a run is for (`--task`): a change to the files, or an answer
+/// (a commit message, an explanation, a review, a question).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Task {
+    /// Decided from the prompt's words, the command and stdin.
+    #[default]
+    Auto,
+    /// The model changes files.
+    Change,
+    /// The model answers; files are shown for reference and none changes.
+    Answer,
+}
+
+impl Task {
+    /// The name used in flags, config and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Task::Auto => "auto",
+            Task::Change => "change",
+            Task::Answer => "answer",
+        }
+    }
+}
+
 /// The API of the model server (`--provider`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

@@ -19,7 +19,9 @@ use regex::Regex;
 use super::file_kind::{is_doc, is_source_name, is_test};
 use super::repo_map::{self, Ranked};
 use super::traceback::{self, Location};
+use crate::input;
 use crate::tools::walk;
+use crate::vocab::Task;
 
 /// Files read at most when looking for code names.
 const MAX_SCANNED_FILES: usize = 400;
@@ -71,8 +73,12 @@ pub struct Grounding {
 
 /// Picks the files for `prompt` in the workspace at `root`, most important
 /// first: editable, then read-only, then new. `failure` are the places a
-/// failing check's output names.
-pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
+/// failing check's output names. Piped context (the prompt's `<stdin>`
+/// block) may point at existing files (diff headers, log lines, a
+/// traceback's frames), never at files to create; when the task is an
+/// answer and the context is a diff, the diff is what the answer is about
+/// and nothing else is shown.
+pub fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Grounding {
     let files: Vec<String> = walk::files_under(root)
         .into_iter()
         .filter(|p| p.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
@@ -82,22 +88,37 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location]) -> Grounding {
                 .map(|r| r.to_string_lossy().replace('\\', "/"))
         })
         .collect();
-    let tests_editable = tests_may_change(prompt);
+    let instruction = input::instruction(prompt);
+    let piped = input::context(prompt).unwrap_or_default();
+    let tests_editable = tests_may_change(instruction);
     let mut picked: Vec<Grounded> = Vec::new();
-    let creating = creates_files(prompt);
-    for token in path_tokens(prompt) {
+    let creating = creates_files(instruction) && task != Task::Answer;
+    for token in path_tokens(instruction) {
         match resolve_named(&token, &files) {
             Some(path) => add(&mut picked, &path, default_role(&path)),
             None if creating && is_source_name(&token) => add(&mut picked, &token, Role::New),
             None => {}
         }
     }
+    if task == Task::Answer && is_diff(piped) {
+        return Grounding {
+            files: picked,
+            ..Grounding::default()
+        };
+    }
+    for token in path_tokens(piped) {
+        if let Some(path) = resolve_piped(&token, &files) {
+            add(&mut picked, &path, default_role(&path));
+        }
+    }
     add_failure(&mut picked, failure, root, &files);
+    // A traceback piped in points at files and lines as a failing check's does.
+    add_failure(&mut picked, &traceback::locations(piped), root, &files);
     // The tests a failing check points into are the ones that matter.
     let failing_tests = picked
         .iter()
         .any(|g| is_test(&g.path) && !g.lines.is_empty());
-    let names = code_names(prompt);
+    let names = code_names(instruction);
     for name in &names {
         for (path, role) in files_for_name(name, root, &files, tests_editable) {
             if !(failing_tests && is_test(&path) && !tests_editable) {
@@ -343,6 +364,23 @@ fn path_tokens(prompt: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether piped text is a diff (`git diff`, `diff -u`).
+fn is_diff(piped: &str) -> bool {
+    piped.lines().any(|l| l.starts_with("diff --git "))
+        || (piped.lines().any(|l| l.starts_with("--- "))
+            && piped.lines().any(|l| l.starts_with("+++ ")))
+}
+
+/// The workspace file a path in piped text names: as [`resolve_named`],
+/// also without a diff header's `a/` or `b/`.
+fn resolve_piped(token: &str, files: &[String]) -> Option<String> {
+    let bare = token
+        .strip_prefix("a/")
+        .or_else(|| token.strip_prefix("b/"));
+    bare.and_then(|t| resolve_named(t, files))
+        .or_else(|| resolve_named(token, files))
+}
+
 /// The workspace file `token` names: the exact path, or the one file whose
 /// path ends with `/token`.
 fn resolve_named(token: &str, files: &[String]) -> Option<String> {
@@ -460,7 +498,7 @@ mod tests {
     }
 
     fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, Role)> {
-        select(prompt, dir.path(), &[])
+        select(prompt, dir.path(), &[], Task::Change)
             .files
             .into_iter()
             .map(|g| (g.path, g.role))

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::reply::Cut;
 use crate::session::{CutReply, Session};
 use crate::ui::Output;
+use crate::vocab::Task;
 
 /// The same call this many times in a row is not run again.
 pub const REPEAT_BLOCK: u32 = 3;
@@ -139,45 +140,34 @@ pub fn describes_instead_of_doing(reply: &str) -> bool {
     reply.contains("```") || steps >= 2 || advice.iter().any(|a| lower.contains(a))
 }
 
-/// Whether a prompt asks a question (an answer in words is then right):
-/// it ends with `?` or starts with a question word.
-pub fn is_question(prompt: &str) -> bool {
-    let trimmed = prompt.trim();
-    let first = trimmed
-        .split_whitespace()
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    trimmed.ends_with('?')
-        || matches!(
-            first.as_str(),
-            "what" | "which" | "where" | "why" | "how" | "who" | "when" | "explain" | "describe"
-        )
-}
-
 /// One nudge per run for a reply that describes instead of doing.
 #[derive(Debug, Default)]
 pub struct DescribeGuard {
-    /// Off: the prompt asks a question (or the guard is switched off).
+    /// The task is an answer: describing is answering.
+    answer: bool,
+    /// Off: the prompt asks for an answer, or the guard is switched off.
     off: bool,
     nudged: bool,
     unchanged_nudged: bool,
 }
 
 impl DescribeGuard {
-    /// The guard for a run with `prompt`; `enabled` false switches it off.
-    pub fn new(prompt: &str, enabled: bool) -> Self {
+    /// The guard for a run whose task is `task` (see [`super::route`]);
+    /// `enabled` false switches the nudges off.
+    pub fn new(task: Task, enabled: bool) -> Self {
+        let answer = task == Task::Answer;
         DescribeGuard {
-            off: !enabled || is_question(prompt),
+            answer,
+            off: !enabled || answer,
             nudged: false,
             unchanged_nudged: false,
         }
     }
 
-    /// Whether the task asks for a change (not a question), with the
-    /// guard on: a run that changes nothing has not done it.
+    /// Whether the task asks for a change (not an answer): a run that
+    /// changes nothing has not done it.
     pub fn wants_change(&self) -> bool {
-        !self.off
+        !self.answer
     }
 
     /// Whether to nudge after file blocks that changed nothing: once per
@@ -285,16 +275,21 @@ mod tests {
     fn describing_replies_get_one_nudge_and_answers_none() {
         let how_to =
             "To fix the bug:\n1. Open utils.py.\n2. Change `-n - 1` to `-n`.\n3. Run the tests.";
-        let mut guard = DescribeGuard::new("Fix the bug in utils.py.", true);
+        let mut guard = DescribeGuard::new(Task::Change, true);
         assert!(!guard.check(how_to, 1), "after a change it is a summary");
         assert!(!guard.check("I fixed utils.py; the tests pass.", 0));
         assert!(guard.check(how_to, 0));
         assert!(!guard.check(how_to, 0), "only once");
-        let mut guard = DescribeGuard::new("Which file defines parse_date?", true);
+        let mut guard = DescribeGuard::new(Task::Answer, true);
         assert!(!guard.check("In `src/a.py`.", 0));
-        let mut guard = DescribeGuard::new("What does fetch return?", true);
         assert!(!guard.check("```\nNone\n```", 0));
-        assert!(!DescribeGuard::new("Fix it.", false).check(how_to, 0));
+        assert!(!guard.wants_change());
+        let mut guard = DescribeGuard::new(Task::Change, false);
+        assert!(!guard.check(how_to, 0));
+        assert!(
+            guard.wants_change(),
+            "a change is wanted with the nudges off too"
+        );
         assert!(describes_instead_of_doing(
             "You can replace line 3 with `return x`."
         ));

@@ -25,6 +25,7 @@ pub mod repetition;
 pub mod reply;
 pub mod repo_map;
 pub mod room;
+pub mod route;
 pub mod setup;
 pub mod text_calls;
 pub mod traceback;
@@ -99,7 +100,11 @@ pub async fn run(
         }),
     };
     check_vision(&job, &info, settings)?;
-    let model = ModelSetup::from_capabilities(&info, settings, out);
+    let task = route::decide(settings.task, settings.mode, &job.prompt);
+    if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
+        out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)");
+    }
+    let model = ModelSetup::from_capabilities(&info, settings, task, out);
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
     let mut session =
@@ -197,7 +202,12 @@ impl Close<'_> {
             session.status = status;
             session.exit_reason = Some(reason);
         }
-        let final_text = final_text(session, &calls.files_changed);
+        let (final_text, summarized) = final_text(session, &calls.files_changed);
+        if summarized {
+            // The reply was only file blocks: stdout says what `-o` and
+            // the json `final_text` say.
+            out.content(session.turns, &format!("{final_text}\n"));
+        }
         // Only an answer is written: a run stopped short has none, whatever
         // text its last reply had.
         if let Some(path) = self
@@ -262,8 +272,9 @@ pub fn save_with_record(
 }
 
 /// The last assistant message's text; when it has none (its reply was only
-/// file blocks) and files changed, which ones.
-fn final_text(session: &Session, files_changed: &[String]) -> String {
+/// file blocks) and files changed, which ones, and `true`: the text is a
+/// summary made here, not yet shown.
+fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
     let text = session
         .messages
         .iter()
@@ -272,9 +283,9 @@ fn final_text(session: &Session, files_changed: &[String]) -> String {
         .map(|m| m.content.clone())
         .unwrap_or_default();
     if text.trim().is_empty() && !files_changed.is_empty() {
-        return format!("Changed {}.", files_changed.join(", "));
+        return (format!("Changed {}.", files_changed.join(", ")), true);
     }
-    text
+    (text, false)
 }
 
 /// Writes the final answer to `-o FILE` (nothing when there is none).

@@ -5,8 +5,10 @@
 use serde_json::Value;
 
 use super::text_calls;
-use crate::client::ToolCall;
+use crate::client::{Message, ToolCall};
+use crate::session::{Repair, Session};
 use crate::tools::{self, ToolName};
+use crate::ui::Output;
 
 /// Gives every call an id (`call_<turn>_<n>` when the server sent none),
 /// repairs its name and arguments where that is unambiguous, and turns
@@ -70,6 +72,31 @@ pub fn normalize_calls(
 
 fn example(name: &str) -> String {
     ToolName::from_name(name).map_or_else(|| "{\"key\": \"value\"}".to_string(), tools::signature)
+}
+
+/// Notes the repairs made to the reply's calls, in the session and on
+/// `out`.
+pub fn record_repairs(
+    session: &mut Session,
+    out: &mut dyn Output,
+    message: &Message,
+    parsed: &[(std::result::Result<Value, String>, Vec<String>)],
+) {
+    for (call, (_, notes)) in message.tool_calls.iter().zip(parsed) {
+        if notes.is_empty() {
+            continue;
+        }
+        out.note(&format!(
+            "repaired {}: {}",
+            call.function.name,
+            notes.join("; ")
+        ));
+        session.repairs.push(Repair {
+            turn: session.turns,
+            tool_call_id: call.id.clone().unwrap_or_default(),
+            notes: notes.clone(),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use super::repo_map;
 use crate::client::{Message, Role, ToolCall};
 use crate::session::Session;
 use crate::ui::Output;
+use crate::vocab::Task;
 
 /// Most bytes of file text put in the first turn, whatever the context.
 pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
@@ -53,6 +54,8 @@ pub struct Start<'a> {
     pub map_budget: usize,
     /// The check as it stood before the first request.
     pub precheck: Option<&'a Precheck>,
+    /// What the run is for.
+    pub task: Task,
 }
 
 /// Adds the prompt (and, unless `start.ground` is false, the files it is
@@ -71,7 +74,7 @@ pub async fn open(
         .map(|p| p.locations.as_slice())
         .unwrap_or_default();
     let grounding = if start.ground {
-        grounding::select(&prompt, calls.workspace().root(), failure)
+        grounding::select(&prompt, calls.workspace().root(), failure, start.task)
     } else {
         Grounding::default()
     };
@@ -95,8 +98,8 @@ pub async fn open(
         Protocol::FileBlocks(blocks) => {
             let budget = start.budget.min(FILE_BLOCKS_GROUNDING_BYTES);
             let mut files = read_shown(&grounding.files, calls, session, budget, focus);
-            if super::guards::is_question(&prompt) {
-                // A question is answered in words: nothing is offered to change.
+            if blocks.answers() {
+                // An answer changes nothing: every file is for reference.
                 files.retain(|f| f.text.is_some());
                 for file in &mut files {
                     file.role = FileRole::ReadOnly;

@@ -41,20 +41,61 @@ pub fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) 
              change and how."
         ),
     };
-    if fenced && !tools.is_empty() {
-        prompt.push_str(
-            "\n\nTo call a tool, reply with only this block and wait for the result:\n\
-             ```tool\n{\"name\": \"TOOL\", \"arguments\": {…}}\n```\nTools:\n",
-        );
-        for tool in tools {
-            let schema = tool.schema();
-            let description = schema["function"]["description"].as_str().unwrap_or("");
-            prompt.push_str(&format!(
-                "- {} {}: {description}\n",
-                tool.as_str(),
-                tools::signature(*tool)
-            ));
-        }
+    if fenced {
+        push_fenced_tools(&mut prompt, tools);
+    }
+    prompt
+}
+
+/// With `fenced` tools (a model without native tool calling): how to call
+/// them, and each one's signature and description.
+fn push_fenced_tools(prompt: &mut String, tools: &[ToolName]) {
+    if tools.is_empty() {
+        return;
+    }
+    prompt.push_str(
+        "\n\nTo call a tool, reply with only this block and wait for the result:\n\
+         ```tool\n{\"name\": \"TOOL\", \"arguments\": {…}}\n```\nTools:\n",
+    );
+    for tool in tools {
+        let schema = tool.schema();
+        let description = schema["function"]["description"].as_str().unwrap_or("");
+        prompt.push_str(&format!(
+            "- {} {}: {description}\n",
+            tool.as_str(),
+            tools::signature(*tool)
+        ));
+    }
+}
+
+/// The system prompt of a run whose task is an answer (a commit message,
+/// an explanation, a review, a question) in code mode: the model replies
+/// with the answer itself, and can look around first: with `tools` (the
+/// ones that read; `fenced` as for [`system_prompt`]), or, when none are
+/// offered (the text edit formats), with request lines.
+pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
+    let git = if is_git_repo(root) {
+        ", a git repository"
+    } else {
+        ""
+    };
+    let look = if tools.is_empty() {
+        "To look at the repository first, reply with one request line and nothing else, then wait for the answer:\n\
+         READ path/to/file.py\n\
+         SEARCH some text\n\
+         LIST some/folder"
+    } else {
+        "To look at the repository first, use the tools; nothing can be changed."
+    };
+    let mut prompt = format!(
+        "You are oc, a coding assistant. You work in {} ({}{git}). The user shows you files and asks \
+         for something: reply with exactly that (an answer, an explanation, a review, a commit message, \
+         code or JSON) and nothing else. Change no file.\n{look}",
+        root.display(),
+        std::env::consts::OS
+    );
+    if fenced {
+        push_fenced_tools(&mut prompt, tools);
     }
     prompt
 }

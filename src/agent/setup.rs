@@ -19,7 +19,7 @@ use crate::sandbox::support::Support;
 use crate::session::{Session, Status};
 use crate::tools::{ToolName, Workspace};
 use crate::ui::Output;
-use crate::vocab::{EditFormat, Mode, Provider, TextTools, Think};
+use crate::vocab::{EditFormat, Mode, Provider, Task, TextTools, Think};
 
 /// How this run talks to this model, settled once from its capabilities.
 #[derive(Debug, Clone)]
@@ -39,12 +39,21 @@ pub struct ModelSetup {
     /// How the model changes files: `Tools`, `Whole` or `Diff` (`Auto`
     /// settled).
     pub edit_format: EditFormat,
+    /// What the run is for (`Auto` settled, [`super::route`]): an answer
+    /// offers only the tools that read, and shows files for reference.
+    pub task: Task,
 }
 
 impl ModelSetup {
-    /// Reads the capabilities in `info`; warns and notes on `out` where the
-    /// settings cannot be honoured (no thinking, a smaller context, no tools).
-    pub fn from_capabilities(info: &ModelInfo, settings: &Settings, out: &mut dyn Output) -> Self {
+    /// Reads the capabilities in `info` for a run whose task is `task`;
+    /// warns and notes on `out` where the settings cannot be honoured (no
+    /// thinking, a smaller context, no tools).
+    pub fn from_capabilities(
+        info: &ModelInfo,
+        settings: &Settings,
+        task: Task,
+        out: &mut dyn Output,
+    ) -> Self {
         let think = if info.has("thinking") {
             Some(settings.think)
         } else {
@@ -77,7 +86,7 @@ impl ModelSetup {
             // The files are in the conversation and changes come as blocks.
             Vec::new()
         } else if native_tools || settings.text_tools == TextTools::Auto {
-            ToolName::for_mode(settings.mode)
+            tools_for(settings.mode, task)
         } else {
             if settings.mode != Mode::Chat {
                 out.warn(&format!(
@@ -96,14 +105,22 @@ impl ModelSetup {
             fenced,
             schemas,
             edit_format,
+            task,
         }
     }
 
     /// The edit protocol of the run.
     pub fn protocol(&self, root: &Path) -> Protocol {
+        let blocks = |diff: bool| {
+            let blocks = FileBlocks::new(diff, root);
+            Protocol::FileBlocks(Box::new(match self.task {
+                Task::Answer => blocks.answering(),
+                Task::Change | Task::Auto => blocks,
+            }))
+        };
         match self.edit_format {
-            EditFormat::Whole => Protocol::FileBlocks(Box::new(FileBlocks::new(false, root))),
-            EditFormat::Diff => Protocol::FileBlocks(Box::new(FileBlocks::new(true, root))),
+            EditFormat::Whole => blocks(false),
+            EditFormat::Diff => blocks(true),
             EditFormat::Tools | EditFormat::Auto => Protocol::ToolCalls {
                 offered: self.offered.clone(),
                 fenced: self.fenced,
@@ -150,6 +167,20 @@ fn server_context(info: &ModelInfo, settings: &Settings, out: &mut dyn Output) -
             ));
             settings.num_ctx
         }
+    }
+}
+
+/// The tools offered in `mode` for `task`: an answer in code mode gets
+/// the tools that read, and `bash` to run what the question is about; no
+/// tool that writes a file.
+fn tools_for(mode: Mode, task: Task) -> Vec<ToolName> {
+    let tools = ToolName::for_mode(mode);
+    match (mode, task) {
+        (Mode::Code, Task::Answer) => tools
+            .into_iter()
+            .filter(|t| t.is_read_only() || *t == ToolName::Bash)
+            .collect(),
+        _ => tools,
     }
 }
 
@@ -268,8 +299,15 @@ pub fn open_session(
 /// oc's own for the mode and edit format; then the project's `AGENTS.md`
 /// instructions and `--append-system-prompt`.
 pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
+    let answer = model.task == Task::Answer && settings.mode == Mode::Code;
     let base = match (&settings.system_prompt, model.edit_format) {
         (Some(text), _) => text.trim_end().to_string(),
+        (None, EditFormat::Whole | EditFormat::Diff) if answer => {
+            prompt::answer_prompt(root, &[], false)
+        }
+        (None, EditFormat::Tools | EditFormat::Auto) if answer => {
+            prompt::answer_prompt(root, &model.offered, model.fenced)
+        }
         (None, EditFormat::Whole) => prompt::file_blocks_prompt(false, root),
         (None, EditFormat::Diff) => prompt::file_blocks_prompt(true, root),
         (None, EditFormat::Tools | EditFormat::Auto) => {
@@ -288,7 +326,8 @@ pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> St
 /// tool schemas.
 pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usize, usize)> {
     let workspace = open_workspace(&settings.cwd)?;
-    let offered = ToolName::for_mode(settings.mode);
+    let task = super::route::decide(settings.task, settings.mode, prompt);
+    let offered = tools_for(settings.mode, task);
     let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
     let model = ModelSetup {
         think: None,
@@ -297,6 +336,7 @@ pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usi
         fenced: false,
         schemas: schemas.clone(),
         edit_format: EditFormat::Tools,
+        task,
     };
     let system = system_prompt(settings, &model, workspace.root());
     let messages = [

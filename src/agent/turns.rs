@@ -10,6 +10,7 @@ use super::context::{self, ContextMeter, request_tokens};
 use super::edits::Protocol;
 use super::ending::Ending;
 use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
+use super::normalize;
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
 use super::repo_map;
@@ -21,7 +22,7 @@ use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role, ToolCa
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
-use crate::session::{AbortedReply, Check, Repair, Session, Store, is_markup_only};
+use crate::session::{AbortedReply, Check, Session, Store, is_markup_only};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
@@ -157,7 +158,7 @@ impl<'a> Turns<'a> {
                 && self.protocol.echoes() == 0
                 && self.protocol.unplaced() == 0;
             session.messages.push(message.clone());
-            record_repairs(session, out, &message, &parsed);
+            normalize::record_repairs(session, out, &message, &parsed);
             match self.empty_replies.check(empty) {
                 EmptyReply::Nudge => {
                     out.warn("the model sent an empty reply; asking it once to go on");
@@ -201,7 +202,7 @@ impl<'a> Turns<'a> {
                     session.unexecuted_call = true;
                     return Ok(Ending::UnexecutedCall);
                 }
-                if self.protocol.unplaced() > 0 && is_markup_only(&message.content) {
+                if self.protocol.unplaced() > 0 {
                     out.warn("the reply's code blocks name no file; asking for their paths");
                     let text = format!("{} {}", guards::UNPLACED, self.protocol.how_to_change());
                     session.messages.push(Message::text(Role::User, text));
@@ -369,7 +370,8 @@ impl<'a> Turns<'a> {
         images: Vec<String>,
         out: &mut dyn Output,
     ) {
-        self.descriptions = DescribeGuard::new(&prompt, self.settings.enabled(Heuristic::Nudge));
+        self.descriptions =
+            DescribeGuard::new(self.model.task, self.settings.enabled(Heuristic::Nudge));
         let precheck = match self.check.filter(|plan| plan.precheck) {
             Some(plan) => {
                 // On record before it runs: an interrupted check failed.
@@ -394,6 +396,7 @@ impl<'a> Turns<'a> {
             budget: opening::grounding_budget(self.model.num_ctx),
             map_budget: repo_map::budget_tokens(self.model.num_ctx),
             precheck: precheck.as_ref(),
+            task: self.model.task,
         };
         let (protocol, calls) = (&mut self.protocol, &mut self.calls);
         let prompt_at = session.messages.len();
@@ -671,30 +674,5 @@ impl<'a> Turns<'a> {
             Some(store) => store.save(session),
             None => Ok(()),
         }
-    }
-}
-
-/// Notes the repairs made to the reply's calls, in the session and on
-/// `out`.
-fn record_repairs(
-    session: &mut Session,
-    out: &mut dyn Output,
-    message: &Message,
-    parsed: &[(std::result::Result<Value, String>, Vec<String>)],
-) {
-    for (call, (_, notes)) in message.tool_calls.iter().zip(parsed) {
-        if notes.is_empty() {
-            continue;
-        }
-        out.note(&format!(
-            "repaired {}: {}",
-            call.function.name,
-            notes.join("; ")
-        ));
-        session.repairs.push(Repair {
-            turn: session.turns,
-            tool_call_id: call.id.clone().unwrap_or_default(),
-            notes: notes.clone(),
-        });
     }
 }

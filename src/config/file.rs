@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
 use crate::permissions::rules::Action;
-use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, TextTools, Think};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
@@ -43,6 +43,8 @@ pub struct FileConfig {
     pub idle_timeout_secs: Option<u64>,
     pub text_tools: Option<TextTools>,
     pub edit_format: Option<EditFormat>,
+    /// `auto`, `change` or `answer`.
+    pub task: Option<Task>,
     pub check_attempts: Option<u32>,
     /// `workspace-write`, `read-only`, `off` or `required`.
     pub sandbox: Option<SandboxMode>,
@@ -165,7 +167,7 @@ pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
 }
 
 /// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 28] = [
+const KNOWN_KEYS: [&str; 29] = [
     "compact_at",
     "model",
     "host",
@@ -188,6 +190,7 @@ const KNOWN_KEYS: [&str; 28] = [
     "idle_timeout_secs",
     "text_tools",
     "edit_format",
+    "task",
     "check_attempts",
     "sandbox",
     "network",

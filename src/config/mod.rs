@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
 use crate::permissions::project_config::PROJECT_CONFIG;
 use crate::permissions::rules::{Action, Rule};
-use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, TextTools, Think};
+use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, Task, TextTools, Think};
 
 pub use file::{FileConfig, LoadedFile, MIN_NUM_CTX, load_file, parse_file};
 pub use runtime::{RuntimeFlags, RuntimeSettings};
@@ -81,6 +81,8 @@ pub struct Overrides {
     pub plan: bool,
     pub text_tools: Option<TextTools>,
     pub edit_format: Option<EditFormat>,
+    /// `--task`.
+    pub task: Option<Task>,
     /// `--allow RULE`, in order.
     pub allow: Vec<String>,
     /// `--deny RULE`, in order.
@@ -188,6 +190,8 @@ pub struct Settings {
     pub text_tools: TextTools,
     /// How the model changes files; `Auto` is settled per model.
     pub edit_format: EditFormat,
+    /// What the run is for; `Auto` is settled from the prompt.
+    pub task: Task,
     /// Rounds of `--check` feedback (`check_attempts`, default 3).
     pub check_attempts: u32,
     /// Heuristics switched off with `OC_DISABLE`.
@@ -298,6 +302,7 @@ impl Settings {
                 idle_timeout_secs,
                 text_tools,
                 edit_format,
+                task,
                 check_attempts
             );
         }
@@ -437,6 +442,7 @@ impl Settings {
                     })?,
                 (None, None) => merged.edit_format.unwrap_or_default(),
             },
+            task: flags.task.or(merged.task).unwrap_or_default(),
             check_attempts: merged.check_attempts.unwrap_or(DEFAULT_CHECK_ATTEMPTS),
             disabled: match &env.disable {
                 Some(list) => Heuristic::parse_list(list)

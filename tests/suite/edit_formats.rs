@@ -207,7 +207,7 @@ fn a_question_is_answered_in_words() {
         "{opening}"
     );
     assert!(
-        opening.ends_with("Answer in words; change no file."),
+        opening.ends_with("Reply with the answer only; change no file."),
         "{opening}"
     );
 }
@@ -336,7 +336,7 @@ fn auto_gives_small_models_whole_files() {
     for (model, whole) in [(crate::common::MODEL, true), ("coder:7b", false)] {
         env.oc(&server)
             .env_remove("OC_EDIT_FORMAT")
-            .args(["run", "--model", model, "What does last_n do?"])
+            .args(["run", "--model", model, "Fix last_n."])
             .assert()
             .success();
         let request = server.chat_requests().pop().unwrap();

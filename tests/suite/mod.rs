@@ -1,3 +1,4 @@
+mod answers;
 mod architecture;
 mod config;
 mod context;

@@ -78,8 +78,10 @@ pub struct Converted {
     /// Blocks that changed nothing and made no call: a file (or part)
     /// sent back as it was shown or as it is now.
     pub echoes: usize,
-    /// Blocks without a path that could not be placed in a file.
-    pub unplaced: usize,
+    /// Blocks without a path that could not be placed in a file: their
+    /// indices. They stay in the reply's text (a command, sample output,
+    /// example code).
+    pub unplaced: Vec<usize>,
 }
 
 /// The calls of a reply's blocks, in order. Blocks without a path that
@@ -89,13 +91,13 @@ pub struct Converted {
 pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
     let mut converted = Converted::default();
     let calls = &mut converted.calls;
-    for block in blocks {
+    for (n, block) in blocks.iter().enumerate() {
         let path = match &block.path {
             Some(path) => resolve(path, scope, root),
             None => match lone_target(block, scope, root) {
                 Some(path) => path,
                 None => {
-                    converted.unplaced += 1;
+                    converted.unplaced.push(n);
                     continue;
                 }
             },

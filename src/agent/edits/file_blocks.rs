@@ -40,8 +40,11 @@ pub struct FileBlocks {
     /// Tests may change (the task is about them); else a test the model
     /// reads is for reference.
     pub tests_editable: bool,
-    /// The task is a question: files the model reads are for reference.
-    answer_only: bool,
+    /// The task is an answer ([`FileBlocks::answering`]): files are for
+    /// reference, and blocks are part of the answer.
+    answering: bool,
+    /// Nothing shown may change: files the model reads are for reference.
+    reference_only: bool,
 }
 
 impl FileBlocks {
@@ -56,8 +59,21 @@ impl FileBlocks {
             unplaced: 0,
             focus: Focus::default(),
             tests_editable: false,
-            answer_only: false,
+            answering: false,
+            reference_only: false,
         }
+    }
+
+    /// The format for a run whose task is an answer: every file is shown
+    /// for reference, and the reply's blocks are part of the answer.
+    pub fn answering(mut self) -> Self {
+        self.answering = true;
+        self
+    }
+
+    /// Whether the task is an answer.
+    pub fn answers(&self) -> bool {
+        self.answering
     }
 
     /// The first user message: the files (reference ones marked, big ones
@@ -83,8 +99,11 @@ impl FileBlocks {
             .iter()
             .any(|w| lower.contains(w));
         let writable = self.scope.writable();
-        if writable.is_empty() && !files.is_empty() {
-            self.answer_only = true;
+        if self.answering {
+            self.reference_only = true;
+            text.push_str("\nReply with the answer only; change no file.");
+        } else if writable.is_empty() && !files.is_empty() {
+            self.reference_only = true;
             text.push_str("\nAnswer in words; change no file.");
         } else if !writable.is_empty() {
             let new: Vec<&str> = self.scope.new.iter().map(String::as_str).collect();
@@ -178,7 +197,7 @@ impl FileBlocks {
         scrubbed: bool,
     ) -> String {
         let read_only = scrubbed
-            || self.answer_only
+            || self.reference_only
             || (crate::agent::file_kind::is_test(path) && !self.tests_editable);
         let role = if read_only {
             FileRole::ReadOnly
@@ -232,27 +251,43 @@ impl FileBlocks {
     }
 
     /// Turns the reply's file blocks and look-around requests into calls:
-    /// `message.content` keeps the prose, `message.tool_calls` the calls,
-    /// `message.written` the reply as written. Blocks that change nothing
-    /// (echoes) make no call; [`FileBlocks::echoes`] counts them. Returns
-    /// per call the arguments to run with, or why it may not run.
+    /// `message.content` keeps the answer (the prose, and the fenced blocks
+    /// that are no file: a command, sample output), `message.tool_calls`
+    /// the calls, `message.written` the reply as written. Blocks that
+    /// change nothing (echoes) make no call; [`FileBlocks::echoes`] counts
+    /// them. When the task is an answer, no block is a file: only the
+    /// requests are calls. Returns per call the arguments to run with, or
+    /// why it may not run.
     pub fn read_reply(
         &mut self,
         message: &mut Message,
         turn: u32,
     ) -> Vec<(Result<Value, String>, Vec<String>)> {
         let parsed = blocks::parse(&message.content, &self.scope.known());
-        let converted = convert::to_calls(&parsed.blocks, &self.scope, &self.root);
+        let files = if self.answering {
+            &[][..]
+        } else {
+            &parsed.blocks[..]
+        };
+        let converted = convert::to_calls(files, &self.scope, &self.root);
         self.echoes = converted.echoes;
-        self.unplaced = converted.unplaced;
+        // Blocks that name no file are asked about only when the reply is
+        // nothing else; beside prose they are part of the answer.
+        let bare = parsed.prose.trim().is_empty();
+        self.unplaced = if bare { converted.unplaced.len() } else { 0 };
+        let applied = (0..files.len()).filter(|n| !converted.unplaced.contains(n));
+        let answer = without_spans(
+            &message.content,
+            applied.map(|n| parsed.blocks[n].span.clone()),
+        );
         let root = self.root.clone();
         let exists = |p: &str| root.join(p).is_file();
-        let (prose, requests) = without_requests(&parsed.prose, &exists);
-        if parsed.blocks.is_empty() && requests.is_empty() {
+        let (answer, requests) = without_requests(&answer, &exists);
+        if converted.calls.is_empty() && converted.echoes == 0 && requests.is_empty() {
             return Vec::new();
         }
         message.written = Some(std::mem::take(&mut message.content));
-        message.content = prose;
+        message.content = answer;
         let mut verdicts = Vec::new();
         let mut calls = Vec::new();
         for c in converted.calls {
@@ -387,25 +422,52 @@ fn result_line(m: &Message) -> String {
     }
 }
 
-/// `prose` without its look-around requests, and the requests.
+/// `text` without the byte ranges `spans` (in order, not overlapping).
+fn without_spans(text: &str, spans: impl Iterator<Item = std::ops::Range<usize>>) -> String {
+    let mut kept = String::new();
+    let mut at = 0;
+    for span in spans {
+        kept.push_str(&text[at..span.start]);
+        at = span.end;
+    }
+    kept.push_str(&text[at..]);
+    kept
+}
+
+/// `prose` without its look-around requests (and the fence left empty
+/// where a request was fenced), and the requests.
 fn without_requests(
     prose: &str,
     exists: &dyn Fn(&str) -> bool,
 ) -> (String, Vec<lookaround::Request>) {
     let requests = lookaround::parse(prose, exists);
-    let mut kept = String::new();
-    let mut at = 0;
-    for request in &requests {
-        kept.push_str(&prose[at..request.span.start]);
-        at = request.span.end;
-    }
-    kept.push_str(&prose[at..]);
-    let kept = kept
-        .lines()
-        .filter(|l| !matches!(l.trim(), "```" | "```json"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let kept = without_spans(prose, requests.iter().map(|r| r.span.clone()));
+    let kept = if requests.is_empty() {
+        kept
+    } else {
+        without_empty_fences(&kept)
+    };
     (kept.trim().to_string(), requests)
+}
+
+/// `text` without fenced blocks that hold nothing but blank lines.
+fn without_empty_fences(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let fence = |l: &str| l.trim().starts_with("```");
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if fence(lines[i]) {
+            let close = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty());
+            if let Some(j) = close.filter(|&j| lines[j].trim() == "```") {
+                i = j + 1;
+                continue;
+            }
+        }
+        kept.push(lines[i]);
+        i += 1;
+    }
+    kept.join("\n")
 }
 
 #[cfg(test)]

@@ -1,0 +1,306 @@
+//! What a run is for, settled before the first request: a change to the
+//! files, or an answer (a commit message, an explanation, a review, a
+//! summary, a question). An answer gets a protocol that asks for the answer
+//! itself: the files are shown for reference, nothing is offered to write,
+//! and no nudge tells the model to "make the change".
+//!
+//! `--task` (config `task`) decides when set; `oc chat` and `oc plan` are
+//! answers; otherwise the instruction's words decide (stdin is context, not
+//! instruction): a clause that starts with a verb of change ("fix", "add",
+//! "rename") and is not about a text product makes it a change; a text
+//! product ("a commit message", "a summary", "a review"), an instruction
+//! that starts like an answer ("explain", "what", "tell me") or a question
+//! mark makes it an answer; anything else is a change, as before.
+
+use crate::input;
+use crate::vocab::{Mode, Task};
+
+/// Verbs that start an instruction to change files.
+const CHANGE_VERBS: &[&str] = &[
+    "add",
+    "append",
+    "apply",
+    "bump",
+    "change",
+    "clean",
+    "convert",
+    "correct",
+    "create",
+    "delete",
+    "edit",
+    "extract",
+    "fix",
+    "format",
+    "generate",
+    "handle",
+    "implement",
+    "improve",
+    "insert",
+    "make",
+    "migrate",
+    "modify",
+    "move",
+    "optimize",
+    "port",
+    "refactor",
+    "remove",
+    "rename",
+    "replace",
+    "resolve",
+    "rewrite",
+    "set",
+    "split",
+    "support",
+    "update",
+    "upgrade",
+    "use",
+    "write",
+];
+
+/// Words that, at the start of an instruction, ask for an answer.
+const ANSWER_LEADS: &[&str] = &[
+    "what",
+    "which",
+    "where",
+    "why",
+    "how",
+    "who",
+    "when",
+    "whose",
+    "is",
+    "are",
+    "does",
+    "do",
+    "did",
+    "can",
+    "could",
+    "should",
+    "would",
+    "will",
+    "explain",
+    "describe",
+    "summarize",
+    "summarise",
+    "review",
+    "tell",
+    "list",
+    "show",
+    "count",
+    "find",
+    "give",
+    "name",
+    "compare",
+    "suggest",
+    "analyze",
+    "analyse",
+    "evaluate",
+    "assess",
+    "critique",
+    "answer",
+    "print",
+    "output",
+    "return",
+    "identify",
+    "outline",
+    "draft",
+    "propose",
+];
+
+/// Text products: an instruction about one of these asks for text, not a
+/// change ("write a commit message for this diff").
+const PRODUCTS: &[&str] = &[
+    "commit message",
+    "commit msg",
+    "commit title",
+    "pr description",
+    "pr title",
+    "pull request description",
+    "pull request title",
+    "release notes",
+    "release note",
+    "changelog entry",
+    "summary",
+    "explanation",
+    "review",
+    "code review",
+    "description of",
+    "overview",
+    "report",
+    "haiku",
+    "poem",
+    "email",
+    "tweet",
+    "a plan",
+    "an answer",
+    "json",
+];
+
+/// Words that lead into a clause's verb and are skipped ("please fix",
+/// "then add", "now rename").
+const LEAD_INS: &[&str] = &[
+    "please", "then", "and", "now", "also", "just", "so", "kindly",
+];
+
+/// The task of a run: `asked` unless it is `Auto`; an answer in chat and
+/// plan mode; otherwise from the words of `prompt`'s instruction (the
+/// prompt without its `<stdin>` block).
+pub fn decide(asked: Task, mode: Mode, prompt: &str) -> Task {
+    match (asked, mode) {
+        (Task::Change | Task::Answer, _) => asked,
+        (Task::Auto, Mode::Chat | Mode::Plan) => Task::Answer,
+        (Task::Auto, Mode::Code) => from_words(input::instruction(prompt)),
+    }
+}
+
+/// Change or answer, from an instruction's words.
+fn from_words(instruction: &str) -> Task {
+    let lower = instruction.to_lowercase();
+    let clauses = clauses(&lower);
+    let product = |clause: &str| PRODUCTS.iter().any(|p| has_phrase(clause, p));
+    if clauses
+        .iter()
+        .any(|c| starts_with_any(c, CHANGE_VERBS) && (!product(c) || writes_into_file(c)))
+    {
+        return Task::Change;
+    }
+    let asks = clauses
+        .iter()
+        .any(|c| product(c) || starts_with_any(c, ANSWER_LEADS) || has_phrase(c, "tell me"));
+    let writes_file = clauses.iter().any(|c| writes_into_file(c));
+    if (asks || lower.trim_end().ends_with('?')) && !writes_file {
+        Task::Answer
+    } else {
+        Task::Change
+    }
+}
+
+/// The instruction's clauses: sentences (a `.`, `!` or `?` before a space
+/// or the end, not the dot of `notes.txt`) and lines, split again at ",
+/// and", " and then", ", then".
+fn clauses(lower: &str) -> Vec<String> {
+    let mut sentences = Vec::new();
+    let mut start = 0;
+    let mut chars = lower.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = match c {
+            '\n' | ';' => true,
+            '.' | '!' | '?' => next.is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if ends {
+            sentences.push(&lower[start..at]);
+            start = at + c.len_utf8();
+        }
+    }
+    sentences.push(&lower[start..]);
+    sentences
+        .into_iter()
+        .flat_map(|s| s.split(" and then ").flat_map(|s| s.split(", and ")))
+        .flat_map(|s| s.split(", then "))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether the clause's first word (after lead-ins such as "please") is one
+/// of `words`.
+fn starts_with_any(clause: &str, words: &[&str]) -> bool {
+    let mut tokens = clause
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty());
+    let first = tokens.find(|w| !LEAD_INS.contains(w));
+    first.is_some_and(|w| words.contains(&w))
+}
+
+/// Whether `phrase` occurs in `text` as whole words.
+fn has_phrase(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Whether a clause puts its text into a file: "… to NOTES.md", "… into
+/// CHANGELOG.md", "… as notes.txt", "… in a file".
+fn writes_into_file(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let file_like = |w: &str| {
+        let w = w.trim_matches(|c: char| "`'\",:()".contains(c));
+        w.rsplit_once('.')
+            .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
+    };
+    words.windows(2).any(|pair| {
+        matches!(pair[0], "to" | "into" | "as") && file_like(pair[1])
+            || pair[0] == "to" && pair[1] == "file"
+    }) || has_phrase(clause, "in a file")
+        || has_phrase(clause, "to a file")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(prompt: &str) -> Task {
+        decide(Task::Auto, Mode::Code, prompt)
+    }
+
+    #[test]
+    fn text_products_and_questions_are_answers() {
+        for prompt in [
+            "write a commit message",
+            "Write a commit message for this change",
+            "write a short commit message for these changes\n\n<stdin>\ndiff --git a/x.py b/x.py\n</stdin>",
+            "Read the file src/main.rs and tell me what it does",
+            "explain utils.py",
+            "What does last_n do?",
+            "Review this diff for bugs",
+            "Summarize the changes",
+            "Does median handle empty lists?",
+            "List the functions in utils.py as JSON",
+            "how is the config loaded",
+            "Give me a one-line summary of stats.py",
+            "Draft release notes for this diff",
+            "please explain why test_x fails",
+        ] {
+            assert_eq!(task(prompt), Task::Answer, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn changes_stay_changes() {
+        for prompt in [
+            "fix the tests",
+            "Fix the bug in utils.py",
+            "The test test_apnumber fails. Fix the code, not the tests.",
+            "add a --verbose flag",
+            "Why does test_x fail? Fix it.",
+            "Write a function that reverses a string in rev.py",
+            "Rename get_usr to get_user everywhere",
+            "write a commit message to COMMIT.txt",
+            "Summarize the changes into CHANGELOG.md",
+            "new tokens are signed with the wrong key",
+            "test_x fails",
+            "Explain the bug, then fix it",
+            "Create hello.py that prints hello",
+        ] {
+            assert_eq!(task(prompt), Task::Change, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn stdin_is_not_instruction() {
+        // "fix" in the piped log does not make the question a change.
+        let prompt = "what went wrong here?\n\n<stdin>\nerror: fix the config\n</stdin>";
+        assert_eq!(task(prompt), Task::Answer);
+    }
+
+    #[test]
+    fn the_flag_and_the_mode_decide_first() {
+        assert_eq!(decide(Task::Change, Mode::Code, "explain x"), Task::Change);
+        assert_eq!(decide(Task::Answer, Mode::Code, "fix x"), Task::Answer);
+        assert_eq!(decide(Task::Auto, Mode::Chat, "fix x"), Task::Answer);
+        assert_eq!(decide(Task::Auto, Mode::Plan, "fix x"), Task::Answer);
+    }
+}

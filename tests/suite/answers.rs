@@ -1,0 +1,272 @@
+//! Prompts that ask for an answer, not a change (a commit message, an
+//! explanation, a review, a question): routed before the first request,
+//! answered with the files for reference, and the answer kept whole.
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::common::{FakeOllama, Reply, TestEnv};
+
+const STATS: &str = "def mean(xs):\n    if not xs:\n        raise ValueError(\"mean of empty list\")\n    return sum(xs) / len(xs)\n";
+const DIFF: &str = "diff --git a/stats.py b/stats.py\nindex 1b2c3d4..5e6f7a8 100644\n--- a/stats.py\n+++ b/stats.py\n@@ -1,2 +1,4 @@\n def mean(xs):\n+    if not xs:\n+        raise ValueError(\"mean of empty list\")\n     return sum(xs) / len(xs)\n";
+
+fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+fn stderr_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stderr).to_string()
+}
+
+fn stats_repo() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    env
+}
+
+/// The system prompt and the first user message of a request.
+fn opening(request: &Value) -> (String, String) {
+    let text = |n: usize| {
+        request["messages"][n]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    (text(0), text(1))
+}
+
+/// The README's headline, `git diff | oc run "write a commit message"`,
+/// with a small model (whole-file format by default): the diff is the
+/// context, its `a/` and `b/` paths are not files to create, nothing is
+/// offered to change, and the message is the answer on stdout, in `-o` and
+/// in the json result. Before: the task was framed as an edit, the prose
+/// drew "make it yourself", and `b/stats.py` was offered for creation.
+#[test]
+fn a_commit_message_for_a_piped_diff_is_an_answer() {
+    let env = stats_repo();
+    let message = "Raise ValueError for the mean of an empty list";
+    let server = FakeOllama::start(vec![Reply::answer(message)]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "-o", "msg.txt", "write a commit message"])
+        .write_stdin(DIFF)
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), format!("{message}\n"));
+    assert!(stderr_of(&out).contains("asks for an answer"));
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("msg.txt")).unwrap(),
+        format!("{message}\n")
+    );
+    assert!(!env.work().join("b").exists() && !env.work().join("a").exists());
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 1);
+    let (system, user) = opening(&requests[0]);
+    assert!(system.contains("Change no file"), "{system}");
+    assert!(!system.contains("complete new content"), "{system}");
+    assert!(user.contains("+++ b/stats.py"), "{user}");
+    assert!(
+        !user.contains("Create:") && !user.contains("You may change"),
+        "{user}"
+    );
+    assert!(
+        !user.contains("stats.py\n```"),
+        "the diff is enough: {user}"
+    );
+    assert_eq!(env.session()["exit_code"], 0);
+}
+
+/// A question's reply keeps every fenced block that is not a file: the
+/// command and its sample output are part of the answer on stdout, in the
+/// session and in the fine-tuning record. Before: both were cut out and
+/// stdout read "…with the following output:" and then nothing.
+#[test]
+fn fenced_blocks_that_are_no_file_stay_in_the_answer() {
+    let env = stats_repo();
+    let answer = "Run the tests with:\n\n```bash\npython3 -m unittest\n```\n\nThey should pass with the following output:\n\n```\nOK\n```";
+    let server = FakeOllama::start(vec![Reply::answer(answer)]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args(["run", "How do I run the tests of stats.py?"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), format!("{answer}\n"));
+    let session = env.session();
+    let last = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], answer);
+    let record = &env.finetune()[0];
+    let assistant = record["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(assistant["content"], answer);
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("stats.py")).unwrap(),
+        STATS
+    );
+}
+
+/// In a change, a command block beside the file block stays in the answer:
+/// the file is written, the command is shown.
+#[test]
+fn a_command_beside_a_change_stays_in_the_answer() {
+    let env = stats_repo();
+    let fixed = STATS.replace("mean of empty list", "empty list");
+    let reply =
+        format!("stats.py\n```python\n{fixed}```\n\nThen run:\n```bash\npython3 -m unittest\n```");
+    let server = FakeOllama::start(vec![Reply::answer(&reply)]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Shorten the error message in stats.py"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("stats.py")).unwrap(),
+        fixed
+    );
+    let stdout = stdout_of(&out);
+    assert!(
+        stdout.contains("```bash\npython3 -m unittest\n```"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("def mean"), "{stdout}");
+}
+
+/// A reply made only of file blocks: stdout, `-o` and the json
+/// `final_text` all say the same short summary. Before: stdout was empty.
+#[test]
+fn a_reply_of_only_file_blocks_is_summarised_everywhere() {
+    let env = stats_repo();
+    let fixed = STATS.replace("mean of empty list", "empty list");
+    let reply = format!("stats.py\n```python\n{fixed}```");
+    for format in ["text", "json"] {
+        env.write("stats.py", STATS);
+        let server = FakeOllama::start(vec![Reply::answer(&reply)]);
+        let out = env
+            .oc(&server)
+            .env_remove("OC_EDIT_FORMAT")
+            .env("OC_DISABLE", "")
+            .args(["run", "--yes", "--output-format", format, "-o", "last.txt"])
+            .arg("Shorten the error message in stats.py")
+            .assert()
+            .success();
+        let last = std::fs::read_to_string(env.work().join("last.txt")).unwrap();
+        assert_eq!(last, "Changed stats.py.\n");
+        let stdout = stdout_of(&out);
+        if format == "text" {
+            assert_eq!(stdout, last);
+        } else {
+            let result: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+            assert_eq!(result["final_text"], "Changed stats.py.");
+        }
+    }
+}
+
+/// `--task change` keeps an explanation-shaped prompt an edit; `--task
+/// answer` makes a fix-shaped prompt an answer (and config `task` too).
+#[test]
+fn the_task_flag_overrides_the_words() {
+    let env = stats_repo();
+    let server = FakeOllama::start(vec![Reply::answer("ok"), Reply::answer("ok")]);
+    env.oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args(["run", "--task", "change", "explain stats.py"])
+        .assert()
+        .success();
+    env.write(".ollama-code.json", "{\"task\": \"answer\"}");
+    env.oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(["run", "fix stats.py"])
+        .assert()
+        .success();
+    let requests = server.chat_requests();
+    let (change, _) = opening(&requests[0]);
+    assert!(change.contains("complete new content"), "{change}");
+    let (answer, user) = opening(&requests[1]);
+    assert!(answer.contains("Change no file"), "{answer}");
+    assert!(user.contains("(for reference, do not change)"), "{user}");
+    let err = env
+        .oc(&server)
+        .args(["run", "--task", "maybe", "x"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(&err).contains("change"));
+}
+
+/// A model with tool calling, asked a question, gets the tools that read
+/// and `bash` (to run what the question is about), none that writes.
+#[test]
+fn an_answer_offers_no_tool_that_writes() {
+    let env = stats_repo();
+    let server = FakeOllama::start(vec![Reply::answer("It averages.")]);
+    env.oc(&server)
+        .args(["run", "--yes", "What does mean in stats.py do?"])
+        .assert()
+        .success();
+    let request = &server.chat_requests()[0];
+    let mut tools: Vec<&str> = request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["bash", "list_files", "read_file", "search"]);
+}
+
+/// A patch on stdin in a change: its `a/` and `b/` paths point at the
+/// existing file, which may change, and nothing is offered for creation.
+#[test]
+fn a_piped_diff_points_at_existing_files_only() {
+    let env = stats_repo();
+    let server = FakeOllama::start(vec![Reply::answer("Done.")]);
+    env.oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "apply this patch"])
+        .write_stdin(DIFF)
+        .assert()
+        .success();
+    let (_, user) = opening(&server.chat_requests()[0]);
+    assert!(user.contains("You may change: stats.py."), "{user}");
+    assert!(!user.contains("Create:"), "{user}");
+    assert!(!user.contains("a/stats.py\n```"), "{user}");
+}
+
+/// In the answer format a small model can still ask to see a file: the
+/// request is answered and the answer comes after.
+#[test]
+fn an_answer_can_read_first() {
+    let env = stats_repo();
+    env.write("notes.md", "# Notes\nmean raises on empty input.\n");
+    let server = FakeOllama::start(vec![
+        Reply::answer("READ notes.md"),
+        Reply::answer("The notes say mean raises on empty input."),
+    ]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args(["run", "what do the notes say?"])
+        .assert()
+        .success();
+    assert_eq!(
+        stdout_of(&out),
+        "The notes say mean raises on empty input.\n"
+    );
+    let second = serde_json::to_string(&server.chat_requests()[1]).unwrap();
+    assert!(second.contains("mean raises on empty input"), "{second}");
+    assert!(second.contains("for reference"), "{second}");
+}
