@@ -31,9 +31,9 @@ pub enum Ending {
     Interrupted(Interruption),
     /// The model made the same call [`REPEAT_STOP`] times in a row.
     Stuck,
-    /// The last reply is a tool call written as text, left unrun
-    /// (`--text-tools off`).
-    UnexecutedCall,
+    /// The last reply is a tool call written as text, left unrun: why
+    /// (`--text-tools off`, or a format without tools).
+    UnexecutedCall(&'static str),
     /// Two replies in a row were cut short (cap or repetition).
     Cut(Cut),
     /// The conversation still does not fit in `num_ctx` after compaction.
@@ -76,14 +76,17 @@ impl Ending {
             ),
             Ending::Failed(e) => (Status::Failed, e.to_string(), ExitStatus::Failure),
             Ending::Interrupted(stop) => (stop.status(), stop.describe(), stop.exit_status()),
-            Ending::UnexecutedCall => (
+            Ending::UnexecutedCall(why) => (
                 Status::Failed,
-                "the last reply is a tool call written as text, which `--text-tools off` leaves unrun".to_string(),
+                format!("the last reply is a tool call written as text, left unrun: {why}"),
                 ExitStatus::Failure,
             ),
             Ending::Cut(cut) => (
                 Status::Stuck,
-                format!("stopped: two replies in a row were cut short ({})", cut.as_str()),
+                format!(
+                    "stopped: two replies in a row were cut short ({})",
+                    cut.as_str()
+                ),
                 ExitStatus::MaxTurns,
             ),
             Ending::ContextFull(full) => (
@@ -99,11 +102,7 @@ impl Ending {
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Unchanged => (
-                Status::Stuck,
-                UNCHANGED.to_string(),
-                ExitStatus::MaxTurns,
-            ),
+            Ending::Unchanged => (Status::Stuck, UNCHANGED.to_string(), ExitStatus::MaxTurns),
         }
     }
 
@@ -121,7 +120,7 @@ impl Ending {
             Ending::Answered
             | Ending::Failed(_)
             | Ending::Interrupted(_)
-            | Ending::UnexecutedCall => false,
+            | Ending::UnexecutedCall(_) => false,
         }
     }
 
@@ -147,9 +146,9 @@ impl Ending {
                 "stopped: the conversation still takes about {} tokens after compaction, more than the context of {} tokens (`--num-ctx`); nothing more can be removed. Raise `--num-ctx`, or split the task",
                 full.tokens, full.num_ctx
             )),
-            Ending::UnexecutedCall => out.error(
-                "the model's last reply is a tool call written as text, and `--text-tools off` leaves it unrun; the run did not do its job (drop `--text-tools off` to run such calls)",
-            ),
+            Ending::UnexecutedCall(why) => out.error(&format!(
+                "the model's last reply is a tool call written as text, left unrun ({why}); the run did not do its job"
+            )),
             Ending::Unchanged => out.warn(UNCHANGED),
             Ending::Answered | Ending::EditingDone | Ending::Interrupted(_) => {}
         }

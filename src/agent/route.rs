@@ -99,7 +99,6 @@ const ANSWER_LEADS: &[&str] = &[
     "answer",
     "print",
     "output",
-    "return",
     "identify",
     "outline",
     "draft",
@@ -126,10 +125,6 @@ const PRODUCTS: &[&str] = &[
     "description of",
     "overview",
     "report",
-    "haiku",
-    "poem",
-    "email",
-    "tweet",
     "a plan",
     "an answer",
     "json",
@@ -165,7 +160,7 @@ fn from_words(instruction: &str) -> Task {
     }
     let asks = clauses
         .iter()
-        .any(|c| product(c) || starts_with_any(c, ANSWER_LEADS) || has_phrase(c, "tell me"));
+        .any(|c| product(c) || starts_with_any(c, ANSWER_LEADS));
     let writes_file = clauses.iter().any(|c| writes_into_file(c));
     if (asks || lower.trim_end().ends_with('?')) && !writes_file {
         Task::Answer
@@ -174,9 +169,9 @@ fn from_words(instruction: &str) -> Task {
     }
 }
 
-/// The instruction's clauses: sentences (a `.`, `!` or `?` before a space
-/// or the end, not the dot of `notes.txt`) and lines, split again at ",
-/// and", " and then", ", then".
+/// The instruction's clauses: sentences (a `.`, `!`, `?`, `:` or `,`
+/// before a space or the end, not the dot of `notes.txt`) and lines, split
+/// again at " and " and " then ".
 fn clauses(lower: &str) -> Vec<String> {
     let mut sentences = Vec::new();
     let mut start = 0;
@@ -185,7 +180,7 @@ fn clauses(lower: &str) -> Vec<String> {
         let next = chars.peek().map(|&(_, n)| n);
         let ends = match c {
             '\n' | ';' => true,
-            '.' | '!' | '?' => next.is_none_or(char::is_whitespace),
+            '.' | '!' | '?' | ':' | ',' => next.is_none_or(char::is_whitespace),
             _ => false,
         };
         if ends {
@@ -196,8 +191,8 @@ fn clauses(lower: &str) -> Vec<String> {
     sentences.push(&lower[start..]);
     sentences
         .into_iter()
-        .flat_map(|s| s.split(" and then ").flat_map(|s| s.split(", and ")))
-        .flat_map(|s| s.split(", then "))
+        .flat_map(|s| s.split(" and "))
+        .flat_map(|s| s.split(" then "))
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
@@ -213,12 +208,14 @@ fn starts_with_any(clause: &str, words: &[&str]) -> bool {
     first.is_some_and(|w| words.contains(&w))
 }
 
-/// Whether `phrase` occurs in `text` as whole words.
+/// Whether `phrase` occurs in `text` as whole words (not inside a name
+/// such as `is_email` or a path such as `config.json`).
 fn has_phrase(text: &str, phrase: &str) -> bool {
+    let in_word = |c: char| c.is_alphanumeric() || "_.-/".contains(c);
     text.match_indices(phrase).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + phrase.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        !before.is_some_and(in_word) && !after.is_some_and(|c| in_word(c) && c != '.')
     })
 }
 
@@ -263,6 +260,9 @@ mod tests {
             "Give me a one-line summary of stats.py",
             "Draft release notes for this diff",
             "please explain why test_x fails",
+            "Which file defines the function `parse_date`? Answer with the file's path.",
+            "What does `fetch` in net.py return when every attempt fails? Answer in one sentence.",
+            "Output the public functions of utils.py as JSON.",
         ] {
             assert_eq!(task(prompt), Task::Answer, "{prompt}");
         }
@@ -284,6 +284,11 @@ mod tests {
             "test_x fails",
             "Explain the bug, then fix it",
             "Create hello.py that prints hello",
+            "I'd like expire() to tell me what it removed: make it return a list",
+            "In config.json, change the port to 8080 and add a key \"debug\"",
+            "Create a file validators.py with a function `is_email(text)`",
+            "If the list is empty, return 0 instead of raising",
+            "Read config.json and set the port to 8080",
         ] {
             assert_eq!(task(prompt), Task::Change, "{prompt}");
         }

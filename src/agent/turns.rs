@@ -200,7 +200,9 @@ impl<'a> Turns<'a> {
             if message.tool_calls.is_empty() {
                 if self.holds_unrun_call(&message.content) {
                     session.unexecuted_call = true;
-                    return Ok(Ending::UnexecutedCall);
+                    return Ok(Ending::UnexecutedCall(
+                        "`--text-tools off` leaves it as text; drop it to run such calls",
+                    ));
                 }
                 if self.protocol.unplaced() > 0 {
                     out.warn("the reply's code blocks name no file; asking for their paths");
@@ -229,6 +231,11 @@ impl<'a> Turns<'a> {
                     || self.check_again(session, out).await?
                 {
                     continue;
+                }
+                let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
+                if let Some(why) = self.protocol.unrun_call(&message.content, by_shape) {
+                    session.unexecuted_call = true;
+                    return Ok(Ending::UnexecutedCall(why));
                 }
                 return Ok(Ending::Answered);
             }

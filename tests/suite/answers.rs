@@ -270,3 +270,96 @@ fn an_answer_can_read_first() {
     assert!(second.contains("mean raises on empty input"), "{second}");
     assert!(second.contains("for reference"), "{second}");
 }
+
+/// The exported records of `--success-only`, in the openai format.
+fn successful_records(env: &TestEnv, server: &FakeOllama) -> usize {
+    let out = env
+        .oc(server)
+        .args(["export-ft", "--success-only"])
+        .assert()
+        .success();
+    stdout_of(&out).lines().count()
+}
+
+/// In the whole-file format no tool is offered: a reply that is a tool
+/// call written as text (in a ```json or ```python fence, bare, or a bare
+/// object between two sentences) is not run, and the run says so: exit 1,
+/// not a success, left out of `export-ft --success-only`. Before: exit 0
+/// and `success: true`.
+#[test]
+fn a_call_written_as_text_in_whole_mode_is_reported_unrun() {
+    let call = r#"{"name": "bash", "arguments": {"command": "python3 -m unittest"}}"#;
+    for reply in [
+        format!("```json\n{call}\n```"),
+        format!("```python\n{call}\n```"),
+        call.to_string(),
+        format!("I will run the tests.\n{call}\nThen I will answer."),
+        r#"```json
+{"name": "write_file", "arguments": {"path": "stats.py", "content": "x = 1\n"}}
+```"#
+            .to_string(),
+    ] {
+        let env = stats_repo();
+        let server = FakeOllama::start(vec![Reply::answer(&reply)]);
+        let out = env
+            .oc(&server)
+            .env_remove("OC_EDIT_FORMAT")
+            .args(["run", "--yes", "Do the tests of stats.py pass?"])
+            .assert()
+            .code(1);
+        assert!(stderr_of(&out).contains("left unrun"), "{reply}");
+        let session = env.session();
+        assert_eq!(session["unexecuted_call"], true, "{reply}");
+        assert_eq!(session["status"], "failed", "{reply}");
+        assert_eq!(successful_records(&env, &server), 0, "{reply}");
+        assert_eq!(
+            std::fs::read_to_string(env.work().join("stats.py")).unwrap(),
+            STATS
+        );
+    }
+}
+
+/// A native call in the whole-file format (a server that parses calls out
+/// of the text although no tool was offered) is answered: a read is run
+/// and shown, a write refused with what to send instead; no call is left
+/// without a result, so the record is kept.
+#[test]
+fn native_calls_in_whole_mode_are_answered() {
+    let env = stats_repo();
+    env.write("notes.md", "mean raises on empty input.\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("read_file", serde_json::json!({"path": "notes.md"})),
+            (
+                "write_file",
+                serde_json::json!({"path": "x.py", "content": "x = 1\n"}),
+            ),
+        ]),
+        Reply::answer("The notes say mean raises on empty input."),
+    ]);
+    env.oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args(["run", "--yes", "what do the notes say?"])
+        .assert()
+        .success();
+    assert!(!env.work().join("x.py").exists());
+    let session = env.session();
+    let results: Vec<&Value> = session["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("mean raises")
+    );
+    let refusal = results[1]["content"].as_str().unwrap();
+    assert!(refusal.contains("no tool is offered here"), "{refusal}");
+    let second = serde_json::to_string(&server.chat_requests()[1]).unwrap();
+    assert!(second.contains("mean raises on empty input"), "{second}");
+    assert_eq!(env.finetune().len(), 1);
+}

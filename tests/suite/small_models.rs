@@ -143,7 +143,7 @@ fn text_tools_off_leaves_the_text() {
         .assert()
         .code(1);
     assert!(stdout_of(&out).starts_with("```json\n{\n  \"name\": \"list_files\""));
-    assert!(stderr_of(&out).contains("`--text-tools off` leaves it unrun"));
+    assert!(stderr_of(&out).contains("left unrun (`--text-tools off` leaves it as text"));
     assert_eq!(server.chat_requests().len(), 1);
     let record = &env.finetune()[0];
     assert_eq!(record["success"], false);

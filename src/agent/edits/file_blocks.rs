@@ -263,6 +263,10 @@ impl FileBlocks {
         message: &mut Message,
         turn: u32,
     ) -> Vec<(Result<Value, String>, Vec<String>)> {
+        // Native calls, from a server that parses them out of the text even
+        // though no tool was offered: answered like requests, never left
+        // without a result.
+        let native = std::mem::take(&mut message.tool_calls);
         let parsed = blocks::parse(&message.content, &self.scope.known());
         let files = if self.answering {
             &[][..]
@@ -283,7 +287,11 @@ impl FileBlocks {
         let root = self.root.clone();
         let exists = |p: &str| root.join(p).is_file();
         let (answer, requests) = without_requests(&answer, &exists);
-        if converted.calls.is_empty() && converted.echoes == 0 && requests.is_empty() {
+        if converted.calls.is_empty()
+            && converted.echoes == 0
+            && requests.is_empty()
+            && native.is_empty()
+        {
             return Vec::new();
         }
         message.written = Some(std::mem::take(&mut message.content));
@@ -307,6 +315,16 @@ impl FileBlocks {
                 ))
             });
         }
+        for call in native {
+            let read_only =
+                ToolName::from_name(&call.function.name).is_some_and(ToolName::is_read_only);
+            verdicts.push(if read_only {
+                Ok(call.function.arguments.clone())
+            } else {
+                Err(self.no_tools_here().to_string())
+            });
+            calls.push(call);
+        }
         message.tool_calls = calls
             .into_iter()
             .enumerate()
@@ -316,6 +334,22 @@ impl FileBlocks {
             })
             .collect();
         verdicts.into_iter().map(|v| (v, Vec::new())).collect()
+    }
+
+    /// The refusal of a tool call that is not a look-around request: no
+    /// tool is offered in this format, and what to send instead.
+    fn no_tools_here(&self) -> &'static str {
+        match (self.answering, self.diff) {
+            (true, _) => {
+                "not run: no tool is offered here; answer in text (a READ, SEARCH or LIST line looks around)"
+            }
+            (false, true) => {
+                "not run: no tool is offered in this format; to change a file, write its path on a line, then a fenced block of SEARCH/REPLACE edits (a READ, SEARCH or LIST line looks around)"
+            }
+            (false, false) => {
+                "not run: no tool is offered in this format; to change a file, write its path on a line, then a fenced block with its complete new content (a READ, SEARCH or LIST line looks around)"
+            }
+        }
     }
 
     /// How to go on after a failed check.

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::normalize::normalize_calls;
+use super::text_calls::{TextCallFilter, parse_block};
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
 use crate::tools::ToolName;
@@ -25,6 +26,28 @@ use file_blocks::FileBlocks;
 /// Per call of a reply: the arguments to run with (or why not) and the
 /// repairs made.
 pub type ReadCalls = Vec<(Result<Value, String>, Vec<String>)>;
+
+/// Whether `text` holds, at the start of one of its lines, a JSON object
+/// that is a call to a tool (`{"name": "write_file", "arguments": {…}}`),
+/// between prose or not.
+fn holds_bare_call(text: &str) -> bool {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('{') {
+            let start = at + (line.len() - line.trim_start().len());
+            let mut values =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            if let Some(Ok(value)) = values.next() {
+                let json = value.to_string();
+                if parse_block(&json, &ToolName::ALL, true).is_some_and(|c| !c.is_empty()) {
+                    return true;
+                }
+            }
+        }
+        at += line.len();
+    }
+    false
+}
 
 /// The edit protocol of one run.
 #[derive(Debug, Clone)]
@@ -83,6 +106,24 @@ impl Protocol {
             }
             Protocol::FileBlocks(blocks) => blocks.read_reply(message, turn),
         }
+    }
+
+    /// Why the answer `content` (a reply that made no call) holds a tool
+    /// call written as text that nothing runs, if it does: in the text edit
+    /// formats no tool is offered, and only look-around requests (read,
+    /// search, list) are answered. `by_shape`: recognise calls by their
+    /// shape too (any fence language, a bare tool name).
+    pub fn unrun_call(&self, content: &str, by_shape: bool) -> Option<&'static str> {
+        let Protocol::FileBlocks(_) = self else {
+            return None;
+        };
+        let mut probe = TextCallFilter::new(&ToolName::ALL, true).by_shape(by_shape);
+        probe.push(content);
+        probe.finish();
+        let (_, _, calls) = probe.into_parts();
+        (!calls.is_empty() || holds_bare_call(content)).then_some(
+            "no tool is offered in the whole-file and diff formats; files change by file blocks, and only READ, SEARCH and LIST requests are answered",
+        )
     }
 
     /// Whether a reply whose calls all succeeded is the model's last word:
