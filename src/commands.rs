@@ -105,6 +105,7 @@ fn session_row(s: &Session) -> Value {
         "mode": s.mode,
         "model": s.model,
         "status": s.status,
+        "exit_code": s.exit_code,
         "turns": s.turns,
         "cwd": s.cwd,
         "title": s.title,
@@ -156,14 +157,24 @@ fn sessions_table(sessions: &[Session]) -> String {
             short_time(&s.created_at),
             s.mode.as_str().to_string(),
             s.model.clone(),
-            serde_json::to_value(s.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            status_text(s),
             sanitize(&s.title).to_string(),
         ]);
     }
     table(&rows)
+}
+
+/// The session's status, with its exit code when the run did not exit 0
+/// (`finished (exit 5)`: it answered, but actions were denied).
+fn status_text(s: &Session) -> String {
+    let status = serde_json::to_value(s.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    match s.exit_code {
+        Some(code) if code != 0 => format!("{status} (exit {code})"),
+        _ => status,
+    }
 }
 
 /// Lines of a tool result shown in a transcript.
@@ -171,10 +182,7 @@ const TRANSCRIPT_LINES: usize = 12;
 
 /// A session as a readable transcript.
 pub fn transcript(s: &Session) -> String {
-    let status = serde_json::to_value(s.status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let status = status_text(s);
     let mut text = format!(
         "session {} · {} · {} · {status}{} · {} turn{}\ncwd {}\ncreated {} · updated {}\n",
         s.id,

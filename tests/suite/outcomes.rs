@@ -201,6 +201,21 @@ fn a_run_with_denials_is_not_a_success() {
         .assert()
         .success();
     assert!(exported.get_output().stdout.is_empty());
+    // The list says how it ended, not only that it finished.
+    let listed = env
+        .oc(&server)
+        .args(["sessions", "list"])
+        .assert()
+        .success();
+    let listed = String::from_utf8_lossy(&listed.get_output().stdout).to_string();
+    assert!(listed.contains("finished (exit 5)"), "{listed}");
+    let json = env
+        .oc(&server)
+        .args(["sessions", "list", "--json"])
+        .assert()
+        .success();
+    let json = String::from_utf8_lossy(&json.get_output().stdout).to_string();
+    assert!(json.contains("\"exit_code\":5"), "{json}");
 }
 
 /// Regression: a final answer that was only a lone fence counted as an
