@@ -79,11 +79,11 @@ pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
     } else {
         ""
     };
+    // No example request lines here: with nothing to change, small models
+    // send the examples back as their answer.
     let look = if tools.is_empty() {
-        "To look at the repository first, reply with one request line and nothing else, then wait for the answer:\n\
-         READ path/to/file.py\n\
-         SEARCH some text\n\
-         LIST some/folder"
+        "If you must see more first, reply with only a request, then wait: READ and a file's path, \
+         SEARCH and a text, or LIST and a folder."
     } else {
         "To look at the repository first, use the tools; nothing can be changed."
     };

@@ -99,6 +99,14 @@ const ANSWER_LEADS: &[&str] = &[
     "answer",
     "print",
     "output",
+    "rate",
+    "grade",
+    "check",
+    "verify",
+    "estimate",
+    "audit",
+    "spot",
+    "sketch",
     "identify",
     "outline",
     "draft",
@@ -136,6 +144,16 @@ const LEAD_INS: &[&str] = &[
     "please", "then", "and", "now", "also", "just", "so", "kindly",
 ];
 
+/// Polite openings before the verb ("can you fix", "would you please
+/// add"): the verb after them decides.
+const POLITE: &[&str] = &["can you ", "could you ", "would you ", "will you "];
+
+/// Verbs that make a text product rather than change a file: "write a
+/// commit message" is an answer, "add a changelog entry" a change.
+const PRODUCING_VERBS: &[&str] = &[
+    "write", "generate", "create", "make", "draft", "compose", "prepare", "produce", "give",
+];
+
 /// The task of a run: `asked` unless it is `Auto`; an answer in chat and
 /// plan mode; otherwise from the words of `prompt`'s instruction (the
 /// prompt without its `<stdin>` block).
@@ -152,16 +170,25 @@ fn from_words(instruction: &str) -> Task {
     let lower = instruction.to_lowercase();
     let clauses = clauses(&lower);
     let product = |clause: &str| PRODUCTS.iter().any(|p| has_phrase(clause, p));
-    if clauses
-        .iter()
-        .any(|c| starts_with_any(c, CHANGE_VERBS) && (!product(c) || writes_into_file(c)))
-    {
+    let changes = |c: &str| {
+        starts_with_any(c, CHANGE_VERBS)
+            && (!product(c) || writes_into_file(c) || !starts_with_any(c, PRODUCING_VERBS))
+    };
+    if clauses.iter().any(|c| changes(c)) {
         return Task::Change;
     }
     let asks = clauses
         .iter()
         .any(|c| product(c) || starts_with_any(c, ANSWER_LEADS));
-    let writes_file = clauses.iter().any(|c| writes_into_file(c));
+    // "… to NOTES.md" puts text into a file when the clause makes text
+    // ("summarize … into CHANGELOG.md"), not when it only points at one
+    // ("suggest improvements to foo.py").
+    let makes_text = |c: &str| {
+        product(c)
+            || starts_with_any(c, PRODUCING_VERBS)
+            || starts_with_any(c, &["summarize", "summarise", "save", "put", "record"])
+    };
+    let writes_file = clauses.iter().any(|c| writes_into_file(c) && makes_text(c));
     if (asks || lower.trim_end().ends_with('?')) && !writes_file {
         Task::Answer
     } else {
@@ -193,9 +220,22 @@ fn clauses(lower: &str) -> Vec<String> {
         .into_iter()
         .flat_map(|s| s.split(" and "))
         .flat_map(|s| s.split(" then "))
-        .map(|s| s.trim().to_string())
+        .map(|s| without_politeness(s.trim()).to_string())
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// A clause without its polite opening ("please can you fix" → "fix").
+fn without_politeness(clause: &str) -> &str {
+    let clause = clause.strip_prefix("please ").unwrap_or(clause);
+    let rest = POLITE
+        .iter()
+        .find_map(|p| clause.strip_prefix(p))
+        .unwrap_or(clause);
+    if rest.len() == clause.len() {
+        return clause;
+    }
+    rest.strip_prefix("please ").unwrap_or(rest)
 }
 
 /// Whether the clause's first word (after lead-ins such as "please") is one
@@ -263,6 +303,11 @@ mod tests {
             "Which file defines the function `parse_date`? Answer with the file's path.",
             "What does `fetch` in net.py return when every attempt fails? Answer in one sentence.",
             "Output the public functions of utils.py as JSON.",
+            "Can you explain what foo does?",
+            "Rate this code from 1 to 10",
+            "Check whether foo is correct",
+            "Audit foo.py for security issues",
+            "Suggest improvements to foo.py",
         ] {
             assert_eq!(task(prompt), Task::Answer, "{prompt}");
         }
@@ -289,6 +334,12 @@ mod tests {
             "Create a file validators.py with a function `is_email(text)`",
             "If the list is empty, return 0 instead of raising",
             "Read config.json and set the port to 8080",
+            "Can you fix the typo in README?",
+            "Could you add a docstring to foo?",
+            "Would you please rename foo to double_all?",
+            "Please can you fix mean?",
+            "Add a CHANGELOG entry for 1.2",
+            "Add a summary to the README",
         ] {
             assert_eq!(task(prompt), Task::Change, "{prompt}");
         }

@@ -171,16 +171,12 @@ fn server_context(info: &ModelInfo, settings: &Settings, out: &mut dyn Output) -
 }
 
 /// The tools offered in `mode` for `task`: an answer in code mode gets
-/// the tools that read, and `bash` to run what the question is about; no
-/// tool that writes a file.
+/// the tools that read, as plan mode does; none that writes, and no
+/// `bash` (a command can write whatever its sandbox allows).
 fn tools_for(mode: Mode, task: Task) -> Vec<ToolName> {
-    let tools = ToolName::for_mode(mode);
     match (mode, task) {
-        (Mode::Code, Task::Answer) => tools
-            .into_iter()
-            .filter(|t| t.is_read_only() || *t == ToolName::Bash)
-            .collect(),
-        _ => tools,
+        (Mode::Code, Task::Answer) => ToolName::for_mode(Mode::Plan),
+        _ => ToolName::for_mode(mode),
     }
 }
 

@@ -305,7 +305,8 @@ impl<'a> Turns<'a> {
     /// task. A code run that is stuck stays stuck: an answer would not make
     /// its change. Returns whether the run goes on.
     fn ask_to_answer(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
-        let read_only = self.settings.mode != crate::vocab::Mode::Code;
+        let read_only = self.settings.mode != crate::vocab::Mode::Code
+            || self.model.task == crate::vocab::Task::Answer;
         if !read_only || self.asked_to_answer || !self.settings.enabled(Heuristic::Nudge) {
             return Ok(false);
         }

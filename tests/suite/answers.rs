@@ -206,8 +206,9 @@ fn the_task_flag_overrides_the_words() {
     assert!(stderr_of(&err).contains("change"));
 }
 
-/// A model with tool calling, asked a question, gets the tools that read
-/// and `bash` (to run what the question is about), none that writes.
+/// A model with tool calling, asked a question, gets the tools that read:
+/// none that writes, and no `bash` (a command writes what its sandbox
+/// allows; a helper's attack changed files through it).
 #[test]
 fn an_answer_offers_no_tool_that_writes() {
     let env = stats_repo();
@@ -224,7 +225,7 @@ fn an_answer_offers_no_tool_that_writes() {
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
     tools.sort_unstable();
-    assert_eq!(tools, ["bash", "list_files", "read_file", "search"]);
+    assert_eq!(tools, ["list_files", "read_file", "search"]);
 }
 
 /// A patch on stdin in a change: its `a/` and `b/` paths point at the
@@ -299,24 +300,69 @@ fn a_call_written_as_text_in_whole_mode_is_reported_unrun() {
 ```"#
             .to_string(),
     ] {
-        let env = stats_repo();
-        let server = FakeOllama::start(vec![Reply::answer(&reply)]);
-        let out = env
-            .oc(&server)
-            .env_remove("OC_EDIT_FORMAT")
-            .args(["run", "--yes", "Do the tests of stats.py pass?"])
-            .assert()
-            .code(1);
-        assert!(stderr_of(&out).contains("left unrun"), "{reply}");
-        let session = env.session();
-        assert_eq!(session["unexecuted_call"], true, "{reply}");
-        assert_eq!(session["status"], "failed", "{reply}");
-        assert_eq!(successful_records(&env, &server), 0, "{reply}");
-        assert_eq!(
-            std::fs::read_to_string(env.work().join("stats.py")).unwrap(),
-            STATS
-        );
+        for prompt in [
+            "Do the tests of stats.py pass?",
+            "Make mean return 0 for an empty list.",
+        ] {
+            let env = stats_repo();
+            let server = FakeOllama::start(vec![Reply::answer(&reply)]);
+            let out = env
+                .oc(&server)
+                .env_remove("OC_EDIT_FORMAT")
+                .args(["run", "--yes", prompt])
+                .assert()
+                .code(1);
+            assert!(stderr_of(&out).contains("left unrun"), "{prompt}: {reply}");
+            let session = env.session();
+            assert_eq!(session["unexecuted_call"], true, "{reply}");
+            assert_eq!(session["status"], "failed", "{reply}");
+            assert_eq!(successful_records(&env, &server), 0, "{reply}");
+            assert_eq!(
+                std::fs::read_to_string(env.work().join("stats.py")).unwrap(),
+                STATS
+            );
+        }
     }
+}
+
+/// JSON that names no tool is an answer, not a call ("print the config
+/// as JSON").
+#[test]
+fn json_that_names_no_tool_is_an_answer() {
+    let env = stats_repo();
+    let answer = r#"{"name": "myapp", "arguments": {"port": 8080}}"#;
+    let server = FakeOllama::start(vec![Reply::answer(answer)]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args(["run", "print the config as JSON"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), format!("{answer}\n"));
+}
+
+/// An answer run that asks for the same thing again and again is asked
+/// once to answer from what it has, as plan and chat runs are (seen: the
+/// 0.5B model sent `LIST TODOs` five times, exit 4, no answer).
+#[test]
+fn an_answer_stuck_on_one_request_is_asked_to_answer() {
+    let env = stats_repo();
+    let mut replies: Vec<Reply> = (0..5).map(|_| Reply::answer("READ stats.py")).collect();
+    replies.push(Reply::answer("There are no TODOs."));
+    let server = FakeOllama::start(replies);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "ground")
+        .args(["run", "list the TODOs"])
+        .assert()
+        .success();
+    assert_eq!(stdout_of(&out), "There are no TODOs.\n");
+    let last = serde_json::to_string(server.chat_requests().last().unwrap()).unwrap();
+    assert!(
+        last.contains("answer the question from what you have"),
+        "{last}"
+    );
 }
 
 /// A native call in the whole-file format (a server that parses calls out

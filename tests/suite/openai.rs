@@ -271,7 +271,7 @@ fn the_api_key_is_sent_and_kept_secret() {
             "--yes",
             "--output-format",
             "stream-json",
-            "show the key",
+            "run a command that shows the key",
         ])
         .assert()
         .success();

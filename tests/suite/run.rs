@@ -117,7 +117,7 @@ fn requests_carry_options_tools_and_tool_names() {
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
     // The prompt asks for an answer: no tool that writes is offered.
-    assert_eq!(names, ["read_file", "list_files", "search", "bash"]);
+    assert_eq!(names, ["read_file", "list_files", "search"]);
     let second = &requests[1];
     assert_eq!(
         second["messages"][2]["tool_calls"][0]["id"],

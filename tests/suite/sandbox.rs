@@ -101,7 +101,7 @@ fn a_sandboxed_command_has_no_terminal() {
         "awk '{print ($6 == $1) ? \"own session\" : \"shared session\"}' /proc/$$/stat",
     ]);
     env.oc(&server)
-        .args(["run", "--yes", "where am I"])
+        .args(["run", "--yes", "run a command in the sandbox"])
         .assert()
         .success();
     assert_eq!(results(&server)[0], "own session\n[exit code 0]");

@@ -313,7 +313,7 @@ fn a_stuck_read_only_run_is_asked_to_answer_without_tools() {
     let server = FakeOllama::start((0..6).map(|_| call()).collect());
     env.oc(&server)
         .env("OC_DISABLE", "ground")
-        .args(["run", "--yes", "what is in notes.txt?"])
+        .args(["run", "--yes", "--task", "change", "what is in notes.txt?"])
         .assert()
         .code(4);
     assert_eq!(server.chat_requests().len(), 5);

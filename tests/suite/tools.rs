@@ -16,7 +16,7 @@ fn bash_output_of_5_mb_reaches_the_model_capped() {
         Reply::answer("ok"),
     ]);
     env.oc(&server)
-        .args(["run", "--yes", "print a lot"])
+        .args(["run", "--yes", "run a command that prints a lot"])
         .assert()
         .success();
     let content = tool_messages(&server.chat_requests()[1])[0]["content"]

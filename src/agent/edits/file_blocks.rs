@@ -277,8 +277,18 @@ impl FileBlocks {
         self.echoes = converted.echoes;
         // Blocks that name no file are asked about only when the reply is
         // nothing else; beside prose they are part of the answer.
+        // A tool call in a fence is no code to place: it is reported unrun.
         let bare = parsed.prose.trim().is_empty();
-        self.unplaced = if bare { converted.unplaced.len() } else { 0 };
+        let code = |n: &&usize| match &files[**n].kind {
+            blocks::BlockKind::Whole(content) => {
+                !crate::agent::text_calls::parse::is_tool_call(content)
+            }
+            blocks::BlockKind::Replace(_) => true,
+        };
+        self.unplaced = match bare {
+            true => converted.unplaced.iter().filter(code).count(),
+            false => 0,
+        };
         let applied = (0..files.len()).filter(|n| !converted.unplaced.contains(n));
         let answer = without_spans(
             &message.content,
@@ -287,15 +297,18 @@ impl FileBlocks {
         let root = self.root.clone();
         let exists = |p: &str| root.join(p).is_file();
         let (answer, requests) = without_requests(&answer, &exists);
-        if converted.calls.is_empty()
+        let nothing_to_run = converted.calls.is_empty()
             && converted.echoes == 0
             && requests.is_empty()
-            && native.is_empty()
-        {
+            && native.is_empty();
+        if nothing_to_run && answer == message.content.trim() {
             return Vec::new();
         }
         message.written = Some(std::mem::take(&mut message.content));
         message.content = answer;
+        if nothing_to_run {
+            return Vec::new();
+        }
         let mut verdicts = Vec::new();
         let mut calls = Vec::new();
         for c in converted.calls {
@@ -469,13 +482,15 @@ fn without_spans(text: &str, spans: impl Iterator<Item = std::ops::Range<usize>>
 }
 
 /// `prose` without its look-around requests (and the fence left empty
-/// where a request was fenced), and the requests.
+/// where a request was fenced) and without echoes of the example requests,
+/// and the requests.
 fn without_requests(
     prose: &str,
     exists: &dyn Fn(&str) -> bool,
 ) -> (String, Vec<lookaround::Request>) {
     let requests = lookaround::parse(prose, exists);
     let kept = without_spans(prose, requests.iter().map(|r| r.span.clone()));
+    let kept = lookaround::without_examples(&kept);
     let kept = if requests.is_empty() {
         kept
     } else {

@@ -77,6 +77,24 @@ pub fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
     found
 }
 
+/// `text` without the lines that repeat the system prompt's example
+/// requests (`READ path/to/file.py`): small models echo them as a reply.
+pub fn without_examples(text: &str) -> String {
+    let Some(line) = LINE.as_ref() else {
+        return text.to_string();
+    };
+    let example = |l: &str| {
+        line.captures(l).is_some_and(|caps| {
+            let rest = caps.get(3).map_or("", |r| r.as_str()).replace('`', "");
+            EXAMPLES.contains(&rest.trim())
+        })
+    };
+    text.lines()
+        .filter(|l| !example(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The call a request line stands for.
 fn request_of(
     verb: &str,

@@ -17,7 +17,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::normalize::normalize_calls;
-use super::text_calls::{TextCallFilter, parse_block};
+use super::text_calls::TextCallFilter;
+use super::text_calls::parse::holds_bare_call;
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
 use crate::tools::ToolName;
@@ -26,28 +27,6 @@ use file_blocks::FileBlocks;
 /// Per call of a reply: the arguments to run with (or why not) and the
 /// repairs made.
 pub type ReadCalls = Vec<(Result<Value, String>, Vec<String>)>;
-
-/// Whether `text` holds, at the start of one of its lines, a JSON object
-/// that is a call to a tool (`{"name": "write_file", "arguments": {…}}`),
-/// between prose or not.
-fn holds_bare_call(text: &str) -> bool {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with('{') {
-            let start = at + (line.len() - line.trim_start().len());
-            let mut values =
-                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-            if let Some(Ok(value)) = values.next() {
-                let json = value.to_string();
-                if parse_block(&json, &ToolName::ALL, true).is_some_and(|c| !c.is_empty()) {
-                    return true;
-                }
-            }
-        }
-        at += line.len();
-    }
-    false
-}
 
 /// The edit protocol of one run.
 #[derive(Debug, Clone)]
@@ -121,7 +100,8 @@ impl Protocol {
         probe.push(content);
         probe.finish();
         let (_, _, calls) = probe.into_parts();
-        (!calls.is_empty() || holds_bare_call(content)).then_some(
+        let tools = calls.iter().any(|c| ToolName::from_name(&c.name).is_some());
+        (tools || holds_bare_call(content)).then_some(
             "no tool is offered in the whole-file and diff formats; files change by file blocks, and only READ, SEARCH and LIST requests are answered",
         )
     }

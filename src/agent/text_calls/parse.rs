@@ -225,6 +225,35 @@ fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>
     rest.trim().is_empty().then_some(calls)
 }
 
+/// Whether `text` holds, at the start of one of its lines, a JSON object
+/// that is a call to a tool (`{"name": "write_file", "arguments": {…}}`),
+/// between prose or not.
+pub fn holds_bare_call(text: &str) -> bool {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('{') {
+            let start = at + (line.len() - line.trim_start().len());
+            let mut values =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            if let Some(Ok(value)) = values.next()
+                && is_tool_call(&value.to_string())
+            {
+                return true;
+            }
+        }
+        at += line.len();
+    }
+    false
+}
+
+/// Whether `text` is a call to one of oc's tools written as JSON (a
+/// `{"name": "mean", …}` object that names no tool is an answer).
+pub fn is_tool_call(text: &str) -> bool {
+    parse_block(text, &ToolName::ALL, true).is_some_and(|calls| {
+        !calls.is_empty() && calls.iter().all(|c| ToolName::from_name(&c.name).is_some())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
