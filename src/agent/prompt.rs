@@ -12,16 +12,7 @@ use crate::vocab::Mode;
 /// offered tools; with `fenced` (a model without native tool calling) they
 /// are described here with the one call format to use.
 pub fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) -> String {
-    let git = if is_git_repo(root) {
-        ", a git repository"
-    } else {
-        ""
-    };
-    let place = format!(
-        "You work in {} ({}{git}).",
-        root.display(),
-        std::env::consts::OS
-    );
+    let place = place(root);
     let mut prompt = match (mode, tools.is_empty()) {
         (Mode::Chat, _) | (_, true) => {
             format!("You are oc, a coding assistant. {place} Answer directly and concisely.")
@@ -74,11 +65,6 @@ fn push_fenced_tools(prompt: &mut String, tools: &[ToolName]) {
 /// ones that read; `fenced` as for [`system_prompt`]), or, when none are
 /// offered (the text edit formats), with request lines.
 pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
-    let git = if is_git_repo(root) {
-        ", a git repository"
-    } else {
-        ""
-    };
     // No example request lines here: with nothing to change, small models
     // send the examples back as their answer.
     let look = if tools.is_empty() {
@@ -88,11 +74,10 @@ pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
         "To look at the repository first, use the tools; nothing can be changed."
     };
     let mut prompt = format!(
-        "You are oc, a coding assistant. You work in {} ({}{git}). The user shows you files and asks \
+        "You are oc, a coding assistant. {} The user shows you files and asks \
          for something: reply with exactly that (an answer, an explanation, a review, a commit message, \
          code or JSON) and nothing else. Change no file.\n{look}",
-        root.display(),
-        std::env::consts::OS
+        place(root)
     );
     if fenced {
         push_fenced_tools(&mut prompt, tools);
@@ -104,11 +89,6 @@ pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
 /// shown files and answers with file blocks (`diff`: SEARCH/REPLACE blocks;
 /// otherwise whole files).
 pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
-    let git = if is_git_repo(root) {
-        ", a git repository"
-    } else {
-        ""
-    };
     let how = if diff {
         "To change a file, write its path on a line, then a fenced block of SEARCH/REPLACE edits:\n\
          path/to/file.py\n\
@@ -125,7 +105,7 @@ pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
          content of the file: every line, unchanged lines too, never `...` for code left out."
     };
     format!(
-        "You are oc, a coding agent. You work in {} ({}{git}). The user shows you files and a task.\n\
+        "You are oc, a coding agent. {} The user shows you files and a task.\n\
          {how}\n\
          Change only the files the user says you may change, and only as the task needs. \
          Send only what you change, never a file or a function unchanged, and at most one sentence besides. \
@@ -134,6 +114,19 @@ pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
          READ path/to/file.py\n\
          SEARCH some text\n\
          LIST some/folder",
+        place(root)
+    )
+}
+
+/// Where the model works: "You work in ROOT (linux, a git repository)."
+fn place(root: &Path) -> String {
+    let git = if is_git_repo(root) {
+        ", a git repository"
+    } else {
+        ""
+    };
+    format!(
+        "You work in {} ({}{git}).",
         root.display(),
         std::env::consts::OS
     )
