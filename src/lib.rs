@@ -160,15 +160,24 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         .map(|path| images::load(path, max_side))
         .collect::<Result<Vec<String>>>()?;
     if common.dry_run {
-        let (body, system, tools) = agent::dry_run_request(&settings, &prompt)?;
-        ui::out(&format!("{body}\n"));
+        let mut notes = ui::TextRenderer::new(false, false);
+        let request = agent::dry_run(&settings, &prompt, &mut notes).await?;
+        ui::out(&format!("{}\n", request.body));
         let tokens = |bytes: usize| bytes.div_ceil(4);
         ui::print_note(&format!(
-            "request body: {} bytes (~{} tokens); system prompt {system} bytes + tool schemas {tools} bytes = ~{} tokens; nothing was sent (assumes a model with native tool calling)",
-            body.len(),
-            tokens(body.len()),
-            tokens(system + tools)
+            "request body: {} bytes (~{} tokens); system prompt {} bytes + tool schemas {} bytes = ~{} tokens; nothing was sent",
+            request.body.len(),
+            tokens(request.body.len()),
+            request.system_bytes,
+            request.tools_bytes,
+            tokens(request.system_bytes + request.tools_bytes),
         ));
+        ui::print_note(&format!("protocol: {}", request.protocol));
+        if run.prompt.check.is_some() && !run.prompt.no_precheck {
+            ui::print_note(
+                "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
+            );
+        }
         if !images.is_empty() {
             ui::print_note(&format!(
                 "{} image{} checked and left out of the body shown (base64, in the prompt's `images`)",

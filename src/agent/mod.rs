@@ -10,6 +10,7 @@ pub mod check_command;
 pub mod compaction;
 pub mod context;
 pub mod docstrings;
+pub mod dry_run;
 pub mod edits;
 pub mod ending;
 pub mod excerpts;
@@ -53,7 +54,7 @@ use interrupt::Interruptions;
 use setup::ModelSetup;
 use turns::Turns;
 
-pub use setup::dry_run_request;
+pub use dry_run::dry_run;
 
 /// What one invocation asks of the agent, beside the settings.
 #[derive(Debug, Default)]

@@ -1,6 +1,5 @@
 //! Before the first turn: the workspace, what the model can do (from
-//! `/api/show`), and the session to go on with. Also the first request as
-//! `--dry-run` shows it.
+//! `/api/show`), and the session to go on with.
 
 use std::path::Path;
 
@@ -10,7 +9,7 @@ use super::edits::Protocol;
 use super::edits::file_blocks::FileBlocks;
 use super::prompt;
 use crate::client::host::display_host;
-use crate::client::{ChatOptions, ChatRequest, Message, ModelInfo, Role};
+use crate::client::{ChatOptions, Message, ModelInfo, Role};
 use crate::config::{DEFAULT_MAX_OUTPUT_TOKENS, Settings};
 use crate::error::{Error, Result};
 use crate::sandbox::prepare::prepare;
@@ -314,46 +313,4 @@ pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> St
         Some(more) => format!("{base}\n\n{more}"),
         None => base,
     }
-}
-
-/// The first request of a run, built without contacting the server
-/// (`--dry-run`): the body as it would be sent to `/api/chat`, for a model
-/// with native tool calling, plus the bytes of the system prompt and of the
-/// tool schemas.
-pub fn dry_run_request(settings: &Settings, prompt: &str) -> Result<(String, usize, usize)> {
-    let workspace = open_workspace(&settings.cwd)?;
-    let task = super::route::decide(settings.task, settings.mode, prompt);
-    let offered = tools_for(settings.mode, task);
-    let schemas: Vec<Value> = offered.iter().map(|t| t.schema()).collect();
-    let model = ModelSetup {
-        think: None,
-        num_ctx: settings.num_ctx,
-        offered: offered.clone(),
-        fenced: false,
-        schemas: schemas.clone(),
-        edit_format: EditFormat::Tools,
-        task,
-    };
-    let system = system_prompt(settings, &model, workspace.root());
-    let messages = [
-        Message::text(Role::System, system.clone()),
-        Message::text(Role::User, prompt),
-    ];
-    let request = ChatRequest {
-        model: &settings.model,
-        messages: &messages,
-        tools: &schemas,
-        stream: true,
-        think: settings.think_explicit.then_some(settings.think),
-        options: model.options(settings),
-        first_byte: None,
-    };
-    let body = serde_json::to_string(&request)
-        .map_err(|e| Error::Server(format!("cannot encode the request: {e}")))?;
-    let tools_bytes = serde_json::to_string(&schemas).map_or(0, |t| t.len());
-    Ok((
-        body,
-        system.len(),
-        if schemas.is_empty() { 0 } else { tools_bytes },
-    ))
 }

@@ -53,6 +53,16 @@ impl ModelClient {
         }
     }
 
+    /// The JSON body [`ModelClient::chat`] posts for `request`: Ollama's
+    /// `/api/chat` body, or OpenAI's `/chat/completions` body
+    /// ([`openai_wire::request_body`]).
+    pub fn request_body(&self, request: &ChatRequest<'_>) -> serde_json::Value {
+        match self {
+            ModelClient::Ollama(_) => serde_json::to_value(request).unwrap_or_default(),
+            ModelClient::OpenAi(_) => openai_wire::request_body(request),
+        }
+    }
+
     /// Sends one streamed chat request; read the reply with
     /// [`ChatStream::next`].
     ///

@@ -2,6 +2,7 @@ mod answers;
 mod architecture;
 mod config;
 mod context;
+mod dry_run;
 mod edit_formats;
 mod errors;
 mod finetune;

@@ -259,27 +259,6 @@ fn think_tags_in_content_go_to_thinking() {
     assert_eq!(assistant["thinking"], "Let me see.");
 }
 
-#[test]
-fn dry_run_prints_the_request_and_sends_nothing() {
-    let env = TestEnv::new();
-    let server = FakeOllama::start(vec![]);
-    let out = env
-        .oc(&server)
-        .args(["run", "--dry-run", "fix the tests"])
-        .assert()
-        .success();
-    let body: serde_json::Value = serde_json::from_str(&stdout_of(&out)).unwrap();
-    assert_eq!(body["messages"][1]["content"], "fix the tests");
-    assert_eq!(body["tools"].as_array().unwrap().len(), 7);
-    assert_eq!(
-        body["options"]["num_predict"], 4096,
-        "the reply cap, as sent"
-    );
-    assert!(stderr_of(&out).contains("request body:"));
-    assert!(server.requests().is_empty());
-    assert!(env.sessions().is_empty());
-}
-
 /// A plan run stuck on one call is asked once to answer, with no tools
 /// offered, and its answer ends the run; a code run stuck the same way
 /// stays stuck (exit 4): an answer would not make its change.

@@ -1,0 +1,165 @@
+//! `--dry-run`: the first request of a run as it would be sent, in the
+//! provider's wire format, with the protocol the model would get and the
+//! files the prompt names; nothing is sent and no session is saved.
+
+use serde_json::Value;
+
+use crate::common::fake_ollama::closed_port_url;
+use crate::common::{FakeOllama, TestEnv, ollama_wire_only};
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// Runs `oc ARGS` against `server` (auto edit format, grounding on) and
+/// returns the body printed on stdout and the notes on stderr.
+fn dry_run(env: &TestEnv, cmd: &mut assert_cmd::Command, args: &[&str]) -> (Value, String) {
+    let out = cmd
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(args)
+        .assert()
+        .success();
+    let out = out.get_output();
+    let body = serde_json::from_str(&String::from_utf8_lossy(&out.stdout))
+        .unwrap_or_else(|e| panic!("stdout is one JSON body ({e}): {out:?}"));
+    assert!(env.sessions().is_empty(), "a dry run saves no session");
+    (body, stderr_of(out))
+}
+
+const STATS: &str = "def mean(xs):\n    return sum(xs) / len(xs)\n";
+
+#[test]
+fn dry_run_prints_the_request_and_sends_nothing() {
+    if ollama_wire_only() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--dry-run", "fix the tests"])
+        .assert()
+        .success();
+    let body: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(body["messages"][1]["content"], "fix the tests");
+    assert_eq!(body["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(
+        body["options"]["num_predict"], 4096,
+        "the reply cap, as sent"
+    );
+    assert!(stderr_of(out.get_output()).contains("request body:"));
+    assert!(server.chat_requests().is_empty());
+    assert!(env.sessions().is_empty());
+}
+
+/// With the server's word that the model has 1.5B parameters, the request
+/// is the whole-file one a run sends: no tool schemas, the file-block
+/// instructions, and the file the prompt names shown in the message.
+#[test]
+fn a_small_model_gets_the_whole_file_request() {
+    if ollama_wire_only() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    let server = FakeOllama::start(vec![]);
+    let (body, stderr) = dry_run(
+        &env,
+        &mut env.oc(&server),
+        &["run", "--dry-run", "fix the division by zero in stats.py"],
+    );
+    assert!(body.get("tools").is_none(), "{body}");
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("complete new"), "{system}");
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("return sum(xs) / len(xs)"), "{user}");
+    assert!(
+        stderr.contains(
+            "protocol: a change, whole files (qwen2.5-coder:1.5b has 1.8B parameters, the server says)"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("native tool calling"), "{stderr}");
+    assert!(server.chat_requests().is_empty());
+}
+
+/// A question to a small model gets the answer prompt, the named file for
+/// reference, and no tool.
+#[test]
+fn an_answer_gets_the_answer_request() {
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    let server = FakeOllama::start(vec![]);
+    let (body, stderr) = dry_run(
+        &env,
+        &mut env.oc(&server),
+        &["run", "--dry-run", "explain what stats.py does"],
+    );
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("Change no file."), "{system}");
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("def mean(xs):"), "{user}");
+    assert!(stderr.contains("protocol: an answer"), "{stderr}");
+}
+
+/// The OpenAI-compatible provider's request is a `/chat/completions` body:
+/// `max_tokens`, `stream_options`, tools with `type: "function"`, no
+/// Ollama `options` or `num_ctx`.
+#[test]
+fn an_openai_dry_run_is_a_chat_completions_body() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let mut cmd = env.oc(&server);
+    cmd.env("OC_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url))
+        .env("OC_EDIT_FORMAT", "tools");
+    let out = cmd
+        .env("OC_DISABLE", "ground")
+        .args(["run", "--dry-run", "fix the tests"])
+        .assert()
+        .success();
+    let body: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(body["stream_options"]["include_usage"], true, "{body}");
+    assert_eq!(body["max_tokens"], 4096, "{body}");
+    assert!(body.get("options").is_none(), "{body}");
+    assert_eq!(body["tools"][0]["type"], "function", "{body}");
+    assert_eq!(body["messages"][1]["content"], "fix the tests");
+    assert!(server.chat_requests().is_empty());
+}
+
+/// `oc chat` offers no tools, and its dry run says nothing of tool
+/// calling.
+#[test]
+fn a_chat_dry_run_has_no_tools_and_no_tool_note() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let (body, stderr) = dry_run(
+        &env,
+        &mut env.oc(&server),
+        &["chat", "--dry-run", "what is a monad?"],
+    );
+    assert!(body.get("tools").is_none(), "{body}");
+    assert!(!stderr.contains("tool calling"), "{stderr}");
+    assert!(stderr.contains("protocol: an answer, no tools"), "{stderr}");
+}
+
+/// A server that cannot be reached: the protocol is assumed from the
+/// model's name, and the note says it is an assumption and why.
+#[test]
+fn an_unreachable_server_is_assumed_and_said() {
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    let mut cmd = env.oc_at(&closed_port_url());
+    cmd.env("OC_PROVIDER", "ollama");
+    let (body, stderr) = dry_run(
+        &env,
+        &mut cmd,
+        &["run", "--dry-run", "fix the division by zero in stats.py"],
+    );
+    assert!(body.get("tools").is_none(), "{body}");
+    assert!(
+        stderr.contains("whole files (assumed: native tool calling, 1.5B parameters, from its name; the server could not describe it: cannot reach"),
+        "{stderr}"
+    );
+}
