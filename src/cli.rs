@@ -273,6 +273,12 @@ pub struct PromptArgs {
     /// [default: 3]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub check_attempts: Option<u32>,
+    /// The answer must be one JSON value that this JSON Schema file
+    /// accepts: the server holds the model to it, the answer is validated
+    /// (one retry), and stdout holds exactly the JSON. Still invalid: exit 7.
+    /// The run answers and changes no file.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<std::path::PathBuf>,
     /// Attach an image to the prompt (repeatable; PNG, JPEG, WebP, GIF's first
     /// frame; at most 20 MB); needs a model with the `vision` capability.
     #[arg(long = "image", value_name = "FILE")]

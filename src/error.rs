@@ -21,6 +21,9 @@ pub enum ExitStatus {
     Denied,
     /// 6: `--check` was given and still failed at the end.
     CheckFailed,
+    /// 7: `--output-schema` was given and the answer still did not match
+    /// it after one retry.
+    SchemaMismatch,
     /// 124: `--timeout` reached.
     TimedOut,
     /// 130: interrupted by SIGINT (Ctrl-C).
@@ -40,6 +43,7 @@ impl ExitStatus {
             ExitStatus::MaxTurns => 4,
             ExitStatus::Denied => 5,
             ExitStatus::CheckFailed => 6,
+            ExitStatus::SchemaMismatch => 7,
             ExitStatus::TimedOut => 124,
             ExitStatus::Interrupted => 130,
             ExitStatus::Terminated => 143,

@@ -159,9 +159,11 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let images = (args.images.iter())
         .map(|path| images::load(path, max_side))
         .collect::<Result<Vec<String>>>()?;
+    let output_schema = output_schema(args, common)?;
     if common.dry_run {
         let mut notes = ui::TextRenderer::new(false, false);
-        let request = agent::dry_run(&settings, &prompt, &mut notes).await?;
+        let request =
+            agent::dry_run(&settings, &prompt, output_schema.as_ref(), &mut notes).await?;
         ui::out(&format!("{}\n", request.body));
         let tokens = |bytes: usize| bytes.div_ceil(4);
         ui::print_note(&format!(
@@ -189,7 +191,10 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     }
     let mut approver = ui::approver_for_this_process();
     let mut out: Box<dyn ui::Output> = match args.output_format {
-        OutputFormat::Text => Box::new(ui::TextRenderer::new(args.quiet, args.verbose)),
+        OutputFormat::Text => Box::new(
+            ui::TextRenderer::new(args.quiet, args.verbose)
+                .answering_with_json(output_schema.is_some()),
+        ),
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
     };
@@ -202,6 +207,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         last_message_file: args.output_last_message.clone(),
         check,
         images,
+        output_schema,
     };
     match settings.runtime.runtime {
         vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
@@ -209,6 +215,26 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
         }
     }
+}
+
+/// `--output-schema FILE`, read and compiled. A run held to a schema
+/// answers, so it cannot be `--task change`.
+///
+/// Errors (exit 2): the file cannot be read or is no JSON Schema; `--task
+/// change` given with it.
+fn output_schema(
+    args: &cli::PromptArgs,
+    common: &cli::CommonArgs,
+) -> Result<Option<agent::structured::OutputSchema>> {
+    let Some(path) = &args.output_schema else {
+        return Ok(None);
+    };
+    if common.task == Some(vocab::Task::Change) {
+        return Err(Error::Usage(
+            "`--output-schema` asks for one JSON answer and changes no file; drop `--task change`, or make the change in a run of its own".into(),
+        ));
+    }
+    agent::structured::OutputSchema::load(path).map(Some)
 }
 
 /// The `--check` of the run: the command given, or with `--check auto`
@@ -262,6 +288,7 @@ fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
         ("--continue", args.continue_last),
         ("--resume", args.resume.is_some()),
         ("--dry-run", common.dry_run),
+        ("--output-schema", args.output_schema.is_some()),
     ];
     if let Some((flag, _)) = unsupported.iter().find(|(_, set)| *set) {
         return Err(Error::Usage(format!(
@@ -273,6 +300,7 @@ fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
         ("--max-turns", common.max_turns.is_some()),
         ("--max-output-tokens", common.max_output_tokens.is_some()),
         ("--edit-format", common.edit_format.is_some()),
+        ("--task", common.task.is_some()),
         ("--think", common.think.is_some()),
         ("--temperature", common.temperature.is_some()),
         ("--seed", common.seed.is_some()),

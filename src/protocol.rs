@@ -221,6 +221,10 @@ pub struct RunSummary {
     /// without `--check`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precheck: Option<Check>,
+    /// `--output-schema`: the answer's JSON value, validated against the
+    /// schema; absent without one or when the answer did not match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<serde_json::Value>,
     /// How bash commands were confined: `{"mode": "workspace-write" |
     /// "read-only" | "off", "network": "on" | "off"}`.
     pub sandbox: Confinement,

@@ -12,6 +12,7 @@ use super::opening::{self, Start};
 use super::repo_map;
 use super::route;
 use super::setup::{self, ModelSetup};
+use super::structured::{self, OutputSchema};
 use crate::client::{ChatRequest, ModelClient, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, Result};
@@ -44,12 +45,20 @@ pub struct DryRun {
 /// and no session is saved. Notes on what a run would say go to `out`.
 ///
 /// Errors: an unusable workspace (exit 2); a body that cannot be encoded.
-pub async fn dry_run(settings: &Settings, prompt: &str, out: &mut dyn Output) -> Result<DryRun> {
+pub async fn dry_run(
+    settings: &Settings,
+    prompt: &str,
+    schema: Option<&OutputSchema>,
+    out: &mut dyn Output,
+) -> Result<DryRun> {
     let client = settings.model_client()?;
     let workspace = setup::open_workspace(&settings.cwd)?;
     let (info, source) = describe_model(&client, settings).await;
     let task = route::decide(settings.task, settings.mode, prompt);
-    let model = ModelSetup::from_capabilities(&info, settings, task, out);
+    let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
+    if let Some(schema) = schema {
+        model = model.held_to(schema.schema.clone());
+    }
     let mut session = setup::open_session(settings, None, prompt, &model, &workspace, out);
     let mut protocol = model.protocol(workspace.root());
     let mut approver = HeadlessApprover;
@@ -70,6 +79,9 @@ pub async fn dry_run(settings: &Settings, prompt: &str, out: &mut dyn Output) ->
         out,
     )
     .await;
+    if let Some(schema) = schema {
+        structured::instruct(&mut session, schema);
+    }
     let messages = protocol.wire(&session.messages);
     let request = ChatRequest {
         model: &settings.model,
@@ -78,6 +90,7 @@ pub async fn dry_run(settings: &Settings, prompt: &str, out: &mut dyn Output) ->
         stream: true,
         think: model.think,
         options: model.options(settings),
+        format: model.output_schema.as_ref(),
         first_byte: None,
     };
     let body = serde_json::to_string(&client.request_body(&request))

@@ -38,6 +38,8 @@ pub enum Ending {
     Cut(Cut),
     /// The conversation still does not fit in `num_ctx` after compaction.
     ContextFull(ContextFull),
+    /// The answer did not match `--output-schema`, twice: what is wrong.
+    SchemaMismatch(String),
 }
 
 impl Ending {
@@ -103,6 +105,11 @@ impl Ending {
                 ExitStatus::MaxTurns,
             ),
             Ending::Unchanged => (Status::Stuck, UNCHANGED.to_string(), ExitStatus::MaxTurns),
+            Ending::SchemaMismatch(why) => (
+                Status::Failed,
+                format!("the answer does not match `--output-schema`: {why}"),
+                ExitStatus::SchemaMismatch,
+            ),
         }
     }
 
@@ -120,7 +127,8 @@ impl Ending {
             Ending::Answered
             | Ending::Failed(_)
             | Ending::Interrupted(_)
-            | Ending::UnexecutedCall(_) => false,
+            | Ending::UnexecutedCall(_)
+            | Ending::SchemaMismatch(_) => false,
         }
     }
 
@@ -150,6 +158,9 @@ impl Ending {
                 "the model's last reply is a tool call written as text, left unrun ({why}); the run did not do its job"
             )),
             Ending::Unchanged => out.warn(UNCHANGED),
+            Ending::SchemaMismatch(why) => out.error(&format!(
+                "the answer does not match `--output-schema` after one retry: {why}; nothing was printed as the answer"
+            )),
             Ending::Answered | Ending::EditingDone | Ending::Interrupted(_) => {}
         }
     }

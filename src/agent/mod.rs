@@ -28,6 +28,7 @@ pub mod repo_map;
 pub mod room;
 pub mod route;
 pub mod setup;
+pub mod structured;
 pub mod text_calls;
 pub mod traceback;
 pub mod turns;
@@ -75,6 +76,8 @@ pub struct Job {
     pub check: Option<CheckPlan>,
     /// Images for the prompt (`--image`): Ollama `images` entries (base64).
     pub images: Vec<String>,
+    /// `--output-schema`: the answer must be one JSON value it accepts.
+    pub output_schema: Option<structured::OutputSchema>,
 }
 
 /// Runs one agent session to its end and returns the exit status.
@@ -101,11 +104,18 @@ pub async fn run(
         }),
     };
     check_vision(&job, &info, settings)?;
-    let task = route::decide(settings.task, settings.mode, &job.prompt);
+    let schema = job.output_schema.as_ref();
+    let task = match schema {
+        Some(_) => crate::vocab::Task::Answer,
+        None => route::decide(settings.task, settings.mode, &job.prompt),
+    };
     if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
         out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)");
     }
-    let model = ModelSetup::from_capabilities(&info, settings, task, out);
+    let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
+    if let Some(schema) = schema {
+        model = model.held_to(schema.schema.clone());
+    }
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
     let mut session =
@@ -127,11 +137,14 @@ pub async fn run(
     // `--timeout` stops it as it stops the turns.
     let opened_and_ran = async {
         turns.open(&mut session, job.prompt, job.images, out).await;
-        turns.run(&mut session, out).await
+        if let Some(schema) = schema {
+            structured::instruct(&mut session, schema);
+        }
+        structured::run_to_answer(&mut turns, &mut session, schema, out).await
     };
-    let mut ending = tokio::select! {
-        result = opened_and_ran => result.unwrap_or_else(Ending::Failed),
-        stop = interruptions.next() => Ending::Interrupted(stop),
+    let (mut ending, structured_output) = tokio::select! {
+        result = opened_and_ran => result.unwrap_or_else(|e| (Ending::Failed(e), None)),
+        stop = interruptions.next() => (Ending::Interrupted(stop), None),
     };
     if let Ending::Interrupted(stop) = &ending {
         out.warn(&format!("{}; saving the session", stop.describe()));
@@ -167,6 +180,7 @@ pub async fn run(
         store: saves,
         schemas: &model.schemas,
         last_message_file: job.last_message_file.as_deref(),
+        structured_output,
     };
     Ok(close.run(&mut session, &ending, calls, out))
 }
@@ -186,6 +200,8 @@ struct Close<'a> {
     store: Option<&'a Store>,
     schemas: &'a [Value],
     last_message_file: Option<&'a Path>,
+    /// The answer's JSON value, validated against `--output-schema`.
+    structured_output: Option<Value>,
 }
 
 impl Close<'_> {
@@ -204,6 +220,11 @@ impl Close<'_> {
             session.exit_reason = Some(reason);
         }
         let (final_text, summarized) = final_text(session, &calls.files_changed);
+        // With `--output-schema`, `-o` gets the JSON value, as stdout does.
+        let answer = match &self.structured_output {
+            Some(value) => value.to_string(),
+            None => final_text.clone(),
+        };
         if summarized {
             // The reply was only file blocks: stdout says what `-o` and
             // the json `final_text` say.
@@ -215,7 +236,7 @@ impl Close<'_> {
             .last_message_file
             .filter(|_| matches!(ending, Ending::Answered | Ending::EditingDone))
         {
-            exit = write_last_message(path, &final_text, exit, out);
+            exit = write_last_message(path, &answer, exit, out);
         }
         session.exit_code = Some(exit.code());
         if let Some(store) = self.store {
@@ -249,6 +270,7 @@ impl Close<'_> {
                 .collect(),
             check: session.check.clone(),
             precheck: session.precheck.clone(),
+            structured_output: self.structured_output.clone(),
             sandbox: session.sandbox.clone().unwrap_or(Confinement::NONE),
             duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });

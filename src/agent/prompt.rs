@@ -85,6 +85,18 @@ pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
     prompt
 }
 
+/// The system prompt of a run whose answer is held to a JSON Schema
+/// (`--output-schema`): the reply is one JSON value, from the files shown;
+/// nothing is looked up or changed.
+pub fn structured_prompt(root: &Path) -> String {
+    format!(
+        "You are oc, a coding assistant. {} The user shows you files and asks \
+         for something: reply with one JSON value that answers it, as the user's JSON Schema says, \
+         and nothing else. Change no file.",
+        place(root)
+    )
+}
+
 /// The system prompt of the text edit formats (code mode): the model is
 /// shown files and answers with file blocks (`diff`: SEARCH/REPLACE blocks;
 /// otherwise whole files).

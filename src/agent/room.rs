@@ -127,6 +127,7 @@ impl Room<'_> {
                 num_predict: Some(1024),
                 ..self.options
             },
+            format: None,
             first_byte: None,
         };
         let mut stream = self.client.chat(&request).await?;

@@ -41,6 +41,9 @@ pub struct ModelSetup {
     /// What the run is for (`Auto` settled, [`super::route`]): an answer
     /// offers only the tools that read, and shows files for reference.
     pub task: Task,
+    /// `--output-schema`: the JSON Schema every reply is held to (sent as
+    /// Ollama `format`, OpenAI `response_format`).
+    pub output_schema: Option<Value>,
 }
 
 impl ModelSetup {
@@ -105,7 +108,20 @@ impl ModelSetup {
             schemas,
             edit_format,
             task,
+            output_schema: None,
         }
+    }
+
+    /// The setup for an answer held to `schema`: a reply that must be one
+    /// JSON value can be neither a tool call nor a request to look around,
+    /// so no tool is offered and the model answers from what it is shown.
+    pub fn held_to(mut self, schema: Value) -> Self {
+        self.offered.clear();
+        self.schemas.clear();
+        self.fenced = false;
+        self.task = Task::Answer;
+        self.output_schema = Some(schema);
+        self
     }
 
     /// The edit protocol of the run.
@@ -297,6 +313,7 @@ pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> St
     let answer = model.task == Task::Answer && settings.mode == Mode::Code;
     let base = match (&settings.system_prompt, model.edit_format) {
         (Some(text), _) => text.trim_end().to_string(),
+        (None, _) if model.output_schema.is_some() => prompt::structured_prompt(root),
         (None, EditFormat::Whole | EditFormat::Diff) if answer => {
             prompt::answer_prompt(root, &[], false)
         }

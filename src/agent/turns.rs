@@ -499,6 +499,7 @@ impl<'a> Turns<'a> {
             } else {
                 self.options
             },
+            format: self.model.output_schema.as_ref(),
             first_byte: self.speed.first_byte(
                 request_tokens(&messages, tools),
                 self.settings.timeouts.first_byte,

@@ -26,6 +26,10 @@ pub struct ChatRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think: Option<Think>,
     pub options: ChatOptions,
+    /// `--output-schema`: a JSON Schema the reply is held to while it is
+    /// decoded (Ollama's structured outputs); omitted without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<&'a Value>,
     /// A longer wait for the first streamed chunk than the configured one
     /// (a long prompt on a slow server: nothing streams while it is read),
     /// with why, for the message when it runs out. Not sent.
@@ -292,6 +296,7 @@ mod tests {
                     ..Sampling::default()
                 },
             ),
+            format: None,
             first_byte: None,
         };
         let json = serde_json::to_value(&request).unwrap();

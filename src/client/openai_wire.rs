@@ -12,7 +12,7 @@ use super::message::{FunctionCall, Message, Role, ToolCall};
 
 /// The JSON body of a streamed chat-completions request:
 /// `{"model", "messages", "stream": true, "stream_options": {"include_usage": true},
-/// "tools"?, "max_tokens"?, "temperature"?, "top_p"?, "presence_penalty"?,
+/// "tools"?, "response_format"?, "max_tokens"?, "temperature"?, "top_p"?, "presence_penalty"?,
 /// "seed"?, "top_k"?}`. `num_ctx` and `think` have no place here: the
 /// server decides the context size, and reasoning is the model's own.
 /// `top_k` is not OpenAI's; llama.cpp and vLLM take it, others may refuse
@@ -28,6 +28,12 @@ pub fn request_body(request: &ChatRequest<'_>) -> Value {
     body.insert("stream_options".into(), json!({"include_usage": true}));
     if !request.tools.is_empty() {
         body.insert("tools".into(), json!(request.tools));
+    }
+    if let Some(schema) = request.format {
+        body.insert(
+            "response_format".into(),
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}),
+        );
     }
     let options = &request.options;
     let optional = [
@@ -432,6 +438,7 @@ mod tests {
                     },
                 )
             },
+            format: None,
             first_byte: None,
         };
         assert_eq!(

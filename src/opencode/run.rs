@@ -155,6 +155,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         cut_replies: Vec::new(),
         check: None,
         precheck: None,
+        structured_output: None,
         speed: Default::default(),
         sandbox: Confinement::NONE,
         duration_ms: 0,

@@ -18,6 +18,8 @@ enum Open {
     Nothing,
     Thinking,
     Content,
+    /// The reply of a run whose answer is JSON, shown on stderr.
+    HeldContent,
 }
 
 /// The text format: the answer streams to stdout; thinking, tool activity,
@@ -33,6 +35,9 @@ pub struct TextRenderer {
     first_chunk: Option<std::time::Instant>,
     /// Show tool results, not only their summaries (`--verbose`).
     verbose: bool,
+    /// `--output-schema`: the replies stream to stderr, and stdout gets
+    /// only the validated JSON value at the end.
+    json_answer: bool,
 }
 
 /// Most lines of a tool result shown on stderr.
@@ -65,7 +70,16 @@ impl TextRenderer {
             spinner: None,
             first_chunk: None,
             verbose,
+            json_answer: false,
         }
+    }
+
+    /// With `json_answer` (`--output-schema`), the replies stream to
+    /// stderr and stdout holds only the validated JSON value, printed at
+    /// the end; nothing when the answer did not match.
+    pub fn answering_with_json(mut self, json_answer: bool) -> Self {
+        self.json_answer = json_answer;
+        self
     }
 
     fn stop_spinner(&mut self) {
@@ -79,13 +93,17 @@ impl TextRenderer {
         self.stop_spinner();
         match self.open {
             Open::Thinking => err("\n"),
+            Open::HeldContent if !self.content_ends_with_newline => {
+                err("\n");
+                self.content_ends_with_newline = true;
+            }
             Open::Content if !self.content_ends_with_newline => {
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(b"\n");
                 let _ = out.flush();
                 self.content_ends_with_newline = true;
             }
-            Open::Content | Open::Nothing => {}
+            Open::Content | Open::HeldContent | Open::Nothing => {}
         }
         self.open = Open::Nothing;
     }
@@ -126,6 +144,16 @@ impl Output for TextRenderer {
         self.stop_spinner();
         if self.open == Open::Thinking {
             err("\n");
+        }
+        if self.json_answer {
+            // Only the validated value is the answer; `--quiet` leaves it alone.
+            if self.quiet {
+                return;
+            }
+            self.open = Open::HeldContent;
+            err(&sanitize(delta));
+            self.content_ends_with_newline = delta.ends_with('\n');
+            return;
         }
         self.open = Open::Content;
         let mut out = std::io::stdout().lock();
@@ -245,6 +273,11 @@ impl Output for TextRenderer {
 
     fn session_completed(&mut self, summary: &RunSummary) {
         self.close_line();
+        if let Some(value) = &summary.structured_output {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{value}");
+            let _ = out.flush();
+        }
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         self.note(&format!(
             "{} turn{} · {} prompt + {} completion tokens · ctx {}% · {} tool call{} · {} file{} changed · {:.1}s · {}",

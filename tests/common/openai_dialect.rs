@@ -223,5 +223,8 @@ pub fn as_ollama_request(body: &Value) -> Value {
     if let Some(tools) = body.get("tools") {
         request["tools"] = tools.clone();
     }
+    if let Some(schema) = body["response_format"]["json_schema"].get("schema") {
+        request["format"] = schema.clone();
+    }
     request
 }

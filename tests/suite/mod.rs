@@ -23,6 +23,7 @@ mod signals;
 mod small_models;
 mod stdin;
 mod stream;
+mod structured;
 mod surface;
 mod terminal;
 mod tools;

@@ -336,7 +336,11 @@ fn bad_setups_are_said_before_anything_runs() {
         .code(2);
     assert!(stderr_of(out.get_output()).contains("PROVIDER/MODEL"));
     // What only oc's own loop does.
-    for flag in [["--check", "true"], ["--image", "x.png"]] {
+    for flag in [
+        ["--check", "true"],
+        ["--image", "x.png"],
+        ["--output-schema", "x.json"],
+    ] {
         oc(&env, &fake).args(flag).arg("x").assert().code(2);
     }
     for url in ["not-a-url", "127.0.0.1:4096", "ftp://127.0.0.1:1", ""] {
