@@ -101,15 +101,38 @@ impl ContextMeter {
     }
 }
 
-/// Whether the server evaluated clearly fewer tokens than were sent: Ollama
-/// cuts a prompt longer than `num_ctx` silently, keeping its end. Only a
-/// prompt estimated past the context counts, so a rough estimate of a
-/// short prompt never raises a false alarm.
-pub fn prompt_was_cut(sent_estimate: u64, prompt_eval_count: u64, num_ctx: u32) -> bool {
+/// How the server's count of prompt tokens compares with what was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptCount {
+    /// About what was sent.
+    Whole,
+    /// The prompt was longer than `num_ctx` and the server evaluated
+    /// clearly fewer tokens: Ollama cuts such a prompt silently, keeping
+    /// its end.
+    CutAtNumCtx,
+    /// The prompt fit in `num_ctx`, yet the server evaluated less than a
+    /// third of it: the server (or a proxy) ignores `num_ctx` and runs a
+    /// smaller context.
+    CutBelowNumCtx,
+}
+
+/// Prompts estimated shorter than this are never judged by their gap
+/// alone: the estimate (4 bytes a token) is rough.
+const MIN_JUDGED_PROMPT: u64 = 1_500;
+
+/// Compares the server's `prompt_eval_count` with the estimate of what was
+/// sent. A rough estimate of a short prompt never raises a false alarm.
+pub fn prompt_count(sent_estimate: u64, prompt_eval_count: u64, num_ctx: u32) -> PromptCount {
     let num_ctx = u64::from(num_ctx);
-    prompt_eval_count > 0
-        && sent_estimate * 10 >= num_ctx * 11
-        && prompt_eval_count * 10 < sent_estimate * 8
+    if prompt_eval_count == 0 {
+        PromptCount::Whole
+    } else if sent_estimate * 10 >= num_ctx * 11 && prompt_eval_count * 10 < sent_estimate * 8 {
+        PromptCount::CutAtNumCtx
+    } else if sent_estimate >= MIN_JUDGED_PROMPT && prompt_eval_count * 3 < sent_estimate {
+        PromptCount::CutBelowNumCtx
+    } else {
+        PromptCount::Whole
+    }
 }
 
 /// Largest tool result sent to the model, in bytes (about 8,000 tokens at
@@ -176,15 +199,28 @@ mod tests {
     /// 2,051 evaluated.
     #[test]
     fn a_cut_prompt_is_recognised_and_a_short_one_never() {
-        assert!(prompt_was_cut(8_500, 2_051, 4_096));
-        assert!(!prompt_was_cut(8_500, 4_000, 32_768), "it fit");
-        assert!(
-            !prompt_was_cut(900, 253, 32_768),
+        use PromptCount::*;
+        assert_eq!(prompt_count(8_500, 2_051, 4_096), CutAtNumCtx);
+        assert_eq!(prompt_count(8_500, 4_000, 32_768), Whole, "it fit");
+        assert_eq!(
+            prompt_count(900, 253, 32_768),
+            Whole,
             "a short prompt, a rough estimate"
         );
-        assert!(
-            !prompt_was_cut(4_600, 4_090, 4_096),
+        assert_eq!(
+            prompt_count(4_600, 4_090, 4_096),
+            Whole,
             "within the estimate's error"
+        );
+        assert_eq!(
+            prompt_count(12_000, 2_051, 32_768),
+            CutBelowNumCtx,
+            "a server that ignores num_ctx"
+        );
+        assert_eq!(
+            prompt_count(1_200, 300, 32_768),
+            Whole,
+            "too short to judge"
         );
     }
 }

@@ -92,6 +92,7 @@ pub async fn stream(
     let mut native_thinking = String::new();
     let mut filter = reading.filter();
     let mut repetition = RepetitionDetector::default();
+    let mut thinking_repetition = RepetitionDetector::default();
     let mut chunks = 0u64;
     loop {
         let Some(chunk) = stream.next().await? else {
@@ -107,6 +108,17 @@ pub async fn stream(
                 out.thinking(turn, &delta);
                 partial.thinking.push_str(&delta);
                 native_thinking.push_str(&delta);
+                // Thinking loops as content does (Ollama `thinking`, OpenAI
+                // `reasoning_content`): the same stop.
+                if let Some(start) = thinking_repetition
+                    .push(&delta)
+                    .filter(|_| reading.stop_repetition)
+                {
+                    drop(stream);
+                    native_thinking.truncate(start);
+                    let end = partial.raw.len();
+                    return Ok(stopped(reading, partial, end, native_thinking, chunks));
+                }
             }
             if let Some(delta) = message.content {
                 partial.raw.push_str(&delta);
@@ -151,7 +163,8 @@ pub async fn stream(
 }
 
 /// The reply as it stood before it began to repeat itself: its text up to
-/// `start`, read again (a call in it is kept, and not run: it is cut).
+/// `start` (all of it when the thinking looped) and `thinking` up to where
+/// it looped, read again (a call in it is kept, and not run: it is cut).
 fn stopped(
     reading: &Reading,
     partial: &mut PartialReply,

@@ -150,10 +150,12 @@ impl<'a> Turns<'a> {
             };
             let mut message = reply.message;
             let parsed = self.protocol.read_reply(&mut message, turn);
-            if self.protocol.done_when_calls_succeed() && !message.content.is_empty() {
+            if self.holds_content(out) && !message.content.is_empty() {
                 out.content(turn, &message.content);
             }
+            // A reply cut short (all thinking, say) is cut, not empty.
             let empty = is_markup_only(&message.content)
+                && cut_off.is_none()
                 && message.tool_calls.is_empty()
                 && self.protocol.echoes() == 0
                 && self.protocol.unplaced() == 0;
@@ -356,6 +358,13 @@ impl<'a> Turns<'a> {
         Ok(true)
     }
 
+    /// Whether a reply's text is shown once it is read rather than as it
+    /// streams: file blocks (their prose is shown, not the files), or an
+    /// output nobody watches.
+    fn holds_content(&self, out: &dyn Output) -> bool {
+        self.protocol.done_when_calls_succeed() || !out.streams_content()
+    }
+
     /// Whether a reply holds a tool call written as text that was left as
     /// text (`--text-tools off` with tool calls offered).
     fn holds_unrun_call(&self, content: &str) -> bool {
@@ -509,7 +518,7 @@ impl<'a> Turns<'a> {
             tools: self.protocol.text_call_tools().to_vec(),
             recover: self.settings.text_tools == TextTools::Auto,
             by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
-            hold_content: self.protocol.done_when_calls_succeed(),
+            hold_content: self.holds_content(out),
             stop_repetition: self.settings.enabled(Heuristic::RepetitionGuard),
         };
         let turn = session.turns;

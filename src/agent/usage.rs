@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::context::{ContextMeter, message_tokens, prompt_was_cut};
+use super::context::{ContextMeter, PromptCount, message_tokens, prompt_count};
 use super::reply::{Cut, Reply};
 use crate::client::{ChatOptions, FirstByteWait};
 use crate::protocol::Context;
@@ -100,12 +100,19 @@ pub fn count(
         reply_tokens,
     );
     let num_ctx = options.num_ctx;
-    if prompt_was_cut(sent, reply.prompt_eval_count, num_ctx) {
+    let evaluated = reply.prompt_eval_count;
+    let cut = match prompt_count(sent, evaluated, num_ctx) {
+        PromptCount::Whole => None,
+        PromptCount::CutAtNumCtx => Some(format!(
+            "the server cut the prompt: about {sent} tokens were sent and it evaluated {evaluated} (num_ctx {num_ctx}); the model did not see all of the conversation, so this run counts as a success only if `--check` passes. Raise `--num-ctx`, or let compaction work (`--compact-at`)"
+        )),
+        PromptCount::CutBelowNumCtx => Some(format!(
+            "the server cut the prompt: about {sent} tokens were sent and it evaluated {evaluated}, although num_ctx is {num_ctx}: the server (or a proxy before it) ignores num_ctx and runs a smaller context; the model did not see all of the conversation, so this run counts as a success only if `--check` passes. Give the server a larger context (Ollama: `OLLAMA_CONTEXT_LENGTH`; llama.cpp: `-c`), or set `--num-ctx` to the size it runs"
+        )),
+    };
+    if let Some(warning) = cut {
         session.truncated_turns.push(session.turns);
-        out.warn(&format!(
-            "the server cut the prompt: about {sent} tokens were sent and it evaluated {} (num_ctx {num_ctx}); the model did not see all of the conversation, so this run counts as a success only if `--check` passes. Raise `--num-ctx`, or let compaction work (`--compact-at`)",
-            reply.prompt_eval_count
-        ));
+        out.warn(&warning);
     }
     out.turn_completed(
         session.turns,

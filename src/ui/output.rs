@@ -16,6 +16,12 @@ pub trait Output {
     fn thinking(&mut self, turn: u32, delta: &str);
     /// A piece of the answer.
     fn content(&mut self, turn: u32, delta: &str);
+    /// Whether the answer is worth showing as it streams (someone watches
+    /// it), or only once each reply is read: then reasoning a model ends
+    /// with a lone `</think>` never reaches the answer.
+    fn streams_content(&self) -> bool {
+        true
+    }
     /// The reply is complete.
     /// `cut`: `length` or `repetition` when the reply is incomplete;
     /// `context`: the conversation's tokens now, of `num_ctx`.

@@ -162,6 +162,12 @@ impl Output for TextRenderer {
         self.content_ends_with_newline = delta.ends_with('\n');
     }
 
+    /// On a terminal the answer streams; piped (a script, CI), each reply's
+    /// text is written once it is read, its reasoning taken out.
+    fn streams_content(&self) -> bool {
+        std::io::stdout().is_terminal()
+    }
+
     fn compacted(&mut self, _turn: u32, _before: u64, _after: u64) {}
 
     fn progress(&mut self, _turn: u32, chunks: u64) {

@@ -68,6 +68,36 @@ fn a_prompt_the_server_cut_is_reported() {
     assert_eq!(record["truncated_turns"], json!([1]));
 }
 
+/// A server or proxy that ignores `num_ctx`: about 12,000 tokens sent with
+/// num_ctx 32,768, and 2,051 evaluated. The prompt fit, yet most of it was
+/// dropped; `oc` says so, records it, and the run is not a success.
+#[test]
+fn a_server_that_ignores_num_ctx_is_reported() {
+    let env = TestEnv::new();
+    let long: String = (0..2_400)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect();
+    let server = FakeOllama::start(vec![Reply::lines(vec![
+        content_chunk("The log is long."),
+        done_with(2_051),
+    ])]);
+    let out = env
+        .oc(&server)
+        .env("OC_DISABLE", "ground")
+        .args(["run", "--num-ctx", "32768", "summarise this", "-"])
+        .write_stdin(long)
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("it evaluated 2051, although num_ctx is 32768"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ignores num_ctx"), "{stderr}");
+    assert_eq!(env.session()["truncated_turns"], json!([1]));
+    assert_eq!(env.finetune()[0]["success"], false);
+}
+
 /// Sixty reads of large files in an 8,192-token context: old results are
 /// dropped as the conversation passes 75 %, the run completes, `--max-turns`
 /// counts every turn, and the session keeps what was replaced.

@@ -270,6 +270,51 @@ fn a_reply_that_loops_is_stopped() {
     assert_eq!(env.finetune()[0]["success"], false);
 }
 
+/// A thinking stream that repeats one line (Ollama `thinking`, OpenAI
+/// `reasoning_content`) is stopped as content is: the model is told, a
+/// second loop ends the run (exit 4), and the thinking kept has one copy.
+#[test]
+fn a_thinking_stream_that_loops_is_stopped() {
+    use crate::common::fake_ollama::{End, thinking_chunk};
+    let env = TestEnv::new();
+    let looping = || Reply::Stream {
+        lines: vec![thinking_chunk("Let me look at the task.\n")],
+        split: None,
+        end: End::Endless(thinking_chunk("I should read the file again first.\n")),
+    };
+    let server = FakeOllama::start(vec![looping(), looping()]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--output-format", "json", "write the tests"])
+        .assert()
+        .code(4);
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        result["cut_replies"],
+        json!([{"turn": 1, "reason": "repetition"}, {"turn": 2, "reason": "repetition"}])
+    );
+    let told = server.chat_requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        told.starts_with("Your reply repeated the same lines"),
+        "{told}"
+    );
+    let thinking = env.session()["messages"][2]["thinking"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        thinking,
+        "Let me look at the task.\nI should read the file again first.\n"
+    );
+}
+
 /// A long reply of distinct lines (a table) is not stopped.
 #[test]
 fn a_long_table_is_not_a_loop() {

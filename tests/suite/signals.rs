@@ -41,12 +41,14 @@ fn stalled_answer() -> Reply {
     }
 }
 
+/// Stops a run mid-answer: the events on stdout say when the first
+/// tokens are in (a piped text stdout gets a reply only once it is read).
 fn interrupt_mid_answer(signal: &str, code: i32) {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![stalled_answer()]);
     let mut child = env
         .oc_process(&server)
-        .args(["run", "greet"])
+        .args(["run", "--output-format", "stream-json", "greet"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -55,7 +57,7 @@ fn interrupt_mid_answer(signal: &str, code: i32) {
     let mut stdout = child.stdout.take().unwrap();
     let mut seen = Vec::new();
     let mut buf = [0u8; 64];
-    while !String::from_utf8_lossy(&seen).contains("Hello wor") {
+    while !String::from_utf8_lossy(&seen).contains("\"wor\"") {
         let n = stdout.read(&mut buf).unwrap();
         assert!(n > 0, "stdout closed early");
         seen.extend_from_slice(&buf[..n]);

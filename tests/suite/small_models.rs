@@ -259,6 +259,32 @@ fn think_tags_in_content_go_to_thinking() {
     assert_eq!(assistant["thinking"], "Let me see.");
 }
 
+/// Reasoning that ends with a lone `</think>` (the template opened the tag
+/// in the prompt) never reaches a piped stdout, with tool calls offered as
+/// with file blocks: each reply's text is written once it is read.
+#[test]
+fn a_lone_think_close_keeps_the_reasoning_out_of_stdout() {
+    for format in ["tools", "whole"] {
+        let env = TestEnv::new();
+        let server = FakeOllama::start(vec![Reply::answer(
+            "The user asks for a sum.\nTwo and two make four.</think>The answer is 4.",
+        )]);
+        let out = env
+            .oc(&server)
+            .env("OC_EDIT_FORMAT", format)
+            .args(["run", "what is 2+2?"])
+            .assert()
+            .success();
+        assert_eq!(stdout_of(&out), "The answer is 4.\n", "{format}");
+        let assistant = &env.session()["messages"][2];
+        assert_eq!(assistant["content"], "The answer is 4.", "{format}");
+        assert_eq!(
+            assistant["thinking"], "The user asks for a sum.\nTwo and two make four.",
+            "{format}"
+        );
+    }
+}
+
 /// A plan run stuck on one call is asked once to answer, with no tools
 /// offered, and its answer ends the run; a code run stuck the same way
 /// stays stuck (exit 4): an answer would not make its change.
