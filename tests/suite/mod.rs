@@ -12,6 +12,7 @@ mod opencode;
 mod outcomes;
 mod permissions;
 mod readme;
+mod readme_examples;
 mod replay_script;
 mod repositories;
 mod rules;
