@@ -229,6 +229,11 @@ fn output_schema(
     let Some(path) = &args.output_schema else {
         return Ok(None);
     };
+    if args.check.is_some() {
+        return Err(Error::Usage(
+            "`--output-schema` asks for one JSON answer and changes no file, so `--check` has nothing to judge; drop one of them".into(),
+        ));
+    }
     if common.task == Some(vocab::Task::Change) {
         return Err(Error::Usage(
             "`--output-schema` asks for one JSON answer and changes no file; drop `--task change`, or make the change in a run of its own".into(),

@@ -116,6 +116,11 @@ impl ModelSetup {
     /// JSON value can be neither a tool call nor a request to look around,
     /// so no tool is offered and the model answers from what it is shown.
     pub fn held_to(mut self, schema: Value) -> Self {
+        // The files are shown in the message (as whole-file runs show
+        // them), since no tool can read them; in every mode.
+        if self.edit_format != EditFormat::Diff {
+            self.edit_format = EditFormat::Whole;
+        }
         self.offered.clear();
         self.schemas.clear();
         self.fenced = false;
@@ -124,11 +129,18 @@ impl ModelSetup {
         self
     }
 
+    /// Whether a reply's text may hold tool calls: not when it must be
+    /// JSON for `--output-schema` (a JSON answer may look like a call).
+    pub fn calls_in_text(&self) -> bool {
+        self.output_schema.is_none()
+    }
+
     /// The edit protocol of the run.
     pub fn protocol(&self, root: &Path) -> Protocol {
         let blocks = |diff: bool| {
             let blocks = FileBlocks::new(diff, root);
             Protocol::FileBlocks(Box::new(match self.task {
+                Task::Answer if self.output_schema.is_some() => blocks.answering_in_json(),
                 Task::Answer => blocks.answering(),
                 Task::Change | Task::Auto => blocks,
             }))

@@ -57,7 +57,9 @@ impl OutputSchema {
 
     /// Compiles `schema`; the error says what is wrong with it.
     pub fn new(schema: Value) -> std::result::Result<Self, String> {
-        if !schema.is_object() && !schema.is_boolean() {
+        // Ollama takes only an object as `format` (or "json"), and `false`
+        // would refuse every answer.
+        if !schema.is_object() {
             return Err("a schema is an object (e.g. {\"type\": \"object\", …})".into());
         }
         let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
@@ -143,7 +145,10 @@ pub async fn run_to_answer(
     let mut retried = false;
     loop {
         let ending = turns.run(session, out).await?;
-        let Some(schema) = schema.filter(|_| matches!(ending, Ending::Answered)) else {
+        // After the retry, the same reply again is the same mismatch.
+        let judged =
+            matches!(ending, Ending::Answered) || (retried && matches!(ending, Ending::Unchanged));
+        let Some(schema) = schema.filter(|_| judged) else {
             return Ok((ending, None));
         };
         let answer = session
@@ -211,6 +216,8 @@ mod tests {
     #[test]
     fn a_schema_that_is_not_one_is_refused() {
         assert!(OutputSchema::new(json!([1, 2])).is_err());
+        assert!(OutputSchema::new(json!(true)).is_err());
+        assert!(OutputSchema::new(json!(false)).is_err());
         assert!(OutputSchema::new(json!({"type": "no-such-type"})).is_err());
     }
 }

@@ -235,7 +235,8 @@ impl<'a> Turns<'a> {
                     continue;
                 }
                 let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
-                if let Some(why) = self.protocol.unrun_call(&message.content, by_shape) {
+                let unrun = self.protocol.unrun_call(&message.content, by_shape);
+                if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
                     session.unexecuted_call = true;
                     return Ok(Ending::UnexecutedCall(why));
                 }
@@ -516,7 +517,7 @@ impl<'a> Turns<'a> {
         };
         let reading = Reading {
             tools: self.protocol.text_call_tools().to_vec(),
-            recover: self.settings.text_tools == TextTools::Auto,
+            recover: self.settings.text_tools == TextTools::Auto && self.model.calls_in_text(),
             by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
             hold_content: self.holds_content(out),
             stop_repetition: self.settings.enabled(Heuristic::RepetitionGuard),

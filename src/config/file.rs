@@ -111,10 +111,18 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     }
     let syntax = |e: serde_json::Error| {
         let full = e.to_string();
-        let message = match full.rfind(" at line ") {
+        let mut message = match full.rfind(" at line ") {
             Some(cut) => full[..cut].to_string(),
             None => full,
         };
+        // serde_json says only "expected value" for a number or `true`
+        // where a word is due: name the key and its words.
+        if message == "expected value"
+            && let Some((key, words)) =
+                key_before(text, e.line(), e.column()).and_then(|key| Some((key, words_of(key)?)))
+        {
+            message = format!("`{key}` takes one of {words} (a string)");
+        }
         Error::ConfigSyntax {
             path: path.to_path_buf(),
             line: e.line(),
@@ -199,8 +207,50 @@ const KNOWN_KEYS: [&str; 29] = [
     "opencode_url",
 ];
 
+/// The key whose value starts at `line`, `column` (1-based, as serde_json
+/// counts) of `text`, if it is one.
+fn key_before(text: &str, line: usize, column: usize) -> Option<&str> {
+    let offset: usize = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    let before = text.get(..(offset + column).saturating_sub(1))?;
+    let before = before
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix('"')?;
+    let start = before.rfind('"')?;
+    Some(&before[start + 1..])
+}
+
+/// The words a config key that takes one of a few takes, quoted and
+/// joined: `"auto"`, `"change"`, `"answer"`.
+fn words_of(key: &str) -> Option<String> {
+    fn names<T: clap::ValueEnum>() -> Vec<String> {
+        T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect()
+    }
+    let words = match key {
+        "provider" => names::<Provider>(),
+        "text_tools" => names::<TextTools>(),
+        "edit_format" => names::<EditFormat>(),
+        "task" => names::<Task>(),
+        "sandbox" => names::<SandboxMode>(),
+        "network" => names::<Network>(),
+        "runtime" => names::<Runtime>(),
+        _ => return None,
+    };
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+    Some(quoted.join(", "))
+}
+
 /// The known key an unknown one was probably meant to be: at most two
-/// letters off, or differing only in `-` for `_` and case.
+/// edits off (a swap of two letters is one), or differing only in `-`
+/// for `_` and case.
 pub fn closest_key(unknown: &str) -> Option<&'static str> {
     let normal = unknown.to_ascii_lowercase().replace('-', "_");
     KNOWN_KEYS
@@ -211,22 +261,30 @@ pub fn closest_key(unknown: &str) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance, for short keys.
+/// Edit distance with adjacent swaps counted as one edit (optimal string
+/// alignment), for short keys: `taks` is one edit from `task`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(previous + usize::from(ca != *cb));
-            previous = row[j + 1];
-            row[j + 1] = next;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }
 
 /// Values a file may not hold: a `num_ctx` below the minimum, zero turns or
@@ -288,11 +346,32 @@ mod tests {
     }
 
     #[test]
+    fn a_number_for_a_word_names_the_words() {
+        for text in [
+            r#"{"task": 5}"#,
+            "{\n  \"model\": \"m\",\n  \"task\" :  true\n}",
+        ] {
+            let err = parse_file(Path::new("p.json"), text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(r#"`task` takes one of "auto", "change", "answer" (a string)"#),
+                "{err}"
+            );
+        }
+        let err = parse_file(Path::new("p.json"), r#"{"sandbox": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(r#""workspace-write""#), "{err}");
+    }
+
+    #[test]
     fn unknown_keys_get_a_suggestion() {
         assert_eq!(closest_key("modle"), Some("model"));
         assert_eq!(closest_key("num-ctx"), Some("num_ctx"));
         assert_eq!(closest_key("permissions.rulez"), Some("permissions.rules"));
         assert_eq!(closest_key("editor"), None);
+        assert_eq!(closest_key("taks"), Some("task"), "a swap is one edit");
     }
 
     #[test]

@@ -267,7 +267,7 @@ fn a_lone_think_close_keeps_the_reasoning_out_of_stdout() {
     for format in ["tools", "whole"] {
         let env = TestEnv::new();
         let server = FakeOllama::start(vec![Reply::answer(
-            "The user asks for a sum.\nTwo and two make four.</think>The answer is 4.",
+            "The user asks for a sum.\nTwo and two make four.\n</think>\n\nThe answer is 4.",
         )]);
         let out = env
             .oc(&server)
@@ -279,7 +279,8 @@ fn a_lone_think_close_keeps_the_reasoning_out_of_stdout() {
         let assistant = &env.session()["messages"][2];
         assert_eq!(assistant["content"], "The answer is 4.", "{format}");
         assert_eq!(
-            assistant["thinking"], "The user asks for a sum.\nTwo and two make four.",
+            assistant["thinking"].as_str().unwrap().trim(),
+            "The user asks for a sum.\nTwo and two make four.",
             "{format}"
         );
     }

@@ -184,6 +184,51 @@ fn a_second_mismatch_is_exit_7_and_prints_nothing() {
     assert_eq!(summary["exit_code"], 7);
 }
 
+/// The same invalid reply twice is the second mismatch (exit 7), not a
+/// reply repeated; a JSON answer shaped like a tool call is an answer, not
+/// a call; and `oc plan` with a schema shows the model the named file.
+#[test]
+fn schema_answers_are_judged_as_answers() {
+    let env = review_env();
+    let schema = outside(&env, "review.schema.json");
+    let prose = "{\"summary\": \"a\"}\nHope this helps!";
+    let server = FakeOllama::start(vec![Reply::answer(prose), Reply::answer(prose)]);
+    env.oc(&server)
+        .args(["run", "--output-schema", &schema, "review this change"])
+        .write_stdin(DIFF)
+        .assert()
+        .code(7);
+
+    std::fs::write(
+        outside(&env, "call.schema.json"),
+        r#"{"type": "object", "required": ["name", "arguments"]}"#,
+    )
+    .unwrap();
+    let call = r#"{"name": "read_file", "arguments": {"path": "stats.py"}}"#;
+    let server = FakeOllama::start(vec![Reply::answer(call)]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--output-schema", &outside(&env, "call.schema.json")])
+        .arg("which call would read stats.py? answer as a call")
+        .assert()
+        .success();
+    let value: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(value["name"], "read_file");
+    assert_eq!(server.chat_requests().len(), 1, "nothing was run");
+
+    let server = FakeOllama::start(vec![Reply::fixture(
+        "real-model/oc/structured-review-1_5b.ndjson",
+    )]);
+    env.oc(&server)
+        .env("OC_DISABLE", "")
+        .args(["plan", "--output-schema", &schema, "review stats.py"])
+        .assert()
+        .success();
+    let request = &server.chat_requests()[0];
+    let prompt = request["messages"][1]["content"].as_str().unwrap();
+    assert!(prompt.contains("if not xs:"), "stats.py is shown: {prompt}");
+}
+
 /// A schema file that cannot be used, or `--task change` with it, is a
 /// usage error before any request.
 #[test]
@@ -194,12 +239,13 @@ fn an_unusable_schema_is_a_usage_error() {
         ("bad.json", "{\"type\": 5}"),
         ("list.json", "[1, 2]"),
         ("ok.json", "{\"type\": \"object\"}"),
+        ("true.json", "true"),
     ] {
         std::fs::write(outside(&env, name), text).unwrap();
     }
     let at = |name: &str| outside(&env, name);
     let server = FakeOllama::start(vec![]);
-    let cases: [(Vec<String>, &str); 5] = [
+    let cases: [(Vec<String>, &str); 7] = [
         (
             vec!["--output-schema".into(), at("missing.json")],
             "cannot read the output schema",
@@ -224,6 +270,19 @@ fn an_unusable_schema_is_a_usage_error() {
                 "change".into(),
             ],
             "drop `--task change`",
+        ),
+        (
+            vec!["--output-schema".into(), at("true.json")],
+            "a schema is an object",
+        ),
+        (
+            vec![
+                "--output-schema".into(),
+                at("ok.json"),
+                "--check".into(),
+                "true".into(),
+            ],
+            "`--check` has nothing to judge",
         ),
     ];
     for (args, says) in cases {

@@ -45,6 +45,9 @@ pub struct FileBlocks {
     answering: bool,
     /// Nothing shown may change: files the model reads are for reference.
     reference_only: bool,
+    /// The reply is one JSON value (`--output-schema`): nothing in it is a
+    /// request to look around, though it may look like one.
+    json_answer: bool,
 }
 
 impl FileBlocks {
@@ -61,7 +64,16 @@ impl FileBlocks {
             tests_editable: false,
             answering: false,
             reference_only: false,
+            json_answer: false,
         }
+    }
+
+    /// The format for an answer that must be one JSON value: files for
+    /// reference, and no look-around requests read from the reply.
+    pub fn answering_in_json(mut self) -> Self {
+        self.answering = true;
+        self.json_answer = true;
+        self
     }
 
     /// The format for a run whose task is an answer: every file is shown
@@ -296,7 +308,10 @@ impl FileBlocks {
         );
         let root = self.root.clone();
         let exists = |p: &str| root.join(p).is_file();
-        let (answer, requests) = without_requests(&answer, &exists);
+        let (answer, requests) = match self.json_answer {
+            true => (answer.trim().to_string(), Vec::new()),
+            false => without_requests(&answer, &exists),
+        };
         let nothing_to_run = converted.calls.is_empty()
             && converted.echoes == 0
             && requests.is_empty()

@@ -88,6 +88,8 @@ pub struct TextCallFilter {
     /// Recovery by shape: calls in fences of any label, bare tool names,
     /// echoed tool responses dropped.
     by_shape: bool,
+    /// Reasoning has ended (a `</think>`): a later one is text.
+    ended_reasoning: bool,
 }
 
 impl TextCallFilter {
@@ -100,6 +102,7 @@ impl TextCallFilter {
             pending: String::new(),
             open: None,
             started: false,
+            ended_reasoning: false,
             calls: Vec::new(),
             content: String::new(),
             thinking: String::new(),
@@ -140,7 +143,12 @@ impl TextCallFilter {
 
     /// The visible content, the thinking found in tags, and the calls.
     pub fn into_parts(self) -> (String, String, Vec<TextCall>) {
-        (self.content, self.thinking, self.calls)
+        // The blank lines after reasoning are not part of the answer.
+        let content = match self.ended_reasoning {
+            true => self.content.trim_start().to_string(),
+            false => self.content,
+        };
+        (content, self.thinking, self.calls)
     }
 
     fn show(&mut self, out: &mut Filtered, text: &str) {
@@ -173,10 +181,28 @@ impl TextCallFilter {
         }
     }
 
+    /// Where a `</think>` without `<think>` ends reasoning the template
+    /// opened: the first one of the reply, on a line boundary (reasoning
+    /// models write `…\n</think>\n\n`), outside any fence. One inside a
+    /// sentence, in backticks or in code is text.
+    fn lone_think_close(&self, at_end: bool) -> Option<usize> {
+        if self.ended_reasoning {
+            return None;
+        }
+        let at = self.pending.find("</think>")?;
+        let before = format!("{}{}", self.content, &self.pending[..at]);
+        let after = &self.pending[at + "</think>".len()..];
+        let line_start = before.trim_end_matches([' ', '\t']).ends_with('\n');
+        let line_end = after.trim_start_matches([' ', '\t']).starts_with('\n')
+            || (at_end && after.trim().is_empty());
+        let in_code = before.matches("```").count() % 2 == 1;
+        ((line_start || line_end) && !in_code).then_some(at)
+    }
+
     /// Shows text up to the next opener and opens it. Returns whether a
     /// block was opened (and draining should go on).
     fn find_opener(&mut self, out: &mut Filtered, at_end: bool) -> bool {
-        let lone_close = self.pending.find("</think>");
+        let lone_close = self.lone_think_close(at_end);
         if !self.started && self.recover {
             let lead = self.pending.len() - self.pending.trim_start().len();
             let rest = &self.pending[lead..];
@@ -211,6 +237,7 @@ impl TextCallFilter {
             let moved = std::mem::take(&mut self.content);
             self.thinking.insert_str(0, &moved);
             self.pending.drain(..close + "</think>".len());
+            self.ended_reasoning = true;
             return true;
         }
         match first {
@@ -354,6 +381,7 @@ impl TextCallFilter {
                 .trim_start_matches("<think>")
                 .trim_end_matches("</think>");
             self.think(out, inner);
+            self.ended_reasoning = true;
             return true;
         }
         let body = match block {
@@ -633,11 +661,25 @@ mod tests {
             (content.as_str(), thinking.as_str(), shown.as_str()),
             ("The answer.", "plan it", "The answer.")
         );
-        let (content, thinking, _, _) = run("plan it</think>The answer.", 3);
+        // Reasoning the template opened ends with a lone `</think>` on a
+        // line boundary.
+        let (content, thinking, _, _) = run("plan it\n</think>\n\nThe answer.", 3);
         assert_eq!(
-            (content.as_str(), thinking.as_str()),
+            (content.trim(), thinking.trim()),
             ("The answer.", "plan it")
         );
+        // One inside a sentence, in backticks, in code, or after the
+        // reasoning ended is text.
+        for text in [
+            "Models end it with the tag </think> and then answer.",
+            "The line you need is: `</think>`.",
+            "strip.py\n```python\nEND = \"\n</think>\n\"\n```\n",
+            "<think>plan</think>Then write\n</think>\nas the marker.",
+        ] {
+            let (content, _, _, shown) = run(text, 4);
+            assert!(content.contains("</think>"), "{text:?}: {content:?}");
+            assert!(shown.contains("</think>"), "{text:?}: {shown:?}");
+        }
     }
 
     #[test]
