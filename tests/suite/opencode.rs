@@ -50,11 +50,14 @@ fn a_read_is_streamed_and_recorded() {
     let fake = FakeOpencode::start(Scenario::new("11-read-event.sse", "11-read-messages.json"));
     let answer = env.work().join("answer.txt");
     let out = oc(&env, &fake)
-        .args(["--output-format", "stream-json", "-o"])
+        .args(["--task", "answer", "--output-format", "stream-json", "-o"])
         .arg(&answer)
         .arg("Read notes.txt and tell me its first line.")
         .assert()
         .success();
+    // opencode runs its own loop: oc's routing does not reach it.
+    let stderr = stderr_of(out.get_output());
+    assert!(stderr.contains("--task ignored"), "{stderr}");
     let events = events(&stdout_of(out.get_output()));
     let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
     assert_eq!(kinds.first(), Some(&"session.started"));
