@@ -44,7 +44,8 @@ pub struct DryRun {
 /// nothing is written, no command runs (`--check`'s first run included)
 /// and no session is saved. Notes on what a run would say go to `out`.
 ///
-/// Errors: an unusable workspace (exit 2); a body that cannot be encoded.
+/// Errors: an unusable workspace (exit 2); a server that does not have the
+/// model (exit 3); a body that cannot be encoded.
 pub async fn dry_run(
     settings: &Settings,
     prompt: &str,
@@ -53,7 +54,7 @@ pub async fn dry_run(
 ) -> Result<DryRun> {
     let client = settings.model_client()?;
     let workspace = setup::open_workspace(&settings.cwd)?;
-    let (info, source) = describe_model(&client, settings).await;
+    let (info, source) = describe_model(&client, settings).await?;
     let task = route::decide(settings.task, settings.mode, prompt);
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
     if let Some(schema) = schema {
@@ -108,16 +109,20 @@ pub async fn dry_run(
 }
 
 /// What the server says of the model, or an assumption when it cannot say
-/// (unreachable, model missing, too slow), with where it came from.
-async fn describe_model(client: &ModelClient, settings: &Settings) -> (ModelInfo, String) {
+/// (unreachable, too slow), with where it came from.
+///
+/// Errors: the server answers that it does not have the model (exit 3, as
+/// the run would).
+async fn describe_model(client: &ModelClient, settings: &Settings) -> Result<(ModelInfo, String)> {
     let model = &settings.model;
     let why = match tokio::time::timeout(SHOW_WAIT, client.show(model)).await {
+        Ok(Err(missing @ Error::ModelNotFound { .. })) => return Err(missing),
         Ok(Ok(info)) => {
             let size = info
                 .parameter_billions
                 .map(|b| format!("{model} has {b}B parameters"))
                 .unwrap_or_else(|| format!("{model}, of no reported size"));
-            return (info, format!("{size}, the server says"));
+            return Ok((info, format!("{size}, the server says")));
         }
         Ok(Err(e)) => {
             let e = e.to_string();
@@ -134,7 +139,7 @@ async fn describe_model(client: &ModelClient, settings: &Settings) -> (ModelInfo
         .parameter_billions
         .map(|b| format!("{b}B parameters, from its name"))
         .unwrap_or_else(|| "no size in its name".to_string());
-    (info, format!("assumed: native tool calling, {size}; {why}"))
+    Ok((info, format!("assumed: native tool calling, {size}; {why}")))
 }
 
 /// A model the server did not describe: native tool calling, and the size

@@ -163,3 +163,21 @@ fn an_unreachable_server_is_assumed_and_said() {
         "{stderr}"
     );
 }
+
+/// A server that answers but does not have the model: exit 3, as the run
+/// would, not an assumption.
+#[test]
+fn a_model_the_server_lacks_is_exit_3() {
+    if ollama_wire_only() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--dry-run", "--model", "no-such-model:1b", "fix it"])
+        .assert()
+        .code(3);
+    assert!(out.get_output().stdout.is_empty());
+    assert!(server.chat_requests().is_empty());
+}
