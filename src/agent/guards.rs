@@ -22,6 +22,8 @@ pub const NUDGE: &str =
 /// Sent once, with no tools offered, when a read-only run (plan, chat)
 /// repeats the same call: its task is an answer, and the results are in.
 pub const ANSWER_NOW: &str = "You called the same tool again and again; its results are above and will not change. Do not call any tool now: answer the question from what you have.";
+/// [`ANSWER_NOW`] in the text edit formats, where the model asks in words.
+pub const ANSWER_NOW_IN_TEXT: &str = "You asked for the same again and again; what you got is above and will not change. Ask for nothing more now: answer from what you have.";
 /// The tool result of a call in a reply stopped for repeating itself.
 pub const REPEATED_REPLY: &str = "not run: your reply repeated the same lines again and again and was stopped, so this call may be incomplete. Do not repeat yourself; make one change at a time.";
 /// The tool result of a call in a reply cut off at the length limit.

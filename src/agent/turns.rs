@@ -319,7 +319,7 @@ impl<'a> Turns<'a> {
         self.repeats = RepeatGuard::default();
         session
             .messages
-            .push(Message::text(Role::User, guards::ANSWER_NOW));
+            .push(Message::text(Role::User, self.protocol.answer_now()));
         self.save(session)?;
         Ok(true)
     }

@@ -4,6 +4,7 @@
 //! and their results as one user message. Deterministic, so the prefix of
 //! the conversation stays byte-stable between turns.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -48,6 +49,9 @@ pub struct FileBlocks {
     /// The reply is one JSON value (`--output-schema`): nothing in it is a
     /// request to look around, though it may look like one.
     json_answer: bool,
+    /// Files shown whole, as their text was then: in an answer nothing
+    /// changes, so reading one again shows nothing new.
+    shown_whole: BTreeMap<String, String>,
 }
 
 impl FileBlocks {
@@ -65,6 +69,7 @@ impl FileBlocks {
             answering: false,
             reference_only: false,
             json_answer: false,
+            shown_whole: BTreeMap::new(),
         }
     }
 
@@ -172,6 +177,9 @@ impl FileBlocks {
             }
         } else {
             self.scope.by_definition.retain(|p| p != &path);
+        }
+        if let (None, Some(text)) = (&file.parts, &file.text) {
+            self.shown_whole.insert(path.clone(), text.clone());
         }
         let texts = self.scope.shown.entry(path.clone()).or_default();
         texts.extend(file.shown_texts());
@@ -335,7 +343,11 @@ impl FileBlocks {
                 recovered: Some(true),
                 ..ToolCall::new(request.tool.as_str(), request.arguments.clone())
             });
-            verdicts.push(if n < MAX_REQUESTS {
+            verdicts.push(if let Some(shown) = self.shown_already(&request) {
+                Err(format!(
+                    "not run: {shown} is shown above, whole and unchanged; answer from it"
+                ))
+            } else if n < MAX_REQUESTS {
                 Ok(request.arguments)
             } else {
                 Err(format!(
@@ -362,6 +374,24 @@ impl FileBlocks {
             })
             .collect();
         verdicts.into_iter().map(|v| (v, Vec::new())).collect()
+    }
+
+    /// In an answer, the file a read asks for when it was shown whole and
+    /// is still as shown: small models ask for the file they were given
+    /// instead of answering from it.
+    fn shown_already(&self, request: &lookaround::Request) -> Option<String> {
+        if !self.answering || request.tool != ToolName::ReadFile {
+            return None;
+        }
+        let path = request.arguments["path"].as_str()?;
+        let root = self.root.to_string_lossy();
+        let path = path
+            .strip_prefix(root.as_ref())
+            .map_or(path, |p| p.trim_start_matches('/'))
+            .trim_start_matches("./");
+        let shown = self.shown_whole.get(path)?;
+        let now = std::fs::read(self.root.join(path)).ok()?;
+        (crate::tools::decode_text(&now).0 == *shown).then(|| path.to_string())
     }
 
     /// The refusal of a tool call that is not a look-around request: no
@@ -597,5 +627,32 @@ mod tests {
             wire[2].content,
             "Results:\n- updated utils.py (+1 -1)\n\nThe check failed."
         );
+    }
+
+    /// In an answer, a read of a file shown whole is refused while the
+    /// file is as shown (by any spelling of its path), and run once it
+    /// changed or for a file shown in no way.
+    #[test]
+    fn an_answer_reads_no_file_it_was_shown_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+        std::fs::write(dir.path().join("b.py"), "y = 1\n").unwrap();
+        let mut blocks = FileBlocks::new(false, dir.path()).answering();
+        blocks.opening(
+            "what is x?",
+            &[shown("a.py", FileRole::ReadOnly, Some("x = 1\n"))],
+            "",
+        );
+        let absolute = dir.path().join("a.py");
+        let reply = format!("READ ./a.py\nREAD {}\nREAD b.py", absolute.display());
+        let mut message = Message::text(Role::Assistant, &reply);
+        let verdicts: Vec<_> = blocks.read_reply(&mut message, 2);
+        let refused = |n: usize| verdicts[n].0.as_ref().err().cloned().unwrap_or_default();
+        assert!(refused(0).contains("a.py is shown above, whole and unchanged"));
+        assert!(refused(1).contains("a.py is shown above"));
+        assert!(verdicts[2].0.is_ok());
+        std::fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
+        let mut message = Message::text(Role::Assistant, "READ a.py");
+        assert!(blocks.read_reply(&mut message, 3)[0].0.is_ok());
     }
 }

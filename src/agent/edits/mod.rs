@@ -106,6 +106,15 @@ impl Protocol {
         )
     }
 
+    /// What a run stuck on one call or request is told once, to answer
+    /// from what it has.
+    pub fn answer_now(&self) -> &'static str {
+        match self {
+            Protocol::ToolCalls { .. } => crate::agent::guards::ANSWER_NOW,
+            Protocol::FileBlocks(_) => crate::agent::guards::ANSWER_NOW_IN_TEXT,
+        }
+    }
+
     /// Whether a reply whose calls all succeeded is the model's last word:
     /// true for file blocks (the reply was the change), false for tool calls
     /// (the model answers after seeing the results).
