@@ -213,6 +213,12 @@ pub struct RunSummary {
     /// or `repetition`; absent when none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
+    /// Turns of this run whose prompt the server cut (it evaluated far
+    /// fewer tokens than were sent): the model did not see the whole
+    /// conversation, and the run counts as a success only if `--check`
+    /// passes. Absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub truncated_turns: Vec<u32>,
     /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::client::{ModelInfo, Role};
+use crate::client::ModelInfo;
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -268,6 +268,10 @@ impl Close<'_> {
                 .filter(|c| c.turn > self.first_turn)
                 .cloned()
                 .collect(),
+            truncated_turns: (session.truncated_turns.iter())
+                .filter(|&&turn| turn > self.first_turn)
+                .copied()
+                .collect(),
             check: session.check.clone(),
             precheck: session.precheck.clone(),
             structured_output: self.structured_output.clone(),
@@ -299,10 +303,7 @@ pub fn save_with_record(
 /// summary made here, not yet shown.
 fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
     let text = session
-        .messages
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::Assistant)
+        .last_assistant()
         .map(|m| m.content.clone())
         .unwrap_or_default();
     if text.trim().is_empty() && !files_changed.is_empty() {

@@ -152,10 +152,7 @@ pub async fn run_to_answer(
             return Ok((ending, None));
         };
         let answer = session
-            .messages
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant)
+            .last_assistant()
             .map(|m| m.content.as_str())
             .unwrap_or_default();
         match schema.check(answer) {

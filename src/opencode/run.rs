@@ -13,7 +13,6 @@ use super::transcript::{is_call_written_as_text, to_messages};
 use crate::agent::interrupt::{Interruption, Interruptions};
 use crate::agent::setup::open_workspace;
 use crate::agent::{Job, save_with_record, write_last_message};
-use crate::client::Role;
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -153,6 +152,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         files_changed: follower.files_changed.clone(),
         permission_denials: Vec::new(),
         cut_replies: Vec::new(),
+        truncated_turns: Vec::new(),
         check: None,
         precheck: None,
         structured_output: None,
@@ -165,10 +165,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
 /// The last assistant message's text.
 fn last_answer(session: &Session) -> String {
     session
-        .messages
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::Assistant)
+        .last_assistant()
         .map(|m| m.content.clone())
         .unwrap_or_default()
 }

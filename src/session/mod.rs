@@ -277,6 +277,14 @@ impl Session {
         count
     }
 
+    /// The model's last message, if it has sent one.
+    pub fn last_assistant(&self) -> Option<&Message> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == crate::client::Role::Assistant)
+    }
+
     /// Gives every tool call of the last assistant message that has no
     /// result a synthetic one saying `note`, so the history is valid to send
     /// again. Returns how many were added.
@@ -507,10 +515,7 @@ impl Store {
 /// markup), and with `--check` the check passed.
 pub fn succeeded(session: &Session) -> bool {
     let answered = session
-        .messages
-        .iter()
-        .rev()
-        .find(|m| m.role == crate::client::Role::Assistant)
+        .last_assistant()
         .is_some_and(|m| !m.tool_calls.is_empty() || !is_markup_only(&m.content));
     let check_passed = session.check.as_ref().is_some_and(|c| c.passed);
     session.status == Status::Finished

@@ -84,7 +84,15 @@ fn a_server_that_ignores_num_ctx_is_reported() {
     let out = env
         .oc(&server)
         .env("OC_DISABLE", "ground")
-        .args(["run", "--num-ctx", "32768", "summarise this", "-"])
+        .args([
+            "run",
+            "--num-ctx",
+            "32768",
+            "--output-format",
+            "json",
+            "summarise this",
+            "-",
+        ])
         .write_stdin(long)
         .assert()
         .success();
@@ -94,6 +102,8 @@ fn a_server_that_ignores_num_ctx_is_reported() {
         "{stderr}"
     );
     assert!(stderr.contains("ignores num_ctx"), "{stderr}");
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["truncated_turns"], json!([1]), "{result}");
     assert_eq!(env.session()["truncated_turns"], json!([1]));
     assert_eq!(env.finetune()[0]["success"], false);
 }
