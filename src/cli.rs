@@ -82,7 +82,7 @@ pub struct HomeArgs {
 /// How to reach the model server, for commands that talk to it.
 #[derive(Debug, Args, Default, Clone)]
 pub struct ServerArgs {
-    /// Ollama server: `host`, `host:port` or `http://host:port` [env: OLLAMA_HOST]
+    /// Ollama server: `host`, `host:port`, `http://host:port` or `https://…` [env: OLLAMA_HOST]
     /// [default: http://localhost:11434]
     #[arg(long, global = true, value_name = "URL")]
     pub host: Option<String>,
@@ -373,7 +373,9 @@ pub struct CommonArgs {
     /// [default: auto]
     #[arg(long, value_enum, value_name = "TASK")]
     pub task: Option<Task>,
-    /// Print the first request body and its size, and send nothing.
+    /// Print the first request body (the provider's wire format: system
+    /// prompt, files shown, tools) and its size; say on stderr which
+    /// protocol the model gets and why; send nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).

@@ -161,6 +161,9 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         .collect::<Result<Vec<String>>>()?;
     let output_schema = output_schema(args, common)?;
     if common.dry_run {
+        // `--check auto` says which command a run would use (exit 2 when
+        // none is found, as the run would).
+        let check = check_plan(args, &settings, &prompt)?;
         let mut notes = ui::TextRenderer::new(false, false);
         let request =
             agent::dry_run(&settings, &prompt, output_schema.as_ref(), &mut notes).await?;
@@ -175,7 +178,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             tokens(request.system_bytes + request.tools_bytes),
         ));
         ui::print_note(&format!("protocol: {}", request.protocol));
-        if run.prompt.check.is_some() && !run.prompt.no_precheck {
+        if check.is_some() && !run.prompt.no_precheck {
             ui::print_note(
                 "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
             );

@@ -181,3 +181,39 @@ fn a_model_the_server_lacks_is_exit_3() {
     assert!(out.get_output().stdout.is_empty());
     assert!(server.chat_requests().is_empty());
 }
+
+/// `--check auto` in a dry run says which command a run would use, and a
+/// project with no test command is exit 2 before any body is printed, as
+/// the run would be.
+#[test]
+fn a_dry_run_names_the_check_auto_picks() {
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    env.write("test_stats.py", "import unittest\n");
+    let server = FakeOllama::start(vec![]);
+    let (_, stderr) = dry_run(
+        &env,
+        &mut env.oc(&server),
+        &[
+            "run",
+            "--dry-run",
+            "--check",
+            "auto",
+            "fix mean. Run the tests with: python3 -m unittest",
+        ],
+    );
+    assert!(
+        stderr.contains("--check auto: using `python3 -m unittest` (from the prompt)"),
+        "{stderr}"
+    );
+    let bare = TestEnv::new();
+    bare.write("notes.txt", "nothing to test\n");
+    let out = bare
+        .oc(&server)
+        .args(["run", "--dry-run", "--check", "auto", "fix it"])
+        .assert()
+        .code(2);
+    assert!(out.get_output().stdout.is_empty());
+    assert!(stderr_of(out.get_output()).contains("found no test command"));
+    assert!(server.chat_requests().is_empty());
+}
