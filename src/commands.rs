@@ -247,7 +247,8 @@ compactions (the full messages are in `--json`):
     if !s.truncated_turns.is_empty() {
         let turns: Vec<String> = s.truncated_turns.iter().map(u32::to_string).collect();
         text.push_str(&format!(
-            "\nthe server cut the prompt at turn {}: the model did not see all of it\n",
+            "\nthe server cut the prompt at turn{} {}: the model did not see all of it\n",
+            if turns.len() == 1 { "" } else { "s" },
             turns.join(", ")
         ));
     }

@@ -19,6 +19,13 @@ pub const UNPLACED: &str = "Nothing changed: your code blocks name no file. Writ
 /// What an empty reply gets once.
 pub const NUDGE: &str =
     "Your reply was empty. Continue the task: call a tool, or give your answer.";
+/// [`NUDGE`] where no tool is offered (the text edit formats): a change is
+/// made with file blocks.
+pub const NUDGE_IN_TEXT: &str =
+    "Your reply was empty. Continue the task: give your answer, or the file blocks of your change.";
+/// [`NUDGE`] where the reply is an answer and nothing else (a JSON value
+/// held to a schema, an answer in the text edit formats).
+pub const NUDGE_TO_ANSWER: &str = "Your reply was empty. Give your answer.";
 /// Sent once, with no tools offered, when a read-only run (plan, chat)
 /// repeats the same call: its task is an answer, and the results are in.
 pub const ANSWER_NOW: &str = "You called the same tool again and again; its results are above and will not change. Do not call any tool now: answer the question from what you have.";

@@ -138,6 +138,12 @@ impl<'a> Turns<'a> {
                 }
                 other => other?,
             };
+            let mut message = reply.message.clone();
+            let parsed = self.protocol.read_reply(&mut message, turn);
+            // Held text goes out before the turn is reported complete.
+            if self.holds_content(out) && !message.content.is_empty() {
+                out.content(turn, &message.content);
+            }
             self.count_usage(session, &reply, sent, out);
             let cut_off = reply.cut;
             if let Some(cut) = cut_off {
@@ -148,11 +154,6 @@ impl<'a> Turns<'a> {
             } else {
                 0
             };
-            let mut message = reply.message;
-            let parsed = self.protocol.read_reply(&mut message, turn);
-            if self.holds_content(out) && !message.content.is_empty() {
-                out.content(turn, &message.content);
-            }
             // A reply cut short (all thinking, say) is cut, not empty.
             let empty = is_markup_only(&message.content)
                 && cut_off.is_none()
@@ -166,7 +167,7 @@ impl<'a> Turns<'a> {
                     out.warn("the model sent an empty reply; asking it once to go on");
                     session
                         .messages
-                        .push(Message::text(Role::User, guards::NUDGE));
+                        .push(Message::text(Role::User, self.protocol.empty_reply_nudge()));
                     self.save(session)?;
                     continue;
                 }
@@ -313,7 +314,7 @@ impl<'a> Turns<'a> {
         if !read_only || self.asked_to_answer || !self.settings.enabled(Heuristic::Nudge) {
             return Ok(false);
         }
-        out.note("the model repeats the same call; asking it once to answer without tools");
+        out.note(self.protocol.answer_now_note());
         self.asked_to_answer = true;
         self.tools_off = true;
         self.repeats = RepeatGuard::default();

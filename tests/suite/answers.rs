@@ -305,6 +305,37 @@ fn an_answer_asking_for_the_file_it_was_shown_is_told_to_answer() {
     assert_eq!(second.matches("raise ValueError").count(), 1, "{second}");
 }
 
+/// In the whole-file format a reply's text is held until it is read (it
+/// may hold file blocks): with stream-json its `content.delta` still comes
+/// before the turn's `turn.completed`. Before: after it.
+#[test]
+fn held_text_is_streamed_before_its_turn_completes() {
+    let env = stats_repo();
+    let server = FakeOllama::start(vec![Reply::answer("It raises ValueError.")]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .args([
+            "run",
+            "--output-format",
+            "stream-json",
+            "what does mean do on an empty list?",
+        ])
+        .assert()
+        .success();
+    let types: Vec<String> = stdout_of(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
+        .filter(|t| t.contains("content.delta") || t.contains("turn.completed"))
+        .collect();
+    assert_eq!(
+        types,
+        ["\"content.delta\"", "\"turn.completed\""],
+        "{}",
+        stdout_of(&out)
+    );
+}
+
 /// The exported records of `--success-only`, in the openai format.
 fn successful_records(env: &TestEnv, server: &FakeOllama) -> usize {
     let out = env

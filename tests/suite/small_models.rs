@@ -245,6 +245,48 @@ fn an_empty_reply_gets_one_nudge() {
     assert!(stderr_of(&out).contains("two empty replies in a row"));
 }
 
+/// The nudge after an empty reply speaks of what the protocol offers:
+/// tools when tools are offered, file blocks in the whole-file format, and
+/// only the answer when the reply is an answer (before: "call a tool"
+/// where none was offered).
+#[test]
+fn the_empty_reply_nudge_fits_the_protocol() {
+    let empty = || Reply::lines(vec![content_chunk(""), done_chunk("stop")]);
+    for (command, format, prompt, says, not) in [
+        (
+            "run",
+            "tools",
+            "make hello.txt",
+            "call a tool",
+            "file blocks",
+        ),
+        (
+            "run",
+            "whole",
+            "make hello.txt",
+            "the file blocks of your change",
+            "tool",
+        ),
+        ("run", "whole", "what is 2+2?", "Give your answer.", "tool"),
+        ("chat", "tools", "what is 2+2?", "Give your answer.", "tool"),
+    ] {
+        let env = TestEnv::new();
+        let server = FakeOllama::start(vec![empty(), Reply::answer("Here.")]);
+        env.oc(&server)
+            .env("OC_EDIT_FORMAT", format)
+            .args([command, prompt])
+            .assert()
+            .success();
+        let messages = server.chat_requests()[1]["messages"].clone();
+        let nudge = messages.as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(nudge.contains(says), "{format} {prompt}: {nudge}");
+        assert!(!nudge.contains(not), "{format} {prompt}: {nudge}");
+    }
+}
+
 #[test]
 fn think_tags_in_content_go_to_thinking() {
     let env = TestEnv::new();

@@ -384,11 +384,12 @@ impl FileBlocks {
             return None;
         }
         let path = request.arguments["path"].as_str()?;
-        let root = self.root.to_string_lossy();
-        let path = path
-            .strip_prefix(root.as_ref())
-            .map_or(path, |p| p.trim_start_matches('/'))
-            .trim_start_matches("./");
+        // An absolute path names a shown file only inside the root.
+        let path = match Path::new(path).strip_prefix(&self.root) {
+            Ok(inside) => inside.to_str()?,
+            Err(_) if Path::new(path).is_absolute() => return None,
+            Err(_) => path.trim_start_matches("./"),
+        };
         let shown = self.shown_whole.get(path)?;
         let now = std::fs::read(self.root.join(path)).ok()?;
         (crate::tools::decode_text(&now).0 == *shown).then(|| path.to_string())
@@ -644,13 +645,19 @@ mod tests {
             "",
         );
         let absolute = dir.path().join("a.py");
-        let reply = format!("READ ./a.py\nREAD {}\nREAD b.py", absolute.display());
+        // A sibling folder whose name starts with the root's is outside.
+        let sibling = format!("{}x/a.py", dir.path().display());
+        let reply = format!(
+            "READ ./a.py\nREAD {}\nREAD b.py\nREAD {sibling}",
+            absolute.display()
+        );
         let mut message = Message::text(Role::Assistant, &reply);
         let verdicts: Vec<_> = blocks.read_reply(&mut message, 2);
         let refused = |n: usize| verdicts[n].0.as_ref().err().cloned().unwrap_or_default();
         assert!(refused(0).contains("a.py is shown above, whole and unchanged"));
         assert!(refused(1).contains("a.py is shown above"));
         assert!(verdicts[2].0.is_ok());
+        assert!(!refused(3).contains("shown above"), "{}", refused(3));
         std::fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
         let mut message = Message::text(Role::Assistant, "READ a.py");
         assert!(blocks.read_reply(&mut message, 3)[0].0.is_ok());

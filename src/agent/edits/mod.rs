@@ -106,6 +106,33 @@ impl Protocol {
         )
     }
 
+    /// What an empty reply is told once, to go on: tools only where some
+    /// are offered.
+    pub fn empty_reply_nudge(&self) -> &'static str {
+        match self {
+            Protocol::ToolCalls { offered, .. } if !offered.is_empty() => {
+                crate::agent::guards::NUDGE
+            }
+            Protocol::ToolCalls { .. } => crate::agent::guards::NUDGE_TO_ANSWER,
+            Protocol::FileBlocks(blocks) if blocks.answers() => {
+                crate::agent::guards::NUDGE_TO_ANSWER
+            }
+            Protocol::FileBlocks(_) => crate::agent::guards::NUDGE_IN_TEXT,
+        }
+    }
+
+    /// What the user is told when a stuck run is asked to answer.
+    pub fn answer_now_note(&self) -> &'static str {
+        match self {
+            Protocol::ToolCalls { .. } => {
+                "the model repeats the same call; asking it once to answer without tools"
+            }
+            Protocol::FileBlocks(_) => {
+                "the model repeats the same request; asking it once to answer from what it has"
+            }
+        }
+    }
+
     /// What a run stuck on one call or request is told once, to answer
     /// from what it has.
     pub fn answer_now(&self) -> &'static str {
