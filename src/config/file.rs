@@ -262,29 +262,9 @@ pub fn closest_key(unknown: &str) -> Option<&'static str> {
 }
 
 /// Edit distance with adjacent swaps counted as one edit (optimal string
-/// alignment), for short keys: `taks` is one edit from `task`.
+/// alignment, `strsim`), for short keys: `taks` is one edit from `task`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// Values a file may not hold: a `num_ctx` below the minimum, zero turns or

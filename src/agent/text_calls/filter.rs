@@ -190,12 +190,16 @@ impl TextCallFilter {
             return None;
         }
         let at = self.pending.find("</think>")?;
-        let before = format!("{}{}", self.content, &self.pending[..at]);
+        let before = &self.pending[..at];
         let after = &self.pending[at + "</think>".len()..];
-        let line_start = before.trim_end_matches([' ', '\t']).ends_with('\n');
+        let line_start = match before.trim_end_matches([' ', '\t']) {
+            "" => self.content.trim_end_matches([' ', '\t']).ends_with('\n'),
+            text => text.ends_with('\n'),
+        };
         let line_end = after.trim_start_matches([' ', '\t']).starts_with('\n')
             || (at_end && after.trim().is_empty());
-        let in_code = before.matches("```").count() % 2 == 1;
+        let fences = self.content.matches("```").count() + before.matches("```").count();
+        let in_code = fences % 2 == 1;
         ((line_start || line_end) && !in_code).then_some(at)
     }
 
