@@ -263,9 +263,16 @@ impl<'a> CallRunner<'a> {
     ) -> ToolOutcome {
         let mut outcome = match change {
             Some(change) => {
+                let real = &change.path.real;
+                self.seen.note_before(real, change.before.as_deref());
                 let outcome = change.apply();
+                if let (true, ToolInput::EditFile(edit)) = (outcome.ok, input) {
+                    self.seen
+                        .note_edit(real, &edit.old_string, &edit.new_string);
+                }
                 if outcome.ok {
-                    self.seen.insert(&change.path.real);
+                    self.seen
+                        .insert_after_change(real, matches!(input, ToolInput::WriteFile(_)));
                     // A diff the user just approved is not shown twice.
                     if !outcome.changed.is_empty() && !asked {
                         out.diff(&change.unified_diff());
@@ -288,10 +295,17 @@ impl<'a> CallRunner<'a> {
         if outcome.ok {
             // What the model now knows the content of: a file it read, or
             // the new place of a file it moved.
-            if let (ToolInput::ReadFile(_) | ToolInput::MoveFile(_), Some(path)) =
-                (input, last_path)
-            {
-                self.seen.insert(&path.real);
+            match (input, last_path) {
+                (ToolInput::ReadFile(args), Some(path)) => {
+                    match tools::read_file::shown_lines(args, &path.real) {
+                        Some((from, to, total)) => {
+                            self.seen.insert_lines(&path.real, from, to, total)
+                        }
+                        None => self.seen.insert(&path.real),
+                    }
+                }
+                (ToolInput::MoveFile(_), Some(path)) => self.seen.insert(&path.real),
+                _ => {}
             }
         }
         self.changes += usize::from(!outcome.changed.is_empty());

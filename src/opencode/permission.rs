@@ -147,7 +147,7 @@ fn as_call(
             let input = ToolInput::WriteFile(write_file::Args {
                 path: first(&paths),
                 content: String::new(),
-                allow_empty: None,
+                allow_shrink: None,
             });
             Some((input, paths))
         }

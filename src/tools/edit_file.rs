@@ -24,9 +24,11 @@ pub struct Args {
 }
 
 /// Computes the edit; nothing is written until [`FileChange::apply`]. An
-/// edit to a file that changed on disk since the model read it may still
-/// apply (its `old_string` must match what the file is now); the result
-/// then says so.
+/// edit to a file that changed on disk since the model read it applies only
+/// where `old_string` matches the file exactly and once (never with
+/// `replace_all`), and the result says so; otherwise the error shows the
+/// lines as they are now. The same edit sent again once it is in the file
+/// is "already applied" and changes nothing.
 pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
@@ -47,13 +49,31 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
     {
         return Err(format!("{display} was not edited: new_string {why}"));
     }
-    let edit = edit_match::apply(
-        &text,
-        &args.old_string,
-        &args.new_string,
-        args.replace_all.unwrap_or(false),
-    )
-    .map_err(|e| format!("{display}: {e}"))?;
+    if seen.applied(&path.real, &args.old_string, &args.new_string)
+        && text.contains(args.new_string.as_str())
+    {
+        return Ok(FileChange {
+            after: text.clone(),
+            before: Some(text),
+            path,
+            note: "this edit was already applied; the file has it".to_string(),
+        });
+    }
+    let changed = seen.changed_since(&path.real);
+    let replace_all = args.replace_all.unwrap_or(false);
+    if changed && replace_all {
+        return Err(format!(
+            "{display} changed on disk since you read it, so replace_all could change text you have not seen; read it again, then edit"
+        ));
+    }
+    let edit = edit_match::apply(&text, &args.old_string, &args.new_string, replace_all)
+        .map_err(|e| format!("{display}: {e}"))?;
+    if changed && edit.stage != edit_match::Stage::Exact {
+        return Err(format!(
+            "{display} changed on disk since you read it, and old_string is not in it exactly; it now reads:\n{}\nsend old_string exactly as it is now",
+            around(&text, edit.lines.first().copied().unwrap_or(1))
+        ));
+    }
     let places: Vec<String> = edit.lines.iter().map(usize::to_string).collect();
     let count = edit.lines.len();
     let mut note = format!(
@@ -67,7 +87,7 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         note.push_str(&format!(", similarity {similarity:.2}"));
     }
     note.push(')');
-    if seen.changed_since(&path.real) {
+    if changed {
         note.push_str(
             "; note: the file had changed on disk since you last read it; read it again before further edits",
         );
@@ -78,6 +98,19 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         after: edit.text,
         note,
     })
+}
+
+/// The lines of `text` around line `line` (1-based), numbered as
+/// `read_file` shows them: three before, the line, and three after.
+fn around(text: &str, line: usize) -> String {
+    let from = line.saturating_sub(3).max(1);
+    text.lines()
+        .enumerate()
+        .skip(from - 1)
+        .take(7)
+        .map(|(i, l)| format!("{:>6}\t{l}", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod edit_match;
 pub mod file_text;
 pub mod lenient;
 pub mod list_files;
+pub mod losses;
 pub mod move_file;
 pub mod outcome;
 pub mod outline;

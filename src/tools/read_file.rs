@@ -64,8 +64,7 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     let (text, latin1) = super::file_text::decode_text(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
-    let offset = args.offset.unwrap_or(1).max(1);
-    let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let (offset, end) = window(args, total);
     if total == 0 {
         return ToolOutcome::ok(
             format!("{display} is empty (0 lines)"),
@@ -77,7 +76,6 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
             "offset {offset} is past the end of {display}, which has {total} lines"
         ));
     }
-    let end = offset.saturating_sub(1).saturating_add(limit).min(total);
     let mut out = String::new();
     if latin1 {
         out.push_str(super::file_text::LATIN1_NOTE);
@@ -107,6 +105,27 @@ pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
         ));
     }
     ToolOutcome::ok(out, format!("read {display} ({total} lines)"))
+}
+
+/// The first and last line (1-based) `args` show of a file of `total`
+/// lines.
+fn window(args: &Args, total: usize) -> (usize, usize) {
+    let offset = args.offset.unwrap_or(1).max(1);
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    (
+        offset,
+        offset.saturating_sub(1).saturating_add(limit).min(total),
+    )
+}
+
+/// For a read that showed only part of the file at `real`: the first and
+/// last line it showed and the file's line count. `None` when it showed
+/// the whole file (or the file cannot be read now).
+pub fn shown_lines(args: &Args, real: &std::path::Path) -> Option<(usize, usize, usize)> {
+    let bytes = std::fs::read(real).ok()?;
+    let total = super::file_text::decode_text(&bytes).0.lines().count();
+    let (offset, end) = window(args, total);
+    (offset > 1 || end < total).then_some((offset, end, total))
 }
 
 /// Up to [`MAX_LINE_CHARS`] characters of `line` from character `from`

@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::change::{FileChange, Seen};
+use super::losses::{self, Loss};
 use super::workspace::Workspace;
 
 /// Arguments of `write_file`.
@@ -15,9 +16,9 @@ pub struct Args {
     pub path: String,
     /// The whole new content of the file
     pub content: String,
-    /// Set true to empty an existing file on purpose
-    #[serde(default)]
-    pub allow_empty: Option<bool>,
+    /// Set true to empty an existing file, or cut most of it, on purpose
+    #[serde(default, alias = "allow_shrink")]
+    pub allow_shrink: Option<bool>,
 }
 
 /// Computes the change; nothing is written until [`FileChange::apply`].
@@ -58,15 +59,21 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         ));
     }
     if let Some(before) = &before
-        && args.content.is_empty()
-        && !before.is_empty()
-        && args.allow_empty != Some(true)
+        && args.content != *before
     {
-        return Err(format!(
-            "the content is empty, which would erase {} ({} lines); send the whole new content, or set \"allow_empty\": true to empty it on purpose",
-            path.display,
-            before.lines().count()
-        ));
+        if let Some((shown, total)) = seen.partly(&path.real) {
+            return Err(format!(
+                "you have seen {shown} of the {total} lines of {}, so a whole write would replace lines you have not seen; read the rest with read_file (offset and limit), or change the lines you saw with edit_file",
+                path.display
+            ));
+        }
+        let first = seen.first_text(&path.real).unwrap_or(before);
+        guard_losses(
+            &path.display,
+            first,
+            &args.content,
+            args.allow_shrink == Some(true),
+        )?;
     }
     if let Some(why) = escaped_line_breaks(&args.content) {
         return Err(format!("{} was not written: {why}", path.display));
@@ -83,16 +90,100 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
     })
 }
 
-/// Why `text` looks like line breaks sent as the two characters `\n`:
-/// at least two such pairs and no real line break. Never unescaped
-/// silently: the model is told to send real newlines.
+/// Refuses a whole text that loses code of the file as the run first met
+/// it: a blank text, `...` standing for kept code, or a fragment in place
+/// of the file (unless `allow_shrink`). Lines the model added in this run
+/// are its own to take out.
+fn guard_losses(
+    display: &str,
+    first: &str,
+    content: &str,
+    allow_shrink: bool,
+) -> Result<(), String> {
+    let Some(loss) = losses::loss(first, content, true) else {
+        return Ok(());
+    };
+    let lines = first.lines().count();
+    let intent = "send the whole new content, every line, unchanged ones too, or change only some lines with edit_file";
+    match loss {
+        Loss::Elision(line) => Err(format!(
+            "the content leaves code of {display} out (`{line}` stands for lines that would be lost); {intent}"
+        )),
+        Loss::Blank if !allow_shrink => Err(format!(
+            "the content is {}, which would erase {display} ({lines} lines); send the whole new content, or set \"allow_shrink\": true to empty it on purpose",
+            if content.is_empty() {
+                "empty"
+            } else {
+                "only blank lines"
+            }
+        )),
+        Loss::Shrunk {
+            new_lines,
+            old_lines,
+        } if !allow_shrink => Err(format!(
+            "the content has {new_lines} lines and keeps under half of the {old_lines} lines {display} had when this run began; {intent}; set \"allow_shrink\": true only if the task is to cut the file down"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Why `text` looks like a multi-line text flattened into one line, its
+/// line breaks sent as the two characters `\n`: no real line break, at
+/// least two `\n`, and one of them outside any string literal. A `\n`
+/// inside quotes belongs there (a `printf` format, a JSON or C string) and
+/// is written as sent. Never unescaped silently: the model is told to send
+/// real newlines.
 pub fn escaped_line_breaks(text: &str) -> Option<String> {
     let escaped = text.matches("\\n").count();
-    (escaped >= 2 && !text.contains('\n')).then(|| {
+    (escaped >= 2 && !text.contains('\n') && unquoted_escape(text)).then(|| {
         format!(
             "the text holds {escaped} `\\n` written as two characters (a backslash and n) and no real line break; send real line breaks (in JSON, `\\n` inside the string, not `\\\\n`)"
         )
     })
+}
+
+/// Whether a `\n` of one-line `text` stands where a line break would:
+/// outside every string literal (`"…"`, `'…'` or `` `…` ``; an apostrophe
+/// inside a word opens none, and a run of three quotes, a docstring's or a
+/// Markdown fence's, neither opens nor closes one), and not amid regular
+/// expression syntax (`[^\n]`, `\r\n`, `(\n|…)`, `\n+`).
+fn unquoted_escape(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let at = |i: usize| chars.get(i).copied();
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if matches!(c, '"' | '\'' | '`') && at(i + 1) == Some(c) && at(i + 2) == Some(c) {
+            i += 3;
+            continue;
+        }
+        match (c, quote) {
+            ('\\', None) if at(i + 1) == Some('n') => {
+                let before = i.checked_sub(1).and_then(at);
+                let after = at(i + 2);
+                let carriage = i >= 2 && at(i - 2) == Some('\\') && before == Some('r');
+                let pattern = matches!(before, Some('[' | '^' | '(' | '|'))
+                    || matches!(after, Some(')' | ']' | '|' | '+' | '*' | '?' | '/' | '}'));
+                if !carriage && !pattern {
+                    return true;
+                }
+                i += 1;
+            }
+            ('\\', _) => i += 1,
+            ('"' | '`', None) => quote = Some(c),
+            ('\'', None) => {
+                let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+                if !(i > 0 && word(at(i - 1)) && word(at(i + 1))) {
+                    quote = Some(c);
+                }
+            }
+            (_, Some(open)) if c == open => quote = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// `content` with the old file's conventions where `content` dropped them:
@@ -170,7 +261,7 @@ mod tests {
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\ntwo\n".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert!(out.ok);
@@ -180,7 +271,7 @@ mod tests {
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\nTWO\n".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "updated a/b/c.txt (+1 -1)");
@@ -197,7 +288,7 @@ mod tests {
                 &Args {
                     path: "a".into(),
                     content: String::new(),
-                    allow_empty: None,
+                    allow_shrink: None,
                 },
                 &ws,
                 &seen
@@ -209,7 +300,7 @@ mod tests {
                 &Args {
                     path: "../x".into(),
                     content: String::new(),
-                    allow_empty: None,
+                    allow_shrink: None,
                 },
                 &ws,
                 &seen
@@ -229,7 +320,7 @@ mod tests {
         let args = Args {
             path: "big.txt".into(),
             content: "short\n".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         let err = prepare(&args, &ws, &seen).unwrap_err();
         assert!(err.contains("has not been read in this run"), "{err}");
@@ -237,7 +328,7 @@ mod tests {
         let same = Args {
             path: "big.txt".into(),
             content: text,
-            allow_empty: None,
+            allow_shrink: None,
         };
         assert_eq!(
             prepare(&same, &ws, &seen).unwrap().apply().summary,
@@ -247,7 +338,7 @@ mod tests {
         let args = Args {
             path: "dos.txt".into(),
             content: "a\nB\n".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         assert_eq!(
@@ -270,7 +361,7 @@ mod tests {
         let args = Args {
             path: "run.sh".into(),
             content: "new".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(&file).unwrap().permissions().mode();
@@ -286,7 +377,7 @@ mod tests {
         let args = Args {
             path: "new/deep/file.txt".into(),
             content: "x".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         let mode = std::fs::metadata(dir.path().join("new/deep/file.txt"))
@@ -298,7 +389,7 @@ mod tests {
         let args = Args {
             path: "newdir/".into(),
             content: "x".into(),
-            allow_empty: None,
+            allow_shrink: None,
         };
         assert!(
             prepare(&args, &ws, &seen)
@@ -313,11 +404,11 @@ mod tests {
         u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
     }
 
-    fn write(path: &str, content: &str, allow_empty: Option<bool>) -> Args {
+    fn write(path: &str, content: &str, allow_shrink: Option<bool>) -> Args {
         Args {
             path: path.into(),
             content: content.into(),
-            allow_empty,
+            allow_shrink,
         }
     }
 
@@ -331,7 +422,7 @@ mod tests {
         let mut seen = Seen::default();
         seen.insert(&file);
         let err = prepare(&write("lib.py", "", None), &ws, &seen).unwrap_err();
-        assert!(err.contains("set \"allow_empty\": true"), "{err}");
+        assert!(err.contains("set \"allow_shrink\": true"), "{err}");
         assert!(prepare(&write("lib.py", "", Some(true)), &ws, &seen).is_ok());
         let err =
             prepare(&write("doc.md", "# Title\\n\\nFirst.\\n", None), &ws, &seen).unwrap_err();
@@ -343,6 +434,29 @@ mod tests {
         assert!(err.contains("changed on disk since you read it"), "{err}");
         seen.insert(&file);
         assert!(prepare(&write("lib.py", "a = 3\n", None), &ws, &seen).is_ok());
+    }
+
+    /// A `\n` inside a string literal belongs there; one outside every
+    /// string is a flattened line break.
+    #[test]
+    fn only_unquoted_escapes_are_line_breaks() {
+        for kept in [
+            r"printf 'a\nb\n'",
+            r#"{"text": "one\ntwo\nthree"}"#,
+            r#"const char *s = "a\nb\n";"#,
+            r#"print(f"it's {x}\n\n")"#,
+            r"echo `printf 'x\ny'`",
+        ] {
+            assert_eq!(escaped_line_breaks(kept), None, "{kept}");
+        }
+        for flat in [
+            r"# Title\n\nIt's the first paragraph.\n",
+            r"def f():\n    return 'x'\n",
+            r#"{\n  "a": 1\n}"#,
+            r"printf 'a\nb'\n",
+        ] {
+            assert!(escaped_line_breaks(flat).is_some(), "{flat}");
+        }
     }
 
     /// Regression: a tab-indented file rewritten whole with four spaces lost

@@ -6,6 +6,7 @@ mod dry_run;
 mod edit_formats;
 mod errors;
 mod finetune;
+mod guards;
 mod images;
 mod openai;
 mod opencode;

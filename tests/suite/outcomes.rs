@@ -36,7 +36,7 @@ fn empty_content_over_a_file_is_refused() {
         .success();
     assert_eq!(read(&env, "src/lib.rs"), LIB);
     let result = &results(&server)[1];
-    assert!(result.contains("\"allow_empty\": true"), "{result}");
+    assert!(result.contains("\"allow_shrink\": true"), "{result}");
 }
 
 /// Regression: a file changed on disk after the model read it was

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::blocks::{BlockKind, FileBlock};
 use super::splice::{Seen, splice};
 use crate::client::ToolCall;
-use crate::tools::similarity::Bigrams;
+use crate::tools::losses::{self, Loss, elision, kept_share};
 
 /// Which files a reply may change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,6 +35,10 @@ pub struct Scope {
     /// What the model was shown of each file in parts: definitions by
     /// name, and line ranges.
     pub seen: BTreeMap<String, Seen>,
+    /// The text of each shown file when the run first showed it: a whole
+    /// block is judged against it, so what the model added in this run is
+    /// its own to take out again.
+    pub first: BTreeMap<String, String>,
 }
 
 impl Scope {
@@ -342,149 +346,37 @@ fn definitions_target(block: &FileBlock, scope: &Scope) -> Option<String> {
     }
 }
 
-/// The ways a whole-file block loses code: empty content for a file that
-/// has some, a fragment in place of the file, or an elision such as
-/// `# ... rest of the code ...`.
+/// The ways a whole-file block loses code of the file as the run first
+/// showed it (or as it is, for a file not shown): empty content, an
+/// elision such as `# ... rest of the code ...`, a definition the task does
+/// not ask to remove, or a fragment in place of the file.
 fn check_whole(path: &str, content: &str, root: &Path, scope: &Scope) -> Result<(), String> {
-    let Ok(old) = std::fs::read_to_string(root.join(path)) else {
-        return Ok(());
+    let old = match scope.first.get(path) {
+        Some(first) => first.clone(),
+        None => match std::fs::read_to_string(root.join(path)) {
+            Ok(now) => now,
+            Err(_) => return Ok(()),
+        },
     };
-    if content.trim().is_empty() && !old.trim().is_empty() {
-        return Err(format!(
+    let again = "send the complete file, every line, unchanged ones too";
+    match losses::loss(&old, content, scope.removal_allowed) {
+        None => Ok(()),
+        Some(Loss::Blank) => Err(format!(
             "the block for {path} is empty; send the complete new content of the file"
-        ));
+        )),
+        Some(Loss::Elision(line)) => Err(format!(
+            "the block for {path} leaves code out (`{line}`); {again}"
+        )),
+        Some(Loss::Dropped(line)) => Err(format!(
+            "the block for {path} drops `{line}`, which the task does not ask to remove; {again}"
+        )),
+        Some(Loss::Shrunk {
+            new_lines,
+            old_lines,
+        }) => Err(format!(
+            "the block for {path} has {new_lines} lines where the file has {old_lines}; {again}"
+        )),
     }
-    let old_lines = non_blank(&old).len();
-    if let Some(elision) = elision(&old, content) {
-        return Err(format!(
-            "the block for {path} leaves code out (`{elision}`); send the complete file, every line, unchanged ones too"
-        ));
-    }
-    if !scope.removal_allowed
-        && let Some(dropped) = dropped_definition(&old, content)
-    {
-        return Err(format!(
-            "the block for {path} drops `{dropped}`, which the task does not ask to remove; send the complete file, every line, unchanged ones too"
-        ));
-    }
-    let new_lines = non_blank(content).len();
-    if old_lines >= 8 && kept_share(&old, content) < 0.5 && new_lines * 10 < old_lines * 7 {
-        return Err(format!(
-            "the block for {path} has {new_lines} lines where the file has {old_lines}; send the complete file, every line, unchanged ones too"
-        ));
-    }
-    Ok(())
-}
-
-/// A top-level line of `old` (no indentation: a definition, a section, a
-/// key) that `new` has lost: nothing in `new` is like it. Small models cut
-/// files short and leave the last class or section out.
-fn dropped_definition(old: &str, new: &str) -> Option<String> {
-    let top_level = |text: &str| -> Vec<String> {
-        text.lines()
-            .filter(|l| !l.starts_with(char::is_whitespace))
-            .map(str::trim)
-            .filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
-            .filter(|l| !l.starts_with(['#', '/', '*', '-']))
-            .map(str::to_string)
-            .collect()
-    };
-    let new_lines: Vec<Bigrams> = new
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(Bigrams::of)
-        .collect();
-    let words: std::collections::HashSet<&str> = new
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    top_level(old).into_iter().find(|line| {
-        let grams = Bigrams::of(line);
-        let best = new_lines
-            .iter()
-            .map(|n| n.dice(&grams))
-            .fold(0.0_f64, f64::max);
-        // Kept: the name it defines is still there and a line is like it,
-        // or a line is nearly it (a rename changes only the name).
-        let named = defined_name(line).is_some_and(|name| words.contains(name));
-        !((named && best >= 0.6) || best >= 0.85)
-    })
-}
-
-/// The name a top-level line defines: the first word that is not a
-/// keyword (`class Square(…)` → `Square`, `[tool.ruff]` → `tool`).
-fn defined_name(line: &str) -> Option<&str> {
-    const KEYWORDS: [&str; 18] = [
-        "class",
-        "def",
-        "async",
-        "fn",
-        "pub",
-        "function",
-        "struct",
-        "enum",
-        "impl",
-        "const",
-        "let",
-        "var",
-        "type",
-        "interface",
-        "export",
-        "func",
-        "static",
-        "default",
-    ];
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .find(|w| !KEYWORDS.contains(w))
-}
-
-fn non_blank(text: &str) -> Vec<&str> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// The share of the old text's non-blank lines that the new text keeps.
-fn kept_share(old: &str, new: &str) -> f64 {
-    let old = non_blank(old);
-    if old.is_empty() {
-        return 1.0;
-    }
-    let mut new = non_blank(new);
-    let mut kept = 0;
-    for line in &old {
-        if let Some(i) = new.iter().position(|n| n == line) {
-            new.swap_remove(i);
-            kept += 1;
-        }
-    }
-    kept as f64 / old.len() as f64
-}
-
-/// A line of `new` that stands for left-out code and is not in `old`.
-fn elision(old: &str, new: &str) -> Option<String> {
-    let old: Vec<&str> = non_blank(old);
-    non_blank(new)
-        .into_iter()
-        .filter(|line| !old.contains(line))
-        .find(|line| {
-            let lower = line.to_ascii_lowercase();
-            let comment = lower.trim_start_matches(['#', '/', '*', '-', ' ', '<', '!']);
-            (comment.starts_with("...") && comment.len() < 80)
-                || [
-                    "rest of the",
-                    "existing code",
-                    "remains unchanged",
-                    "unchanged code",
-                    "same as before",
-                ]
-                .iter()
-                .any(|m| comment.contains(m) && line.len() < 100 && lower != comment)
-        })
-        .map(str::to_string)
 }
 
 #[cfg(test)]

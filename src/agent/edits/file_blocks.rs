@@ -183,6 +183,12 @@ impl FileBlocks {
         }
         let texts = self.scope.shown.entry(path.clone()).or_default();
         texts.extend(file.shown_texts());
+        if !self.scope.first.contains_key(&path)
+            && let Ok(bytes) = std::fs::read(self.root.join(&path))
+        {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            self.scope.first.insert(path.clone(), text);
+        }
         let seen = self.scope.seen.entry(path).or_default();
         seen.definitions.extend(file.shown_definitions());
         seen.lines.extend(file.shown_lines());

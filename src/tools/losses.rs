@@ -1,0 +1,159 @@
+//! The ways a new whole text of a file loses what the old one had: a
+//! blank text, `...` in place of kept code, a top-level definition gone,
+//! or a fragment in place of the file. Shared by `write_file` and the
+//! whole-file blocks of the text formats, each of which words the refusal.
+
+use super::similarity::Bigrams;
+
+/// Why a whole new text loses code of the old one, if it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loss {
+    /// Blank where the old text had content.
+    Blank,
+    /// A line that stands for left-out code (`# ... rest unchanged`).
+    Elision(String),
+    /// A top-level line of the old text with nothing like it in the new.
+    Dropped(String),
+    /// Few of the old lines kept, in far fewer lines: a fragment.
+    Shrunk { new_lines: usize, old_lines: usize },
+}
+
+/// The first way `new` loses code of `old`, checked in the order of
+/// [`Loss`]; dropped definitions only when `removal_allowed` is false.
+pub fn loss(old: &str, new: &str, removal_allowed: bool) -> Option<Loss> {
+    if new.trim().is_empty() && !old.trim().is_empty() {
+        return Some(Loss::Blank);
+    }
+    if let Some(line) = elision(old, new) {
+        return Some(Loss::Elision(line));
+    }
+    if !removal_allowed && let Some(line) = dropped_definition(old, new) {
+        return Some(Loss::Dropped(line));
+    }
+    shrunk(old, new)
+}
+
+/// `new` as a fragment of `old`: an old text of 8 or more non-blank lines
+/// of which fewer than half are kept, in under 70% of the lines.
+pub fn shrunk(old: &str, new: &str) -> Option<Loss> {
+    let old_lines = non_blank(old).len();
+    let new_lines = non_blank(new).len();
+    (old_lines >= 8 && kept_share(old, new) < 0.5 && new_lines * 10 < old_lines * 7).then_some(
+        Loss::Shrunk {
+            new_lines,
+            old_lines,
+        },
+    )
+}
+
+/// A top-level line of `old` (no indentation: a definition, a section, a
+/// key) that `new` has lost: nothing in `new` is like it. Small models cut
+/// files short and leave the last class or section out.
+pub fn dropped_definition(old: &str, new: &str) -> Option<String> {
+    let top_level = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with(char::is_whitespace))
+            .map(str::trim)
+            .filter(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+            .filter(|l| !l.starts_with(['#', '/', '*', '-']))
+            .map(str::to_string)
+            .collect()
+    };
+    let new_lines: Vec<Bigrams> = new
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(Bigrams::of)
+        .collect();
+    let words: std::collections::HashSet<&str> = new
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    top_level(old).into_iter().find(|line| {
+        let grams = Bigrams::of(line);
+        let best = new_lines
+            .iter()
+            .map(|n| n.dice(&grams))
+            .fold(0.0_f64, f64::max);
+        // Kept: the name it defines is still there and a line is like it,
+        // or a line is nearly it (a rename changes only the name).
+        let named = defined_name(line).is_some_and(|name| words.contains(name));
+        !((named && best >= 0.6) || best >= 0.85)
+    })
+}
+
+/// The name a top-level line defines: the first word that is not a
+/// keyword (`class Square(…)` → `Square`, `[tool.ruff]` → `tool`).
+fn defined_name(line: &str) -> Option<&str> {
+    const KEYWORDS: [&str; 18] = [
+        "class",
+        "def",
+        "async",
+        "fn",
+        "pub",
+        "function",
+        "struct",
+        "enum",
+        "impl",
+        "const",
+        "let",
+        "var",
+        "type",
+        "interface",
+        "export",
+        "func",
+        "static",
+        "default",
+    ];
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .find(|w| !KEYWORDS.contains(w))
+}
+
+/// The trimmed non-blank lines of `text`.
+pub fn non_blank(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The share of the old text's non-blank lines that the new text keeps.
+pub fn kept_share(old: &str, new: &str) -> f64 {
+    let old = non_blank(old);
+    if old.is_empty() {
+        return 1.0;
+    }
+    let mut new = non_blank(new);
+    let mut kept = 0;
+    for line in &old {
+        if let Some(i) = new.iter().position(|n| n == line) {
+            new.swap_remove(i);
+            kept += 1;
+        }
+    }
+    kept as f64 / old.len() as f64
+}
+
+/// A line of `new` that stands for left-out code and is not in `old`.
+pub fn elision(old: &str, new: &str) -> Option<String> {
+    let old: Vec<&str> = non_blank(old);
+    non_blank(new)
+        .into_iter()
+        .filter(|line| !old.contains(line))
+        .find(|line| {
+            let lower = line.to_ascii_lowercase();
+            let comment = lower.trim_start_matches(['#', '/', '*', '-', ' ', '<', '!']);
+            (comment.starts_with("...") && comment.len() < 80)
+                || [
+                    "rest of the",
+                    "existing code",
+                    "remains unchanged",
+                    "unchanged code",
+                    "same as before",
+                ]
+                .iter()
+                .any(|m| comment.contains(m) && line.len() < 100 && lower != comment)
+        })
+        .map(str::to_string)
+}

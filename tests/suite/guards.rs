@@ -1,0 +1,286 @@
+//! Write guards that judge from where the run began, and that lose nothing:
+//! each test is a case seen when attacking `oc` with scripted replies.
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+
+fn read(env: &TestEnv, path: &str) -> String {
+    std::fs::read_to_string(env.work().join(path)).unwrap()
+}
+
+/// The tool results the last request carried, as text.
+fn results(server: &FakeOllama) -> Vec<String> {
+    tool_messages(server.chat_requests().last().unwrap())
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `count` numbered lines of prose.
+fn numbered(count: usize) -> String {
+    (1..=count)
+        .map(|i| format!("Line {i} of the notes, with some words.\n"))
+        .collect()
+}
+
+const STATS: &str = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef median(xs):\n    s = sorted(xs)\n    n = len(s)\n    return s[n // 2]\n";
+const TEST_STATS: &str = "import unittest\n\nfrom stats import mean, median\n\n\nclass T(unittest.TestCase):\n    def test_mean(self):\n        self.assertEqual(mean([1, 2, 3]), 2)\n\n    def test_median_even(self):\n        self.assertEqual(median([1, 2, 3, 4]), 2.5)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+const FIXED: &str = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef median(xs):\n    s = sorted(xs)\n    n = len(s)\n    if n % 2 == 0:\n        return (s[n // 2 - 1] + s[n // 2]) / 2\n    return s[n // 2]\n";
+
+/// Regression, replayed from the 1.5B model: its first reply put the
+/// read-only test file inside `stats.py` (the check then fails), and every
+/// later reply that
+/// restored the file was refused as dropping `import unittest`. The guard
+/// now judges from the file as the run found it.
+#[test]
+fn a_file_can_be_restored_after_a_bad_first_reply() {
+    let env = TestEnv::new();
+    env.write("stats.py", STATS);
+    env.write("test_stats.py", TEST_STATS);
+    let polluted = format!("stats.py\n```python\n{STATS}\n{TEST_STATS}```\n");
+    let right = format!("stats.py\n```python\n{FIXED}```\n");
+    let server = FakeOllama::start(vec![Reply::answer(&polluted), Reply::answer(&right)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "nudge")
+        .args([
+            "run",
+            "--yes",
+            "--check",
+            "python3 -m unittest -q test_stats",
+            "--no-precheck",
+            "Fix median in stats.py so the tests in test_stats.py pass.",
+        ])
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(read(&env, "stats.py"), FIXED, "{stderr}");
+    assert!(!stderr.contains("drops `import unittest`"), "{stderr}");
+}
+
+/// Regression: `read_file` of lines 1-3 of a 300-line file, then
+/// `write_file` with those 3 lines, lost 297 lines with exit 0.
+#[test]
+fn a_whole_write_over_a_file_seen_in_part_is_refused() {
+    let env = TestEnv::new();
+    let text = numbered(300);
+    env.write("notes.md", &text);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "read_file",
+            json!({"path": "notes.md", "offset": 1, "limit": 3}),
+        )]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "notes.md", "content": "Line 1\nLine 2\nLine 3\n"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "tidy the first lines of notes.md"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "notes.md"), text);
+    let result = &results(&server)[1];
+    assert!(
+        result.contains("you have seen 3 of the 300 lines of notes.md"),
+        "{result}"
+    );
+    assert!(result.contains("edit_file"), "{result}");
+}
+
+/// Regression: content of blank lines only erased a 10-line file (only
+/// `""` was refused). Stating the intent lets it through.
+#[test]
+fn blank_content_is_refused_unless_the_call_says_so() {
+    let env = TestEnv::new();
+    env.write("a.txt", &numbered(10));
+    env.write("b.txt", &numbered(10));
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "a.txt"}))]),
+        Reply::tool_calls(&[("write_file", json!({"path": "a.txt", "content": "\n\n"}))]),
+        Reply::tool_calls(&[("read_file", json!({"path": "b.txt"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "b.txt", "content": "\n", "allow_shrink": true}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "empty b.txt"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "a.txt"), numbered(10));
+    assert_eq!(read(&env, "b.txt"), "\n");
+    let results = results(&server);
+    assert!(results[1].contains("only blank lines"), "{}", results[1]);
+    assert!(
+        results[1].contains("\"allow_shrink\": true"),
+        "{}",
+        results[1]
+    );
+    assert!(results[3].starts_with("updated b.txt"), "{}", results[3]);
+}
+
+/// Regression: shown a 200-line `notes.md` and asked to add a title, a
+/// model wrote `# Title` as the whole file; it was accepted.
+#[test]
+fn a_lazy_whole_write_is_refused() {
+    let env = TestEnv::new();
+    let text = numbered(200);
+    env.write("notes.md", &text);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "notes.md"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "notes.md", "content": "# Title\n"}),
+        )]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "notes.md", "content": "# Title\n\n...\n"}),
+        )]),
+        Reply::answer("Added the title."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "add a title to notes.md"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "notes.md"), text);
+    let results = results(&server);
+    assert!(
+        results[1].contains("keeps under half of the 200 lines"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2].contains("leaves code of notes.md out"),
+        "{}",
+        results[2]
+    );
+}
+
+/// Regression: after the user changed a line the model had read, a fuzzy
+/// `edit_file` put the old line back, and `replace_all` rewrote a line the
+/// model never saw. Both are refused now; an exact edit still applies.
+#[test]
+fn edits_over_an_outside_change_apply_only_exactly() {
+    let env = TestEnv::new();
+    env.write(
+        "conf.py",
+        "name = 'demo'\nlevel = 1\ncolor = 'red'\nsize = 10\n",
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "conf.py"}))]),
+        // The user's change, made while the model works.
+        Reply::tool_calls(&[(
+            "bash",
+            json!({"command": "sed -i \"s/level = 1/level = 2/; s/size = 10/size = 10\\ncolor = 'red'/\" conf.py"}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "conf.py", "old_string": "level = 1\ncolor = 'red'", "new_string": "level = 1\ncolor = 'blue'"}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "conf.py", "old_string": "color = 'red'", "new_string": "color = 'blue'", "replace_all": true}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "conf.py", "old_string": "name = 'demo'", "new_string": "name = 'app'"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "make the color blue"])
+        .assert()
+        .success();
+    assert_eq!(
+        read(&env, "conf.py"),
+        "name = 'app'\nlevel = 2\ncolor = 'red'\nsize = 10\ncolor = 'red'\n"
+    );
+    let results = results(&server);
+    assert!(
+        results[2].contains("is not in it exactly; it now reads:"),
+        "{}",
+        results[2]
+    );
+    assert!(results[2].contains("     2\tlevel = 2"), "{}", results[2]);
+    assert!(
+        results[3].contains("replace_all could change text you have not seen"),
+        "{}",
+        results[3]
+    );
+    assert!(results[4].starts_with("updated conf.py"), "{}", results[4]);
+    assert!(
+        results[4].contains("had changed on disk since you last read it"),
+        "{}",
+        results[4]
+    );
+}
+
+/// Regression: the same insertion sent twice was applied twice.
+#[test]
+fn the_same_edit_twice_is_already_applied() {
+    let env = TestEnv::new();
+    env.write("main.py", "print('a')\n");
+    let edit = json!({"path": "main.py", "old_string": "print('a')", "new_string": "print('a')\nprint('b')"});
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "main.py"}))]),
+        Reply::tool_calls(&[("edit_file", edit.clone())]),
+        Reply::tool_calls(&[("edit_file", edit)]),
+        Reply::answer("Added the line."),
+    ]);
+    env.oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "add a line to main.py that prints b after it prints a",
+        ])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert_eq!(
+        read(&env, "main.py"),
+        "print('a')\nprint('b')\n",
+        "{results:?}"
+    );
+    assert!(results[2].contains("already applied"), "{}", results[2]);
+}
+
+/// Regression: legitimate one-line files holding `\n` inside a string (a
+/// shell `printf`, a JSON string, a C string) were refused as escaped line
+/// breaks. A flattened multi-line text still is.
+#[test]
+fn literal_backslash_n_inside_strings_is_written() {
+    let env = TestEnv::new();
+    let files = [
+        ("greet.sh", r"printf 'hello\nworld\n'"),
+        ("msg.json", r#"{"text": "one\ntwo\nthree"}"#),
+        ("msg.c", r#"const char *msg = "a\nb\n";"#),
+    ];
+    let mut replies: Vec<Reply> = files
+        .iter()
+        .map(|(path, content)| {
+            Reply::tool_calls(&[("write_file", json!({"path": path, "content": content}))])
+        })
+        .collect();
+    replies.push(Reply::tool_calls(&[(
+        "write_file",
+        json!({"path": "flat.py", "content": r"def f():\n    return 'x'\n"}),
+    )]));
+    replies.push(Reply::answer("Written."));
+    let server = FakeOllama::start(replies);
+    env.oc(&server)
+        .args(["run", "--yes", "write the files"])
+        .assert()
+        .success();
+    for (path, content) in files {
+        assert_eq!(read(&env, path), content);
+    }
+    assert!(!env.work().join("flat.py").exists());
+    let results = results(&server);
+    assert!(results[3].contains("no real line break"), "{}", results[3]);
+}
