@@ -29,6 +29,9 @@ pub enum Command {
     Chat(RunArgs),
     /// Saved sessions: list, show, rm.
     Sessions(SessionsArgs),
+    /// Put back the files a run changed, as the run found them (the newest
+    /// run started in this directory, or SESSION's last run).
+    Undo(UndoArgs),
     /// Models on the server: list (default) or show NAME.
     Models(ModelsArgs),
     /// Write fine-tuning data (openai, hf or sharegpt JSONL) from the recorded runs.
@@ -101,6 +104,27 @@ pub struct ServerArgs {
     /// An extra config file, merged after the project's `.ollama-code.json`.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub home: HomeArgs,
+}
+
+/// `oc undo [SESSION] [--force] [--dry-run]`
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The session whose last run to undo (a unique prefix is enough)
+    /// [default: the newest session started in this directory]
+    pub session: Option<String>,
+    /// Put back files changed since the run ended too (their newer content
+    /// is lost)
+    #[arg(long)]
+    pub force: bool,
+    /// Say what would be put back, and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The workspace to look for the newest session in [default: the
+    /// current directory]
+    #[arg(short = 'C', long = "cwd", value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
     #[command(flatten)]
     pub home: HomeArgs,
 }
@@ -287,9 +311,23 @@ pub struct PromptArgs {
     /// [default: 1024]
     #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(64..=8192))]
     pub image_max_side: Option<u32>,
+    /// When the run fails (any exit code but 0): `revert` puts every file
+    /// it changed back as the run found it (as `oc undo` would), for CI
+    /// jobs that must leave a clean tree; `keep` leaves them [default: keep]
+    #[arg(long, value_name = "WHAT")]
+    pub on_fail: Option<OnFail>,
     /// Stop the whole run after DURATION (e.g. `90s`, `10m`) with exit 124.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<std::time::Duration>,
+}
+
+/// What `--on-fail` does with a failed run's changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnFail {
+    /// Leave them in the workspace.
+    Keep,
+    /// Put the workspace back as the run found it.
+    Revert,
 }
 
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {

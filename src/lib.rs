@@ -4,6 +4,7 @@
 //! integration tests can reach it.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod cli;
 pub mod client;
 pub mod commands;
@@ -49,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Plan(args) => runtime.block_on(run_agent(&args, Mode::Plan))?,
         Command::Chat(args) => runtime.block_on(run_agent(&args, Mode::Chat))?,
         Command::Sessions(args) => commands::sessions(&load_home(&args.home)?, args.command)?,
+        Command::Undo(args) => commands::undo(&load_home(&args.home)?, &args)?,
         Command::Models(args) => {
             let settings = load_settings(&args.server, &args.server.overrides(), Mode::Code)?;
             runtime.block_on(commands::models(&settings, args))?
@@ -202,6 +204,8 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
     };
     let check = check_plan(args, &settings, &prompt)?;
+    let revert_on_fail = on_fail(args, mode)?;
+    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
     let job = agent::Job {
         prompt,
         resume,
@@ -211,11 +215,59 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         check,
         images,
         output_schema,
+        checkpoint,
+        revert_on_fail,
     };
     match settings.runtime.runtime {
         vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
         vocab::Runtime::Opencode => {
             opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
+        }
+    }
+}
+
+/// Whether `--on-fail revert` was asked for; only `oc run` changes files.
+///
+/// Errors (exit 2): `--on-fail` with `oc plan` or `oc chat`.
+fn on_fail(args: &cli::PromptArgs, mode: Mode) -> Result<bool> {
+    match (args.on_fail, mode) {
+        (None, _) => Ok(false),
+        (Some(_), Mode::Plan | Mode::Chat) => Err(Error::Usage(format!(
+            "`--on-fail` is for `oc run`: `oc {}` changes no file",
+            mode.as_str()
+        ))),
+        (Some(what), Mode::Code) => Ok(what == cli::OnFail::Revert),
+    }
+}
+
+/// The workspace as a code run finds it (README "Undo"): for `oc undo`
+/// when the session is saved, and for `--on-fail revert`. A checkpoint that
+/// cannot be taken is a warning, unless the run must be able to revert.
+///
+/// Errors (exit 2): `--on-fail revert` and no checkpoint could be taken.
+fn take_checkpoint(
+    settings: &Settings,
+    save: bool,
+    revert_on_fail: bool,
+) -> Result<Option<checkpoint::Checkpoint>> {
+    if settings.mode != Mode::Code || !(save || revert_on_fail) {
+        return Ok(None);
+    }
+    let taken = settings
+        .cwd
+        .canonicalize()
+        .map_err(|e| e.to_string())
+        .and_then(|root| checkpoint::Checkpoint::take(&root, &settings.home));
+    match taken {
+        Ok(checkpoint) => Ok(Some(checkpoint)),
+        Err(why) if revert_on_fail => Err(Error::Usage(format!(
+            "`--on-fail revert` needs a checkpoint of the workspace, and none could be taken: {why}"
+        ))),
+        Err(why) => {
+            ui::print_warning(&format!(
+                "no checkpoint of the workspace ({why}); `oc undo` cannot put this run's changes back"
+            ));
+            Ok(None)
         }
     }
 }

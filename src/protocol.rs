@@ -219,6 +219,10 @@ pub struct RunSummary {
     /// passes. Absent when none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub truncated_turns: Vec<u32>,
+    /// `--on-fail revert`: the files put back as the run found them
+    /// because it failed; absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reverted: Vec<String>,
     /// `--check`: `{command, exit_code, passed, attempts}`; absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,

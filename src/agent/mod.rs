@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::checkpoint::Checkpoint;
 use crate::client::ModelInfo;
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
@@ -78,6 +79,11 @@ pub struct Job {
     pub images: Vec<String>,
     /// `--output-schema`: the answer must be one JSON value it accepts.
     pub output_schema: Option<structured::OutputSchema>,
+    /// The workspace as the run found it, for `oc undo`; `None` for a run
+    /// that changes nothing or is not saved.
+    pub checkpoint: Option<Checkpoint>,
+    /// `--on-fail revert`: a failed run puts the checkpoint back.
+    pub revert_on_fail: bool,
 }
 
 /// Runs one agent session to its end and returns the exit status.
@@ -181,6 +187,8 @@ pub async fn run(
         schemas: &model.schemas,
         last_message_file: job.last_message_file.as_deref(),
         structured_output,
+        checkpoint: job.checkpoint.as_ref(),
+        revert_on_fail: job.revert_on_fail,
     };
     Ok(close.run(&mut session, &ending, calls, out))
 }
@@ -202,6 +210,8 @@ struct Close<'a> {
     last_message_file: Option<&'a Path>,
     /// The answer's JSON value, validated against `--output-schema`.
     structured_output: Option<Value>,
+    checkpoint: Option<&'a Checkpoint>,
+    revert_on_fail: bool,
 }
 
 impl Close<'_> {
@@ -239,6 +249,7 @@ impl Close<'_> {
             exit = write_last_message(path, &answer, exit, out);
         }
         session.exit_code = Some(exit.code());
+        let reverted = settle_checkpoint(self.checkpoint, self.revert_on_fail, session, exit, out);
         if let Some(store) = self.store {
             save_with_record(store, session, self.schemas, out);
         }
@@ -272,6 +283,7 @@ impl Close<'_> {
                 .filter(|&&turn| turn > self.first_turn)
                 .copied()
                 .collect(),
+            reverted,
             check: session.check.clone(),
             precheck: session.precheck.clone(),
             structured_output: self.structured_output.clone(),
@@ -296,6 +308,60 @@ pub fn save_with_record(
     if let Err(e) = saved {
         out.warn(&format!("{e:#}"));
     }
+}
+
+/// Records in the session what the run changed (for `oc undo`); with
+/// `--on-fail revert` and a failed run, puts it back at once. Returns the
+/// files put back. A checkpoint that cannot be finished or put back is a
+/// warning: the run is over.
+pub fn settle_checkpoint(
+    checkpoint: Option<&Checkpoint>,
+    revert_on_fail: bool,
+    session: &mut Session,
+    exit: ExitStatus,
+    out: &mut dyn Output,
+) -> Vec<String> {
+    let Some(checkpoint) = checkpoint else {
+        return Vec::new();
+    };
+    let mut record = match checkpoint.finish() {
+        Ok(record) => record,
+        Err(why) => {
+            out.warn(&format!(
+                "the run's changes cannot be recorded for `oc undo`: {why}"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut reverted = Vec::new();
+    if revert_on_fail && exit != ExitStatus::Success && !record.changes.is_empty() {
+        let root = Path::new(&session.cwd);
+        let undone = crate::checkpoint::plan(&record, root, false)
+            .and_then(|plan| crate::checkpoint::undo(&record, root, &plan).map(|()| plan));
+        match undone {
+            Ok(plan) => {
+                reverted = (plan.steps.iter())
+                    .filter_map(|step| match step {
+                        crate::checkpoint::Step::Restore(p)
+                        | crate::checkpoint::Step::Remove(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                record.undone_at = Some(crate::session::now_rfc3339());
+                out.warn(&format!(
+                    "--on-fail revert: the run failed (exit {}); put back {} as the run found {}",
+                    exit.code(),
+                    reverted.join(", "),
+                    if reverted.len() == 1 { "it" } else { "them" }
+                ));
+            }
+            Err(why) => out.warn(&format!(
+                "--on-fail revert could not put the files back: {why}"
+            )),
+        }
+    }
+    session.checkpoint = Some(record);
+    reverted
 }
 
 /// The last assistant message's text; when it has none (its reply was only

@@ -12,7 +12,7 @@ use super::server;
 use super::transcript::{is_call_written_as_text, to_messages};
 use crate::agent::interrupt::{Interruption, Interruptions};
 use crate::agent::setup::open_workspace;
-use crate::agent::{Job, save_with_record, write_last_message};
+use crate::agent::{Job, save_with_record, settle_checkpoint, write_last_message};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -116,11 +116,14 @@ pub async fn run(
         exit = write_last_message(path, &final_text, exit, out);
     }
     session.exit_code = Some(exit.code());
+    let checkpoint = job.checkpoint.as_ref();
+    let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, &mut session, exit, out);
     if job.save {
         save_with_record(&store, &mut session, &[], out);
     }
     let summary = RunSummary {
         saved: job.save,
+        reverted,
         final_text,
         permission_denials: denials,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -153,6 +156,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         permission_denials: Vec::new(),
         cut_replies: Vec::new(),
         truncated_turns: Vec::new(),
+        reverted: Vec::new(),
         check: None,
         precheck: None,
         structured_output: None,

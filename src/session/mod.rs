@@ -141,6 +141,11 @@ pub struct Session {
     /// not run (`--text-tools off`): never a success, left out of exports.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unexecuted_call: bool,
+    /// The last run's checkpoint: the files it changed and where their
+    /// old contents are kept, for `oc undo` (README "Undo"). `None` for a
+    /// run that could change nothing or was not checkpointed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<crate::checkpoint::CheckpointRecord>,
 }
 
 /// A reply cut short: by the reply cap (`length`) or because it repeated
@@ -224,6 +229,7 @@ impl Session {
             compactions: Vec::new(),
             exit_code: None,
             unexecuted_call: false,
+            checkpoint: None,
         }
     }
 }

@@ -29,3 +29,4 @@ mod structured;
 mod surface;
 mod terminal;
 mod tools;
+mod undo;

@@ -72,11 +72,12 @@ fn text(bytes: &[u8]) -> String {
 
 /// The examples this file runs, by a part of their line; the others and
 /// why they cannot run here.
-const RUN_HERE: [&str; 4] = [
+const RUN_HERE: [&str; 5] = [
     "git diff | oc run \"write a commit message\"",
     "oc plan \"how would you split",
     "OLLAMA_HOST=127.0.0.1:11500 oc run",
     "oc run --output-schema review.schema.json",
+    "--on-fail revert \"fix the failing test\"",
 ];
 const NOT_HERE: [(&str, &str); 6] = [
     (
@@ -141,6 +142,44 @@ fn the_commit_message_example() {
     assert_eq!(now, changed, "no file changed");
     let request = &server.chat_requests()[0];
     assert!(request.get("tools").is_none(), "an answer offers no tool");
+}
+
+/// The undo example: a run whose check still fails puts the tree back,
+/// and `oc undo` then finds nothing left to put back.
+#[test]
+fn the_on_fail_revert_example() {
+    let env = TestEnv::new();
+    let stats = "def mean(xs):\n    return sum(xs) / len(xs)\n";
+    env.write("stats.py", stats);
+    env.write(
+        "test_stats.py",
+        "import unittest\nfrom stats import mean\n\n\nclass T(unittest.TestCase):\n    def test_empty(self):\n        self.assertEqual(mean([]), 0.0)\n",
+    );
+    let wrong = |n: usize| {
+        Reply::answer(&format!(
+            "stats.py\n```python\ndef mean(xs):\n    return sum(xs) / max(len(xs), 1) + {n}\n```\n"
+        ))
+    };
+    let server = FakeOllama::start((1..=4).map(wrong).collect());
+    let line = line_with(&readme(), RUN_HERE[4]);
+    let out = sh(&env, &server, env.work(), &line);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--on-fail revert: the run failed (exit 6); put back stats.py"),
+        "{}",
+        text(&out.stderr)
+    );
+    let now = std::fs::read_to_string(env.work().join("stats.py")).unwrap();
+    assert_eq!(now, stats);
+    for example in ["oc undo --dry-run", "oc undo"] {
+        let out = sh(&env, &server, env.work(), example);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("already as the run found them"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }
 
 /// `oc plan` with the real model's three replies (calls written as bare

@@ -1,5 +1,9 @@
 //! The commands that are not an agent run: `oc sessions`, `oc models`,
-//! `oc completions`.
+//! `oc completions`, `oc undo`.
+
+mod undo;
+
+pub use undo::undo;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -198,6 +202,7 @@ pub fn transcript(s: &Session) -> String {
         short_time(&s.created_at),
         short_time(&s.updated_at),
     );
+    text.push_str(&undo_text(s));
     for message in &s.messages {
         text.push('\n');
         text.push_str(&message_text(message));
@@ -210,6 +215,20 @@ pub fn transcript(s: &Session) -> String {
     }
     text.push_str(&compactions_text(s));
     text
+}
+
+/// Whether the session's last run can be undone, as one line.
+fn undo_text(s: &Session) -> String {
+    let Some(record) = &s.checkpoint else {
+        return "undo: not possible (no checkpoint)\n".to_string();
+    };
+    let count = record.changes.len();
+    let files = format!("{count} file{}", if count == 1 { "" } else { "s" });
+    match (&record.undone_at, count) {
+        (_, 0) => "undo: nothing to undo (the last run changed no file)\n".to_string(),
+        (Some(at), _) => format!("undo: done {} ({files} put back)\n", short_time(at)),
+        (None, _) => format!("undo: `oc undo {}` puts back {files}\n", s.id),
+    }
 }
 
 /// The `OC_HOME` of a records file (the folder holding it), absolute so

@@ -1,0 +1,98 @@
+//! Checkpoints: the workspace as a run found it, kept so that `oc undo` (or
+//! `oc run --on-fail revert`) can put back what the run changed, whether a
+//! tool or a bash command changed it. Nothing touches the user's branches,
+//! index or stash: in a git repository the file contents go to the
+//! repository's object store ([`git::GitObjects`]); elsewhere copies go
+//! under `OC_HOME/checkpoints/` ([`files::FileCopies`]). Ignored files are
+//! never covered, nor, outside git, files over [`files::MAX_FILE_BYTES`].
+//! What is covered is documented in README "Undo".
+
+mod files;
+mod git;
+mod record;
+mod restore;
+mod store;
+mod stores;
+
+use std::path::{Path, PathBuf};
+
+pub use record::{Blob, Change, CheckpointRecord, Snapshot, StoreKind};
+pub use restore::{Step, UndoPlan, plan, undo};
+use store::Store;
+use stores::store_for;
+
+/// The workspace as a run found it.
+pub struct Checkpoint {
+    store: Box<dyn Store>,
+    root: PathBuf,
+    start: Snapshot,
+    skipped: Vec<String>,
+}
+
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("store", &self.store.kind())
+            .field("root", &self.root)
+            .field("files", &self.start.len())
+            .finish()
+    }
+}
+
+impl Checkpoint {
+    /// Checkpoints the workspace at `root` before a run changes anything.
+    ///
+    /// Errors: a sentence saying why the workspace could not be read or
+    /// the contents not stored (the run goes on without undo).
+    pub fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
+        let store = store_for(root, home);
+        let taken = store.snapshot(root)?;
+        Ok(Checkpoint {
+            store,
+            root: root.to_path_buf(),
+            start: taken.files,
+            skipped: taken.skipped,
+        })
+    }
+
+    /// Compares the workspace now with the checkpoint: the record of what
+    /// the run changed.
+    ///
+    /// Errors: as [`Checkpoint::take`].
+    pub fn finish(&self) -> Result<CheckpointRecord, String> {
+        let end = self.store.snapshot(&self.root)?;
+        let mut changes = Vec::new();
+        let mut not_covered = self.skipped.clone();
+        for (path, before) in &self.start {
+            match end.files.get(path) {
+                Some(after) if after == before => {}
+                None if end.skipped.contains(path) => not_covered.push(path.clone()),
+                after => changes.push(Change {
+                    path: path.clone(),
+                    before: Some(before.clone()),
+                    after: after.cloned(),
+                }),
+            }
+        }
+        for (path, after) in &end.files {
+            if !self.start.contains_key(path) && !self.skipped.contains(path) {
+                changes.push(Change {
+                    path: path.clone(),
+                    before: None,
+                    after: Some(after.clone()),
+                });
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(CheckpointRecord {
+            store: self.store.kind(),
+            location: self.store.location(),
+            changes,
+            not_covered,
+            undone_at: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,61 @@
+//! What a session records of a run's checkpoint: the files the run
+//! changed, as blobs in a store.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One file of a snapshot: the id of its content in the store and how to
+/// put it back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Blob {
+    /// git: the blob's object id; files: the SHA-256 of the bytes (hex).
+    pub id: String,
+    /// The file was executable.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub executable: bool,
+    /// The entry was a symbolic link; the blob holds its target.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symlink: bool,
+}
+
+/// The files of a workspace: `/`-separated paths relative to its root.
+pub type Snapshot = BTreeMap<String, Blob>;
+
+/// Where a checkpoint keeps file contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    /// The git repository's object store.
+    Git,
+    /// Copies under `OC_HOME/checkpoints/objects`.
+    Files,
+}
+
+/// A file the run changed: what it was before (`None`: the run created
+/// it) and after (`None`: the run removed it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<Blob>,
+    pub after: Option<Blob>,
+}
+
+/// A run's checkpoint as its session records it (session field
+/// `checkpoint`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointRecord {
+    pub store: StoreKind,
+    /// git: the repository's git directory; files: the directory of copies.
+    pub location: String,
+    /// The files the run changed, created or removed, by path.
+    pub changes: Vec<Change>,
+    /// Files the checkpoint did not cover (too big, or past the limits):
+    /// a change the run made to one of them cannot be undone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_covered: Vec<String>,
+    /// When the changes were put back (`oc undo`, `--on-fail revert`),
+    /// RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone_at: Option<String>,
+}
