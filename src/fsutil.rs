@@ -31,6 +31,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result
     Ok(())
 }
 
+/// Like [`write_atomic`] without syncing the file: for many small files
+/// written together and made durable at once by [`sync_filesystem`] (one
+/// flush instead of one per file).
+///
+/// Errors: as [`write_atomic`].
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
+    let parent = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".oc-tmp-")
+        .permissions(std::fs::Permissions::from_mode(new_mode))
+        .tempfile_in(parent)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Flushes the filesystem holding `dir` to disk (`syncfs`).
+///
+/// Errors: `dir` cannot be opened, or the flush fails.
+pub fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
+    let dir = File::open(dir)?;
+    nix::unistd::syncfs(&dir).map_err(std::io::Error::from)
+}
+
 /// Where a streamed atomic write failed, for the caller's message.
 #[derive(Debug)]
 pub enum StreamedWriteError<E> {

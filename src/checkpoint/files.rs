@@ -56,6 +56,7 @@ impl Store for FileCopies {
             skipped: Vec::new(),
         };
         let mut total = 0;
+        let mut written = false;
         let walk = ignore::WalkBuilder::new(root)
             .hidden(false)
             .require_git(false)
@@ -85,10 +86,17 @@ impl Store for FileCopies {
             let object = self.object_path(&blob.id);
             if !object.exists() {
                 let bytes = content(&root.join(&rel), blob.symlink)?;
-                crate::fsutil::write_atomic(&object, &bytes, 0o600)
+                crate::fsutil::write_atomic_unsynced(&object, &bytes, 0o600)
                     .map_err(|e| format!("cannot keep a copy in `{}`: {e}", object.display()))?;
+                written = true;
             }
             taken.files.insert(rel, blob);
+        }
+        // One flush for all the copies: a copy must be on disk before the
+        // run changes the file it keeps.
+        if written {
+            crate::fsutil::sync_filesystem(&self.objects)
+                .map_err(|e| format!("cannot flush the copies to disk: {e}"))?;
         }
         Ok(taken)
     }
