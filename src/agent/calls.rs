@@ -264,15 +264,20 @@ impl<'a> CallRunner<'a> {
         let mut outcome = match change {
             Some(change) => {
                 let real = &change.path.real;
+                // An edit to a file changed on disk since it was read leaves
+                // it unread: the rest of it is still unseen.
+                let stale = self.seen.changed_since(real);
                 self.seen.note_before(real, change.before.as_deref());
                 let outcome = change.apply();
                 if let (true, ToolInput::EditFile(edit)) = (outcome.ok, input) {
                     self.seen
                         .note_edit(real, &edit.old_string, &edit.new_string);
                 }
-                if outcome.ok {
+                if outcome.ok && !stale {
                     self.seen
                         .insert_after_change(real, matches!(input, ToolInput::WriteFile(_)));
+                }
+                if outcome.ok {
                     // A diff the user just approved is not shown twice.
                     if !outcome.changed.is_empty() && !asked {
                         out.diff(&change.unified_diff());

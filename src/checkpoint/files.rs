@@ -50,7 +50,7 @@ impl Store for FileCopies {
         self.objects.display().to_string()
     }
 
-    fn snapshot(&self, root: &Path) -> Result<Taken, String> {
+    fn snapshot(&self, root: &Path, keep: bool) -> Result<Taken, String> {
         let mut taken = Taken {
             files: Default::default(),
             skipped: Vec::new(),
@@ -75,7 +75,7 @@ impl Store for FileCopies {
                 continue;
             };
             let too_many = taken.files.len() >= MAX_FILES || total >= MAX_TOTAL_BYTES;
-            if meta.len() > MAX_FILE_BYTES || too_many {
+            if keep && (meta.len() > MAX_FILE_BYTES || too_many) {
                 taken.skipped.push(rel);
                 continue;
             }
@@ -84,7 +84,7 @@ impl Store for FileCopies {
                 continue;
             };
             let object = self.object_path(&blob.id);
-            if !object.exists() {
+            if keep && !object.exists() {
                 let bytes = content(&root.join(&rel), blob.symlink)?;
                 crate::fsutil::write_atomic_unsynced(&object, &bytes, 0o600)
                     .map_err(|e| format!("cannot keep a copy in `{}`: {e}", object.display()))?;
@@ -116,6 +116,10 @@ impl Store for FileCopies {
             executable: !symlink && meta.permissions().mode() & 0o111 != 0,
             symlink,
         }))
+    }
+
+    fn has(&self, _root: &Path, blob: &Blob) -> bool {
+        self.object_path(&blob.id).is_file()
     }
 
     fn read(&self, _root: &Path, _rel: &str, blob: &Blob) -> Result<Vec<u8>, String> {

@@ -1,10 +1,10 @@
-//! A checkpoint store in a git repository: the workspace's files are added
-//! to a throwaway index (a copy of the repository's, so unchanged files
-//! cost nothing) and written as objects to the repository's object store,
-//! as `git stash create` would, without touching the user's branches,
-//! index or stash. Ignored files are not covered. The objects are
-//! unreferenced: `git gc` prunes them after its grace period (two weeks by
-//! default), and with them the run's undo.
+//! A checkpoint store in a git repository: every file git would list
+//! (tracked, or untracked and not ignored) is written as a blob to the
+//! repository's object store, its bytes as they are (no clean filter, no
+//! line-ending conversion: undo gives back the very bytes), without touching
+//! the user's branches, index or stash. Ignored files are not covered. The
+//! objects are unreferenced: `git gc` prunes them after its grace period
+//! (two weeks by default), and with them the run's undo.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -23,15 +23,42 @@ impl GitObjects {
     /// The store of the repository whose work tree holds `root`; `None`
     /// when there is none, or git cannot be run.
     pub fn open(root: &Path) -> Option<GitObjects> {
-        let out = git(root, &["rev-parse", "--absolute-git-dir"], None).ok()?;
+        let out = git(root, &["rev-parse", "--absolute-git-dir"]).ok()?;
         let git_dir = String::from_utf8(out).ok()?;
-        let inside = git(root, &["rev-parse", "--is-inside-work-tree"], None).ok()?;
+        let inside = git(root, &["rev-parse", "--is-inside-work-tree"]).ok()?;
         (inside.trim_ascii() == b"true").then(|| GitObjects::at(PathBuf::from(git_dir.trim())))
     }
 
     /// The store of the repository whose git directory is `git_dir`.
     pub fn at(git_dir: PathBuf) -> GitObjects {
         GitObjects { git_dir }
+    }
+}
+
+impl GitObjects {
+    /// The blob of the file (or link) at `rel`, written to the object
+    /// store when `keep`; its bytes as they are, no filter applied.
+    fn blob_of_kept(&self, root: &Path, rel: &str, keep: bool) -> Result<Option<Blob>, String> {
+        let path = root.join(rel);
+        let Ok(meta) = path.symlink_metadata() else {
+            return Ok(None);
+        };
+        let symlink = meta.file_type().is_symlink();
+        if !symlink && !meta.is_file() {
+            return Ok(None);
+        }
+        let bytes = if symlink {
+            let target = std::fs::read_link(&path)
+                .map_err(|e| format!("cannot read the link `{}`: {e}", path.display()))?;
+            target.as_os_str().as_encoded_bytes().to_vec()
+        } else {
+            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
+        };
+        Ok(Some(Blob {
+            id: hash_stdin(root, &bytes, keep)?,
+            executable: !symlink && meta.permissions().mode() & 0o111 != 0,
+            symlink,
+        }))
     }
 }
 
@@ -44,85 +71,72 @@ impl Store for GitObjects {
         self.git_dir.display().to_string()
     }
 
-    fn snapshot(&self, root: &Path) -> Result<Taken, String> {
-        // A path git creates when the repository has no index yet.
-        let scratch =
-            tempfile::tempdir().map_err(|e| format!("cannot make a temporary git index: {e}"))?;
-        let index = scratch.path().join("index");
-        let real_index = self.git_dir.join("index");
-        if real_index.exists() {
-            std::fs::copy(&real_index, &index)
-                .map_err(|e| format!("cannot copy the git index: {e}"))?;
-        }
-        let index = Some(index.as_path());
-        git(root, &["add", "--all", "--ignore-errors", "--", "."], index)?;
-        let tree = git(root, &["write-tree"], index)?;
-        let tree = String::from_utf8_lossy(&tree).trim().to_string();
-        let prefix = git(root, &["rev-parse", "--show-prefix"], None)?;
-        let prefix = String::from_utf8_lossy(&prefix).trim().to_string();
-        let listing = git(root, &["ls-tree", "-r", "-z", "--full-tree", &tree], None)?;
+    fn snapshot(&self, root: &Path, keep: bool) -> Result<Taken, String> {
+        let listed = git(
+            root,
+            &[
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+                "--",
+                ".",
+            ],
+        )?;
+        let mut paths: Vec<String> = (listed.split(|b| *b == 0))
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        paths.sort();
+        paths.dedup();
         let mut taken = Taken {
             files: Default::default(),
             skipped: Vec::new(),
         };
-        for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
-            let entry = String::from_utf8_lossy(entry);
-            let Some((head, path)) = entry.split_once('\t') else {
+        let mut batch: Vec<(String, bool)> = Vec::new();
+        for rel in paths {
+            let Ok(meta) = root.join(&rel).symlink_metadata() else {
                 continue;
             };
-            let fields: Vec<&str> = head.split(' ').collect();
-            let (Some(rel), [mode, "blob", id]) = (path.strip_prefix(&prefix), fields.as_slice())
-            else {
-                continue;
-            };
+            let executable = meta.permissions().mode() & 0o111 != 0;
+            if meta.file_type().is_symlink() || rel.contains('\n') {
+                if let Some(blob) = self.blob_of_kept(root, &rel, keep)? {
+                    taken.files.insert(rel, blob);
+                }
+            } else if meta.is_file() {
+                batch.push((rel, executable));
+            }
+        }
+        let ids = hash_paths(root, batch.iter().map(|(rel, _)| rel.as_str()), keep)?;
+        for ((rel, executable), id) in batch.into_iter().zip(ids) {
             let blob = Blob {
-                id: id.to_string(),
-                executable: *mode == "100755",
-                symlink: *mode == "120000",
+                id,
+                executable,
+                symlink: false,
             };
-            taken.files.insert(rel.to_string(), blob);
+            taken.files.insert(rel, blob);
         }
         Ok(taken)
     }
 
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String> {
-        let path = root.join(rel);
-        let Ok(meta) = path.symlink_metadata() else {
-            return Ok(None);
-        };
-        let symlink = meta.file_type().is_symlink();
-        if !symlink && !meta.is_file() {
-            return Ok(None);
-        }
-        let id = if symlink {
-            let target = std::fs::read_link(&path)
-                .map_err(|e| format!("cannot read the link `{}`: {e}", path.display()))?;
-            let bytes = target.as_os_str().as_encoded_bytes();
-            hash_stdin(root, bytes)?
-        } else {
-            git(root, &["hash-object", "--", rel], None)?
-        };
-        Ok(Some(Blob {
-            id: String::from_utf8_lossy(&id).trim().to_string(),
-            executable: !symlink && meta.permissions().mode() & 0o111 != 0,
-            symlink,
-        }))
+        self.blob_of_kept(root, rel, false)
     }
 
-    fn read(&self, root: &Path, rel: &str, blob: &Blob) -> Result<Vec<u8>, String> {
-        if blob.symlink {
-            return git(root, &["cat-file", "blob", &blob.id], None);
-        }
-        let path = format!("--path={rel}");
-        git(root, &["cat-file", "--filters", &path, &blob.id], None)
+    fn read(&self, root: &Path, _rel: &str, blob: &Blob) -> Result<Vec<u8>, String> {
+        git(root, &["cat-file", "blob", &blob.id])
+    }
+
+    fn has(&self, root: &Path, blob: &Blob) -> bool {
+        git(root, &["cat-file", "-e", &blob.id]).is_ok()
     }
 }
 
-/// Runs `git ARGS` in `root` (with `index` as its index file) and returns
-/// its stdout.
+/// Runs `git ARGS` in `root` and returns its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
-fn git(root: &Path, args: &[&str], index: Option<&Path>) -> Result<Vec<u8>, String> {
+fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let mut command = Command::new("git");
     command
         .arg("-C")
@@ -130,9 +144,6 @@ fn git(root: &Path, args: &[&str], index: Option<&Path>) -> Result<Vec<u8>, Stri
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null());
-    if let Some(index) = index {
-        command.env("GIT_INDEX_FILE", index);
-    }
     let out = command
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
@@ -146,24 +157,72 @@ fn git(root: &Path, args: &[&str], index: Option<&Path>) -> Result<Vec<u8>, Stri
     Ok(out.stdout)
 }
 
-/// `git hash-object --stdin` of `bytes`, without filters (a link target).
-fn hash_stdin(root: &Path, bytes: &[u8]) -> Result<Vec<u8>, String> {
+/// `git hash-object --stdin` of `bytes` as they are (no filter), written to
+/// the object store when `keep`.
+fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
+    let mut args = vec!["hash-object", "--no-filters", "--stdin"];
+    if keep {
+        args.push("-w");
+    }
+    let out = git_with_input(root, &args, bytes)?;
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// The blob ids of the files at `paths` (one per line, no line break in
+/// any), as they are (no filter), written to the object store when `keep`.
+fn hash_paths<'a>(
+    root: &Path,
+    paths: impl Iterator<Item = &'a str>,
+    keep: bool,
+) -> Result<Vec<String>, String> {
+    let input: String = paths.map(|p| format!("{p}\n")).collect();
+    if input.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut args = vec!["hash-object", "--no-filters", "--stdin-paths"];
+    if keep {
+        args.push("-w");
+    }
+    let out = git_with_input(root, &args, input.as_bytes())?;
+    Ok(String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_string)
+        .collect())
+}
+
+/// Runs `git ARGS` in `root` with `input` on its stdin; its stdout.
+///
+/// Errors: git cannot be started, or exits non-zero.
+fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
     let mut child = Command::new("git")
         .arg("-C")
         .arg(root)
-        .args(["hash-object", "--no-filters", "--stdin"])
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run git: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(bytes)
-            .map_err(|e| format!("cannot hash with git: {e}"))?;
-    }
+    let mut stdin = child.stdin.take();
+    let input = input.to_vec();
+    // Written from a thread: git may fill its stdout before it has read
+    // all of its stdin.
+    let writer = std::thread::spawn(move || {
+        if let Some(stdin) = stdin.as_mut() {
+            let _ = stdin.write_all(&input);
+        }
+    });
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("cannot hash with git: {e}"))?;
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
     Ok(out.stdout)
 }

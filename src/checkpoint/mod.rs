@@ -4,7 +4,8 @@
 //! index or stash: in a git repository the file contents go to the
 //! repository's object store ([`git::GitObjects`]); elsewhere copies go
 //! under `OC_HOME/checkpoints/` ([`files::FileCopies`]). Ignored files are
-//! never covered, nor, outside git, files over [`files::MAX_FILE_BYTES`].
+//! never covered, nor, outside git, files over [`files::MAX_FILE_BYTES`]
+//! when the run starts.
 //! What is covered is documented in README "Undo".
 
 mod files;
@@ -46,7 +47,7 @@ impl Checkpoint {
     /// the contents not stored (the run goes on without undo).
     pub fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
         let store = store_for(root, home);
-        let taken = store.snapshot(root)?;
+        let taken = store.snapshot(root, true)?;
         Ok(Checkpoint {
             store,
             root: root.to_path_buf(),
@@ -60,13 +61,12 @@ impl Checkpoint {
     ///
     /// Errors: as [`Checkpoint::take`].
     pub fn finish(&self) -> Result<CheckpointRecord, String> {
-        let end = self.store.snapshot(&self.root)?;
+        let end = self.store.snapshot(&self.root, false)?;
         let mut changes = Vec::new();
-        let mut not_covered = self.skipped.clone();
+        let not_covered = self.skipped.clone();
         for (path, before) in &self.start {
             match end.files.get(path) {
                 Some(after) if after == before => {}
-                None if end.skipped.contains(path) => not_covered.push(path.clone()),
                 after => changes.push(Change {
                     path: path.clone(),
                     before: Some(before.clone()),

@@ -20,6 +20,9 @@ pub enum Step {
     /// Left alone: the file changed after the run ended (`--force` puts it
     /// back anyway).
     Refused(String),
+    /// Left alone even with `--force`: a folder on its path is now a link
+    /// (or a file), so putting it back could write outside the workspace.
+    Blocked(String),
 }
 
 /// The steps of an undo, in path order.
@@ -38,23 +41,57 @@ impl UndoPlan {
             })
             .collect()
     }
+
+    /// Files the undo leaves alone because a folder on their path is now a
+    /// link or a file.
+    pub fn blocked(&self) -> Vec<&str> {
+        (self.steps.iter())
+            .filter_map(|s| match s {
+                Step::Blocked(path) => Some(path.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// What undoing `record` in the workspace `root` would do. With `force`,
-/// files changed since the run are put back too.
+/// files changed since the run are put back too; never a file whose path
+/// goes through a link or a file the run did not make.
 ///
-/// Errors: the store cannot say what a file holds now.
+/// Errors: the store cannot say what a file holds now, or no longer holds
+/// an old content (nothing is put back then).
 pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoPlan, String> {
     let store = store_of(record);
+    let removed_links: Vec<&str> = (record.changes.iter())
+        .filter(|c| c.before.is_none() && c.after.as_ref().is_some_and(|b| b.symlink))
+        .map(|c| c.path.as_str())
+        .collect();
     let mut steps = Vec::new();
     for change in &record.changes {
-        let now = store.blob_of(root, &change.path)?;
         let path = change.path.clone();
-        let step = if same(&now, &change.before) {
+        let blocker = blocking_ancestor(root, &path);
+        if blocker
+            .as_ref()
+            .is_some_and(|b| !removed_links.contains(&b.as_str()))
+        {
+            steps.push(Step::Blocked(path));
+            continue;
+        }
+        let now = match blocker {
+            Some(_) => None,
+            None => store.blob_of(root, &path)?,
+        };
+        let step = if now == change.before {
             Step::Unchanged(path)
-        } else if !same(&now, &change.after) && !force {
+        } else if now != change.after && !force {
             Step::Refused(path)
-        } else if change.before.is_some() {
+        } else if let Some(before) = &change.before {
+            if !store.has(root, before) {
+                return Err(format!(
+                    "the old content of {path} is no longer in the store at `{}` (pruned?); nothing was put back",
+                    record.location
+                ));
+            }
             Step::Restore(path)
         } else {
             Step::Remove(path)
@@ -64,45 +101,67 @@ pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoP
     Ok(UndoPlan { steps })
 }
 
-/// Carries out `plan`: writes old contents back (atomically, with their
-/// executable bit; links as links) and removes created files, then their
-/// directories left empty.
+/// Carries out `plan`: first removes the files the run created (deepest
+/// first, then the folders that leaves empty), then writes old contents
+/// back (atomically, with their executable bit; links as links).
 ///
 /// Errors: the first file that cannot be read from the store or written;
 /// the files before it are already back.
 pub fn undo(record: &CheckpointRecord, root: &Path, plan: &UndoPlan) -> Result<(), String> {
     let store = store_of(record);
-    for step in &plan.steps {
-        match step {
-            Step::Restore(path) => {
-                let Some(Change {
-                    before: Some(blob), ..
-                }) = record.changes.iter().find(|c| &c.path == path)
-                else {
-                    continue;
-                };
-                let bytes = store.read(root, path, blob)?;
-                put_back(&root.join(path), &bytes, blob)
-                    .map_err(|e| format!("cannot put back {path}: {e}"))?;
-            }
-            Step::Remove(path) => {
-                let file = root.join(path);
-                std::fs::remove_file(&file).map_err(|e| format!("cannot remove {path}: {e}"))?;
-                remove_empty_parents(root, &file);
-            }
-            Step::Unchanged(_) | Step::Refused(_) => {}
+    let mut removals: Vec<&String> = (plan.steps.iter())
+        .filter_map(|s| match s {
+            Step::Remove(path) => Some(path),
+            _ => None,
+        })
+        .collect();
+    removals.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
+    for path in removals {
+        let file = root.join(path);
+        if blocking_ancestor(root, path).is_some() {
+            return Err(format!(
+                "cannot remove {path}: a folder on its path is a link"
+            ));
         }
+        std::fs::remove_file(&file).map_err(|e| format!("cannot remove {path}: {e}"))?;
+        remove_empty_parents(root, &file);
+    }
+    for step in &plan.steps {
+        let Step::Restore(path) = step else {
+            continue;
+        };
+        let Some(Change {
+            before: Some(blob), ..
+        }) = record.changes.iter().find(|c| &c.path == path)
+        else {
+            continue;
+        };
+        if blocking_ancestor(root, path).is_some() {
+            return Err(format!(
+                "cannot put back {path}: a folder on its path is a link"
+            ));
+        }
+        let bytes = store.read(root, path, blob)?;
+        put_back(&root.join(path), &bytes, blob)
+            .map_err(|e| format!("cannot put back {path}: {e}"))?;
     }
     Ok(())
 }
 
-/// Whether a file's current blob is `expected` (both absent counts).
-fn same(now: &Option<Blob>, expected: &Option<Blob>) -> bool {
-    match (now, expected) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.id == b.id && a.symlink == b.symlink,
-        _ => false,
+/// The first folder on the path `rel` (below `root`) that is now a link or
+/// not a folder: writing there could leave the workspace.
+fn blocking_ancestor(root: &Path, rel: &str) -> Option<String> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let mut dir = root.to_path_buf();
+    for (n, part) in parts.iter().enumerate().take(parts.len().saturating_sub(1)) {
+        dir.push(part);
+        match dir.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Some(parts[..=n].join("/")),
+            Err(_) => return None,
+        }
     }
+    None
 }
 
 /// Writes `bytes` at `path` as `blob` was: a link, or a file with its

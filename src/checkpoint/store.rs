@@ -17,10 +17,14 @@ pub trait Store {
     fn kind(&self) -> StoreKind;
     /// Recorded in the session so that `oc undo` finds the store again.
     fn location(&self) -> String;
-    /// Stores the contents of every covered file under `root`.
-    fn snapshot(&self, root: &Path) -> Result<Taken, String>;
+    /// The blobs of every covered file under `root`, their contents kept
+    /// in the store when `keep` (the checkpoint); without `keep` (the end
+    /// of the run) only their ids, and no size limit applies.
+    fn snapshot(&self, root: &Path, keep: bool) -> Result<Taken, String>;
     /// The blob the file at `rel` holds now; `None` when there is none.
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String>;
     /// The bytes of a stored blob, as they go back at `rel`.
     fn read(&self, root: &Path, rel: &str, blob: &Blob) -> Result<Vec<u8>, String>;
+    /// Whether the store still holds `blob` (git may have pruned it).
+    fn has(&self, root: &Path, blob: &Blob) -> bool;
 }

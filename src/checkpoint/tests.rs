@@ -161,3 +161,165 @@ fn big_files_outside_git_are_listed_as_not_covered() {
     assert!(record.changes.is_empty(), "{record:?}");
     assert_eq!(record.not_covered, ["big.dat"]);
 }
+
+fn take_change_undo(root: &Path, home: &Path, change: impl FnOnce(&Path)) -> CheckpointRecord {
+    let checkpoint = Checkpoint::take(root, home).unwrap();
+    change(root);
+    let record = checkpoint.finish().unwrap();
+    let plan = plan(&record, root, false).unwrap();
+    assert!(
+        plan.refused().is_empty() && plan.blocked().is_empty(),
+        "{plan:?}"
+    );
+    undo(&record, root, &plan).unwrap();
+    record
+}
+
+/// Regression: with `core.autocrlf` and a clean filter, undo gave back the
+/// filtered bytes (LF files came back CRLF, a filter's output instead of
+/// the file). The blobs are the bytes as they are.
+#[test]
+fn git_filters_do_not_change_what_comes_back() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, "seed", "x\n");
+    git_init(root);
+    for args in [
+        ["config", "core.autocrlf", "true"],
+        ["config", "filter.up.clean", "tr a-z A-Z"],
+    ] {
+        git_out(root, &args);
+    }
+    write(root, ".gitattributes", "*.up filter=up\n*.dat ident\n");
+    let files = [
+        ("lf.txt", "one\ntwo\n"),
+        ("mixed.txt", "a\r\nb\nc\r\n"),
+        ("f.up", "hello secret\n"),
+        ("id.dat", "$Id$\n"),
+    ];
+    for (path, text) in files {
+        write(root, path, text);
+    }
+    take_change_undo(root, home.path(), |root| {
+        for (path, _) in files {
+            write(root, path, "changed\n");
+        }
+    });
+    for (path, text) in files {
+        assert_eq!(read(root, path), text, "{path}");
+    }
+}
+
+/// Regression: outside git, a file that grew past the copy limit during
+/// the run was "not covered", and a big file the run created stayed.
+#[test]
+fn files_that_grow_big_or_are_created_big_are_undone() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, "grow.bin", "small\n");
+    let big = "y".repeat(files::MAX_FILE_BYTES as usize * 2);
+    let record = take_change_undo(root, home.path(), |root| {
+        write(root, "grow.bin", &big);
+        write(root, "created.bin", &big);
+    });
+    assert!(record.not_covered.is_empty(), "{record:?}");
+    assert_eq!(read(root, "grow.bin"), "small\n");
+    assert!(!root.join("created.bin").exists());
+}
+
+/// Regression: a change of mode only was recorded but never undone.
+#[test]
+fn a_mode_change_alone_is_undone() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    start(root);
+    take_change_undo(root, home.path(), |root| {
+        let mut mode = std::fs::metadata(root.join("run.sh"))
+            .unwrap()
+            .permissions();
+        mode.set_mode(0o644);
+        std::fs::set_permissions(root.join("run.sh"), mode).unwrap();
+    });
+    let mode = std::fs::metadata(root.join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o100, 0o100);
+}
+
+/// Regression: a file the run replaced by a folder could never be put
+/// back ("Is a directory"), and a folder it replaced by a link looked
+/// changed since the run.
+#[test]
+fn a_file_replaced_by_a_folder_and_a_folder_by_a_link_come_back() {
+    let (dir, home, outside) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let root = dir.path();
+    write(root, "f", "file\n");
+    write(root, "sub/g.txt", "in sub\n");
+    write(outside.path(), "g.txt", "outside\n");
+    let target = outside.path().to_path_buf();
+    take_change_undo(root, home.path(), |root| {
+        std::fs::remove_file(root.join("f")).unwrap();
+        write(root, "f/x", "in\n");
+        std::fs::remove_dir_all(root.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&target, root.join("sub")).unwrap();
+    });
+    assert_eq!(read(root, "f"), "file\n");
+    assert!(root.join("sub").symlink_metadata().unwrap().is_dir());
+    assert_eq!(read(root, "sub/g.txt"), "in sub\n");
+    assert_eq!(read(outside.path(), "g.txt"), "outside\n");
+}
+
+/// Regression: after the run, a folder swapped for a link to elsewhere
+/// made `--force` write and delete outside the workspace.
+#[test]
+fn undo_never_goes_through_a_link_the_run_did_not_make() {
+    let (dir, home, outside) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let root = dir.path();
+    write(root, "sub/f.txt", "original\n");
+    let checkpoint = Checkpoint::take(root, home.path()).unwrap();
+    write(root, "sub/f.txt", "by the run\n");
+    write(root, "sub/new.txt", "new\n");
+    let record = checkpoint.finish().unwrap();
+    std::fs::rename(root.join("sub"), root.join("sub.bak")).unwrap();
+    write(outside.path(), "f.txt", "precious\n");
+    write(outside.path(), "new.txt", "mine\n");
+    std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
+    let forced = plan(&record, root, true).unwrap();
+    assert_eq!(forced.blocked(), ["sub/f.txt", "sub/new.txt"]);
+    undo(&record, root, &forced).unwrap();
+    assert_eq!(read(outside.path(), "f.txt"), "precious\n");
+    assert_eq!(read(outside.path(), "new.txt"), "mine\n");
+}
+
+/// Regression: a dry run listed files whose old content git had pruned;
+/// the undo then stopped half way. Now nothing is put back.
+#[test]
+fn pruned_objects_stop_the_undo_before_it_starts() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, "a.txt", "a\n");
+    write(root, "b.txt", "b\n");
+    let checkpoint = Checkpoint::take(root, home.path()).unwrap();
+    write(root, "a.txt", "A\n");
+    write(root, "b.txt", "B\n");
+    let record = checkpoint.finish().unwrap();
+    let a = record.changes[0].before.clone().unwrap();
+    let copy = home
+        .path()
+        .join("checkpoints/objects")
+        .join(&a.id[..2])
+        .join(&a.id[2..]);
+    std::fs::remove_file(copy).unwrap();
+    let err = plan(&record, root, false).unwrap_err();
+    assert!(err.contains("no longer in the store"), "{err}");
+    assert_eq!(read(root, "b.txt"), "B\n");
+}

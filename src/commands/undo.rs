@@ -8,6 +8,7 @@ use crate::cli::UndoArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::session::{Session, Store, now_rfc3339};
 use crate::ui::{out, print_note, print_warning};
+use crate::vocab::Mode;
 
 /// Undoes the last run of the chosen session. Prints one line per file
 /// (`restored PATH`, `removed PATH`; with `--dry-run`, `would restore …`)
@@ -26,6 +27,13 @@ pub fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
             session.id
         )));
     };
+    if record.changes.is_empty() {
+        print_note(&format!(
+            "the last run of session {} changed no file: nothing to undo (only a session's last run can be undone)",
+            session.id
+        ));
+        return Ok(ExitStatus::Success);
+    }
     let root = Path::new(&session.cwd);
     let plan = checkpoint::plan(&record, root, args.force)
         .map_err(|why| Error::io("cannot compare the files with the run's", other(why)))?;
@@ -47,13 +55,14 @@ pub fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
         match step {
             Step::Restore(path) => out(&format!("{restore} {path}\n")),
             Step::Remove(path) => out(&format!("{remove} {path}\n")),
-            Step::Unchanged(_) | Step::Refused(_) => {}
+            Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => {}
         }
     }
     let done = (plan.steps.iter())
         .filter(|s| matches!(s, Step::Restore(_) | Step::Remove(_)))
         .count();
     let refused = plan.refused();
+    let blocked = plan.blocked();
     if !args.dry_run && done > 0 {
         let mut record = record.clone();
         record.undone_at = Some(now_rfc3339());
@@ -70,19 +79,29 @@ pub fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
         if done == 1 { "" } else { "s" },
         session.id,
         match done {
-            0 if refused.is_empty() => ": the files are already as the run found them",
+            0 if refused.is_empty() && blocked.is_empty() => {
+                ": the files are already as the run found them"
+            }
             _ => "",
         }
     ));
-    if refused.is_empty() {
-        return Ok(ExitStatus::Success);
+    if !blocked.is_empty() {
+        print_warning(&format!(
+            "left alone, a folder on their path is now a link or a file (putting them back could write outside the workspace): {}",
+            blocked.join(", ")
+        ));
     }
-    print_warning(&format!(
-        "left alone, changed since the run ended: {}; `oc undo {} --force` puts them back too (their newer content is lost)",
-        refused.join(", "),
-        session.id
-    ));
-    Ok(ExitStatus::Failure)
+    if !refused.is_empty() {
+        print_warning(&format!(
+            "left alone, changed since the run ended: {}; `oc undo {} --force` puts them back too (their newer content is lost)",
+            refused.join(", "),
+            session.id
+        ));
+    }
+    match refused.is_empty() && blocked.is_empty() {
+        true => Ok(ExitStatus::Success),
+        false => Ok(ExitStatus::Failure),
+    }
 }
 
 fn other(why: String) -> std::io::Error {
@@ -99,13 +118,22 @@ fn pick(store: &Store, args: &UndoArgs) -> Result<Session> {
         None => std::env::current_dir()
             .map_err(|e| Error::io("cannot read the current directory", e))?,
     };
-    let cwd = cwd
-        .canonicalize()
-        .map_err(|e| Error::io(format!("cannot open `{}`", cwd.display()), e))?;
-    store.newest_in(&cwd)?.ok_or_else(|| {
+    let cwd = cwd.canonicalize().map_err(|e| {
         Error::Usage(format!(
-            "no saved session was started in `{}`; name one (`oc sessions list`)",
+            "cannot open `{}`: {e}; give an existing directory",
             cwd.display()
         ))
-    })
+    })?;
+    // Plan and chat sessions change nothing: the newest run that could
+    // have changed files is the one to undo.
+    let here = cwd.display().to_string();
+    let (sessions, _) = store.list();
+    let newest = (sessions.into_iter())
+        .find(|s| s.cwd == here && s.mode == Mode::Code)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "no saved `oc run` session was started in `{here}`; name one (`oc sessions list`); a `--no-save` run leaves none to undo"
+            ))
+        })?;
+    store.load(&newest.id)
 }

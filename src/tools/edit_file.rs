@@ -45,9 +45,11 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         Err(e) => return Err(format!("cannot read {display}: {e}")),
     };
     if args.old_string.contains('\n')
-        && let Some(why) = super::write_file::escaped_line_breaks(&args.new_string)
+        && let Some(why) = super::write_file::escaped_line_breaks_from(&args.new_string, 1)
     {
-        return Err(format!("{display} was not edited: new_string {why}"));
+        return Err(format!(
+            "{display} was not edited: old_string spans lines, but new_string {why}"
+        ));
     }
     if seen.applied(&path.real, &args.old_string, &args.new_string)
         && text.contains(args.new_string.as_str())
@@ -72,6 +74,11 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
         return Err(format!(
             "{display} changed on disk since you read it, and old_string is not in it exactly; it now reads:\n{}\nsend old_string exactly as it is now",
             around(&text, edit.lines.first().copied().unwrap_or(1))
+        ));
+    }
+    if edit.text.trim().is_empty() && !text.trim().is_empty() {
+        return Err(format!(
+            "this edit would leave {display} empty; to empty a file on purpose, use write_file with \"allow_shrink\": true"
         ));
     }
     let places: Vec<String> = edit.lines.iter().map(usize::to_string).collect();

@@ -135,25 +135,63 @@ pub fn kept_share(old: &str, new: &str) -> f64 {
     kept as f64 / old.len() as f64
 }
 
-/// A line of `new` that stands for left-out code and is not in `old`.
+/// A line of `new` that stands for left-out code and is not in `old`: a
+/// comment (whole-line or trailing) that says code is left out
+/// (`# ... rest unchanged`, `// existing code`, `# snip`, `# …`), or a bare
+/// `...` that is not a Python body (the line before it ends with `:`).
 pub fn elision(old: &str, new: &str) -> Option<String> {
+    const PHRASES: [&str; 11] = [
+        "rest of the",
+        "rest unchanged",
+        "existing code",
+        "unchanged code",
+        "remains unchanged",
+        "same as before",
+        "previous code",
+        "remaining code",
+        "code here",
+        "code omitted",
+        "omitted for brevity",
+    ];
+    // Single words count in a short placeholder: `# <existing f6>`,
+    // `# [snip]`, `# ... unchanged`, or the word alone.
+    const WORDS: [&str; 5] = ["existing", "unchanged", "snip", "omitted", "elided"];
     let old: Vec<&str> = non_blank(old);
-    non_blank(new)
-        .into_iter()
-        .filter(|line| !old.contains(line))
-        .find(|line| {
-            let lower = line.to_ascii_lowercase();
-            let comment = lower.trim_start_matches(['#', '/', '*', '-', ' ', '<', '!']);
-            (comment.starts_with("...") && comment.len() < 80)
-                || [
-                    "rest of the",
-                    "existing code",
-                    "remains unchanged",
-                    "unchanged code",
-                    "same as before",
-                ]
-                .iter()
-                .any(|m| comment.contains(m) && line.len() < 100 && lower != comment)
+    let lines = non_blank(new);
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| !old.contains(line))
+        .find(|(n, line)| {
+            let lower = line.to_lowercase().replace('…', "...");
+            if lower == "..." {
+                return !(n.checked_sub(1)).is_some_and(|p| lines[p].ends_with(':'));
+            }
+            let Some(comment) = comment_of(&lower) else {
+                return false;
+            };
+            let text = comment.trim_start_matches(['#', '/', '*', '-', ' ', '<', '!', '[', '(']);
+            let placeholder = text.len() <= 30
+                && (comment.contains(['<', '[', '(']) || comment.contains("...") || {
+                    let bare = text.trim_end_matches(['>', ']', ')', '-', '*', '/', ' ']);
+                    WORDS.contains(&bare)
+                });
+            text.len() < 80
+                && (text.starts_with("...")
+                    || PHRASES.iter().any(|m| text.contains(m))
+                    || (placeholder && WORDS.iter().any(|w| text.contains(w))))
         })
-        .map(str::to_string)
+        .map(|(_, line)| line.to_string())
+}
+
+/// The comment of a line: the whole line when it starts as one (`#`,
+/// `//`, `/*`, `<!--`, `--`), else what follows a trailing `#` or `//`.
+fn comment_of(line: &str) -> Option<&str> {
+    let starts = ["#", "//", "/*", "<!--", "--"];
+    if starts.iter().any(|s| line.starts_with(s)) {
+        return Some(line);
+    }
+    [" # ", " // "]
+        .iter()
+        .find_map(|m| line.find(m).map(|i| &line[i + 1..]))
 }

@@ -119,12 +119,27 @@ fn window(args: &Args, total: usize) -> (usize, usize) {
 }
 
 /// For a read that showed only part of the file at `real`: the first and
-/// last line it showed and the file's line count. `None` when it showed
-/// the whole file (or the file cannot be read now).
+/// last line it showed whole and the file's line count. `None` when it
+/// showed the whole file (or the file cannot be read now).
 pub fn shown_lines(args: &Args, real: &std::path::Path) -> Option<(usize, usize, usize)> {
     let bytes = std::fs::read(real).ok()?;
-    let total = super::file_text::decode_text(&bytes).0.lines().count();
+    let text = super::file_text::decode_text(&bytes).0;
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
     let (offset, end) = window(args, total);
+    // A line cut at MAX_LINE_CHARS was not seen whole: the window ends
+    // before it.
+    let cut = (offset..=end).find(|&n| {
+        let from = if n == offset {
+            args.column.unwrap_or(1).max(1)
+        } else {
+            1
+        };
+        lines
+            .get(n - 1)
+            .is_some_and(|l| l.chars().count() >= from + MAX_LINE_CHARS)
+    });
+    let end = cut.map_or(end, |n| n - 1);
     (offset > 1 || end < total).then_some((offset, end, total))
 }
 

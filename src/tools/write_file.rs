@@ -75,8 +75,12 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
             args.allow_shrink == Some(true),
         )?;
     }
-    if let Some(why) = escaped_line_breaks(&args.content) {
-        return Err(format!("{} was not written: {why}", path.display));
+    let several_lines = before.as_ref().is_some_and(|b| b.trim_end().contains('\n'));
+    if let Some(why) = escaped_line_breaks_from(&args.content, if several_lines { 1 } else { 2 }) {
+        return Err(format!(
+            "{} was not written: the content {why}",
+            path.display
+        ));
     }
     let after = match &before {
         Some(before) => keep_conventions(before, &args.content),
@@ -134,10 +138,17 @@ fn guard_losses(
 /// is written as sent. Never unescaped silently: the model is told to send
 /// real newlines.
 pub fn escaped_line_breaks(text: &str) -> Option<String> {
+    escaped_line_breaks_from(text, 2)
+}
+
+/// [`escaped_line_breaks`] with `at_least` `\n` pairs: 1 where the text
+/// replaces several lines (an edit whose `old_string` spans lines, a whole
+/// file that had more than one line).
+pub fn escaped_line_breaks_from(text: &str, at_least: usize) -> Option<String> {
     let escaped = text.matches("\\n").count();
-    (escaped >= 2 && !text.contains('\n') && unquoted_escape(text)).then(|| {
+    (escaped >= at_least && !text.contains('\n') && unquoted_escape(text)).then(|| {
         format!(
-            "the text holds {escaped} `\\n` written as two characters (a backslash and n) and no real line break; send real line breaks (in JSON, `\\n` inside the string, not `\\\\n`)"
+            "it holds {escaped} `\\n` written as two characters (a backslash and n) and no real line break; send real line breaks (in JSON, `\\n` inside the string, not `\\\\n`)"
         )
     })
 }
@@ -164,7 +175,10 @@ fn unquoted_escape(text: &str) -> bool {
                 let after = at(i + 2);
                 let carriage = i >= 2 && at(i - 2) == Some('\\') && before == Some('r');
                 let pattern = matches!(before, Some('[' | '^' | '(' | '|'))
-                    || matches!(after, Some(')' | ']' | '|' | '+' | '*' | '?' | '/' | '}'));
+                    || matches!(
+                        after,
+                        Some(')' | ']' | '|' | '+' | '*' | '?' | '/' | '}' | '\\' | '$')
+                    );
                 if !carriage && !pattern {
                     return true;
                 }

@@ -284,3 +284,141 @@ fn literal_backslash_n_inside_strings_is_written() {
     let results = results(&server);
     assert!(results[3].contains("no real line break"), "{}", results[3]);
 }
+
+/// Regression (found by attacking the guards): placeholders the elision
+/// check missed lost the code they stood for; a bare `...` body is Python.
+#[test]
+fn placeholder_lines_are_refused_in_whole_content() {
+    let env = TestEnv::new();
+    let body: String = (1..=12)
+        .map(|i| format!("def f{i}(x):\n    return x + {i}\n\n\n"))
+        .collect();
+    env.write("lib.py", &body);
+    let kept: String = (1..=10)
+        .map(|i| format!("def f{i}(x):\n    return x + {i}\n\n\n"))
+        .collect();
+    let placeholders = [
+        "# …",
+        "# [previous code here]",
+        "# snip",
+        "# <existing f11/f12>",
+        "pass  # rest unchanged",
+    ];
+    let mut replies = vec![Reply::tool_calls(&[(
+        "read_file",
+        json!({"path": "lib.py"}),
+    )])];
+    for placeholder in placeholders {
+        let content = format!("{kept}{placeholder}\n");
+        replies.push(Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "lib.py", "content": content}),
+        )]));
+    }
+    let python_body = body.replace("    return x + 12\n", "    ...\n");
+    replies.push(Reply::tool_calls(&[(
+        "write_file",
+        json!({"path": "lib.py", "content": python_body}),
+    )]));
+    replies.push(Reply::answer("Done."));
+    let server = FakeOllama::start(replies);
+    env.oc(&server)
+        .args(["run", "--yes", "rewrite lib.py"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for (n, placeholder) in placeholders.iter().enumerate() {
+        assert!(
+            results[n + 1].contains("leaves code of lib.py out"),
+            "{placeholder}: {}",
+            results[n + 1]
+        );
+    }
+    assert!(results[6].starts_with("updated lib.py"), "{}", results[6]);
+    assert_eq!(read(&env, "lib.py"), python_body);
+}
+
+/// Regression: a line cut at 2,000 characters by `read_file` counted as
+/// seen, and a whole write lost it.
+#[test]
+fn a_line_cut_by_read_file_is_not_seen() {
+    let env = TestEnv::new();
+    let wide = format!("short\n{}\nend\n", "A".repeat(5000));
+    env.write("wide.txt", &wide);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "wide.txt"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "wide.txt", "content": "SHORT\nAAAAAAAAAA\nend\n"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "uppercase the first line of wide.txt"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "wide.txt"), wide);
+    let result = &results(&server)[1];
+    assert!(
+        result.contains("you have seen 1 of the 3 lines"),
+        "{result}"
+    );
+}
+
+/// Regressions: an edit that empties a file went through unread; after
+/// one exact edit of a file changed on disk, fuzzy edits and
+/// `replace_all` were let through without a read; one `\n` pair replacing
+/// lines was written.
+#[test]
+fn edits_that_lose_lines_are_refused() {
+    let env = TestEnv::new();
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    env.write("a.txt", &text);
+    env.write("b.txt", "x = 1\ny = 2\nz = 3\n");
+    env.write("c.txt", "a\nb\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": text, "new_string": ""}),
+        )]),
+        Reply::tool_calls(&[("read_file", json!({"path": "b.txt"}))]),
+        Reply::tool_calls(&[("bash", json!({"command": "echo 'w = 0' >> b.txt"}))]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "b.txt", "old_string": "x = 1", "new_string": "x = 10"}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "b.txt", "old_string": "y = 2", "new_string": "y = 20", "replace_all": true}),
+        )]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "c.txt", "old_string": "a\nb", "new_string": "A\\nB"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "change the files"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert_eq!(read(&env, "a.txt"), text);
+    assert!(
+        results[0].contains("would leave a.txt empty"),
+        "{}",
+        results[0]
+    );
+    assert!(results[3].starts_with("updated b.txt"), "{}", results[3]);
+    assert!(
+        results[4].contains("replace_all could change text you have not seen"),
+        "{}",
+        results[4]
+    );
+    assert_eq!(read(&env, "b.txt"), "x = 10\ny = 2\nz = 3\nw = 0\n");
+    assert!(
+        results[5].contains("old_string spans lines"),
+        "{}",
+        results[5]
+    );
+    assert_eq!(read(&env, "c.txt"), "a\nb\n");
+}

@@ -193,6 +193,24 @@ fn a_file_changed_after_the_run_is_left_alone_unless_forced() {
     assert_as_before(&env);
 }
 
+/// A plan run after a code run does not hide the code run from `oc undo`.
+#[test]
+fn undo_skips_sessions_that_change_nothing() {
+    let env = TestEnv::new();
+    let server = changing_run(&env);
+    env.oc(&server)
+        .args(["run", "--yes", "change the files"])
+        .assert()
+        .success();
+    let planner = FakeOllama::start(vec![Reply::answer("A plan.")]);
+    env.oc(&planner)
+        .args(["plan", "what next?"])
+        .assert()
+        .success();
+    env.oc(&server).args(["undo"]).assert().success();
+    assert_as_before(&env);
+}
+
 #[test]
 fn on_fail_revert_puts_back_a_run_whose_check_failed() {
     let env = TestEnv::new();
@@ -235,7 +253,7 @@ fn undo_says_what_it_cannot_do() {
     let server = FakeOllama::start(vec![Reply::answer("A plan.")]);
     let out = env.oc(&server).args(["undo"]).assert().code(2);
     assert!(
-        stderr(&out).contains("no saved session was started in"),
+        stderr(&out).contains("no saved `oc run` session was started in"),
         "{}",
         stderr(&out)
     );
@@ -245,7 +263,24 @@ fn undo_says_what_it_cannot_do() {
         .success();
     let out = env.oc(&server).args(["undo"]).assert().code(2);
     assert!(
+        stderr(&out).contains("no saved `oc run` session was started in"),
+        "{}",
+        stderr(&out)
+    );
+    let plan_id = env.session()["id"].as_str().unwrap().to_string();
+    let out = env.oc(&server).args(["undo", &plan_id]).assert().code(2);
+    assert!(
         stderr(&out).contains("has no checkpoint"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env
+        .oc(&server)
+        .args(["undo", "-C", "/nonexistent/dir"])
+        .assert()
+        .code(2);
+    assert!(
+        stderr(&out).contains("give an existing directory"),
         "{}",
         stderr(&out)
     );
