@@ -321,6 +321,9 @@ pub fn settle_checkpoint(
     exit: ExitStatus,
     out: &mut dyn Output,
 ) -> Vec<String> {
+    // The record describes this run; a run without one cannot be undone,
+    // and an earlier run's record must not stand for it.
+    session.checkpoint = None;
     let Some(checkpoint) = checkpoint else {
         return Vec::new();
     };
@@ -340,6 +343,13 @@ pub fn settle_checkpoint(
             .and_then(|plan| crate::checkpoint::undo(&record, root, &plan).map(|()| plan));
         match undone {
             Ok(plan) => {
+                let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
+                if !left.is_empty() {
+                    out.warn(&format!(
+                        "--on-fail revert left alone (changed meanwhile, or a folder on their path is now a link or a file): {}",
+                        left.join(", ")
+                    ));
+                }
                 reverted = (plan.steps.iter())
                     .filter_map(|step| match step {
                         crate::checkpoint::Step::Restore(p)

@@ -70,7 +70,13 @@ impl Store for FileCopies {
             if kind.is_dir() {
                 continue;
             }
-            let rel = relative(root, entry.path());
+            let Some(rel) = relative(root, entry.path()) else {
+                // A name that is not UTF-8 cannot be recorded in the session.
+                taken
+                    .skipped
+                    .push(entry.path().to_string_lossy().into_owned());
+                continue;
+            };
             let Ok(meta) = entry.path().symlink_metadata() else {
                 continue;
             };
@@ -113,7 +119,11 @@ impl Store for FileCopies {
         let bytes = content(&path, symlink)?;
         Ok(Some(Blob {
             id: format!("{:x}", Sha256::digest(&bytes)),
-            executable: !symlink && meta.permissions().mode() & 0o111 != 0,
+            mode: if symlink {
+                0
+            } else {
+                meta.permissions().mode() & 0o7777
+            },
             symlink,
         }))
     }
@@ -139,11 +149,10 @@ fn content(path: &Path, symlink: bool) -> Result<Vec<u8>, String> {
     read.map_err(|e| format!("cannot read `{}`: {e}", path.display()))
 }
 
-/// `path` relative to `root`, `/`-separated.
-fn relative(root: &Path, path: &Path) -> String {
+/// `path` relative to `root`, `/`-separated; `None` for a name that is not
+/// UTF-8.
+fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
 }

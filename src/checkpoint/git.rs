@@ -56,7 +56,11 @@ impl GitObjects {
         };
         Ok(Some(Blob {
             id: hash_stdin(root, &bytes, keep)?,
-            executable: !symlink && meta.permissions().mode() & 0o111 != 0,
+            mode: if symlink {
+                0
+            } else {
+                meta.permissions().mode() & 0o7777
+            },
             symlink,
         }))
     }
@@ -84,35 +88,44 @@ impl Store for GitObjects {
                 ".",
             ],
         )?;
-        let mut paths: Vec<String> = (listed.split(|b| *b == 0))
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
         let mut taken = Taken {
             files: Default::default(),
             skipped: Vec::new(),
         };
-        let mut batch: Vec<(String, bool)> = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
+        for name in listed.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            match String::from_utf8(name.to_vec()) {
+                Ok(name) => paths.push(name),
+                // A name that is not UTF-8 cannot be recorded in the session.
+                Err(_) => taken
+                    .skipped
+                    .push(String::from_utf8_lossy(name).into_owned()),
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        let mut batch: Vec<(String, u32)> = Vec::new();
         for rel in paths {
             let Ok(meta) = root.join(&rel).symlink_metadata() else {
                 continue;
             };
-            let executable = meta.permissions().mode() & 0o111 != 0;
-            if meta.file_type().is_symlink() || rel.contains('\n') {
+            let mode = meta.permissions().mode() & 0o7777;
+            // `--stdin-paths` unquotes a name that starts with `"` and drops
+            // a trailing CR: such names are hashed one by one.
+            let plain = !rel.starts_with('"') && !rel.contains(['\n', '\r']);
+            if meta.file_type().is_symlink() || !plain {
                 if let Some(blob) = self.blob_of_kept(root, &rel, keep)? {
                     taken.files.insert(rel, blob);
                 }
             } else if meta.is_file() {
-                batch.push((rel, executable));
+                batch.push((rel, mode));
             }
         }
         let ids = hash_paths(root, batch.iter().map(|(rel, _)| rel.as_str()), keep)?;
-        for ((rel, executable), id) in batch.into_iter().zip(ids) {
+        for ((rel, mode), id) in batch.into_iter().zip(ids) {
             let blob = Blob {
                 id,
-                executable,
+                mode,
                 symlink: false,
             };
             taken.files.insert(rel, blob);

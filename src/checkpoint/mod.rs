@@ -28,6 +28,8 @@ pub struct Checkpoint {
     root: PathBuf,
     start: Snapshot,
     skipped: Vec<String>,
+    /// When the checkpoint was taken.
+    taken_at: std::time::SystemTime,
 }
 
 impl std::fmt::Debug for Checkpoint {
@@ -47,13 +49,26 @@ impl Checkpoint {
     /// the contents not stored (the run goes on without undo).
     pub fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
         let store = store_for(root, home);
+        let taken_at = std::time::SystemTime::now();
         let taken = store.snapshot(root, true)?;
         Ok(Checkpoint {
             store,
             root: root.to_path_buf(),
             start: taken.files,
             skipped: taken.skipped,
+            taken_at,
         })
+    }
+
+    /// Whether the file at `path` was made before the checkpoint (its birth
+    /// time, or its modification time where there is none; a rename keeps
+    /// both).
+    fn existed_before(&self, path: &str) -> bool {
+        let Ok(meta) = self.root.join(path).symlink_metadata() else {
+            return false;
+        };
+        let made = meta.created().or_else(|_| meta.modified());
+        made.is_ok_and(|made| made < self.taken_at)
     }
 
     /// Compares the workspace now with the checkpoint: the record of what
@@ -63,7 +78,7 @@ impl Checkpoint {
     pub fn finish(&self) -> Result<CheckpointRecord, String> {
         let end = self.store.snapshot(&self.root, false)?;
         let mut changes = Vec::new();
-        let not_covered = self.skipped.clone();
+        let mut not_covered = self.skipped.clone();
         for (path, before) in &self.start {
             match end.files.get(path) {
                 Some(after) if after == before => {}
@@ -75,13 +90,20 @@ impl Checkpoint {
             }
         }
         for (path, after) in &end.files {
-            if !self.start.contains_key(path) && !self.skipped.contains(path) {
-                changes.push(Change {
-                    path: path.clone(),
-                    before: None,
-                    after: Some(after.clone()),
-                });
+            if self.start.contains_key(path) || self.skipped.contains(path) {
+                continue;
             }
+            // Not in the checkpoint but older than it: a file that was
+            // ignored, or renamed from one, not one the run made.
+            if self.existed_before(path) {
+                not_covered.push(path.clone());
+                continue;
+            }
+            changes.push(Change {
+                path: path.clone(),
+                before: None,
+                after: Some(after.clone()),
+            });
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(CheckpointRecord {

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 pub struct Blob {
     /// git: the blob's object id; files: the SHA-256 of the bytes (hex).
     pub id: String,
-    /// The file was executable.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub executable: bool,
+    /// The file's permission bits (`0o644`, `0o755`, …); 0 for a link.
+    #[serde(default)]
+    pub mode: u32,
     /// The entry was a symbolic link; the blob holds its target.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub symlink: bool,

@@ -62,8 +62,9 @@ impl UndoPlan {
 /// an old content (nothing is put back then).
 pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoPlan, String> {
     let store = store_of(record);
-    let removed_links: Vec<&str> = (record.changes.iter())
-        .filter(|c| c.before.is_none() && c.after.as_ref().is_some_and(|b| b.symlink))
+    // A link or file the run made where a folder was is removed first.
+    let created: Vec<&str> = (record.changes.iter())
+        .filter(|c| c.before.is_none())
         .map(|c| c.path.as_str())
         .collect();
     let mut steps = Vec::new();
@@ -72,7 +73,7 @@ pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoP
         let blocker = blocking_ancestor(root, &path);
         if blocker
             .as_ref()
-            .is_some_and(|b| !removed_links.contains(&b.as_str()))
+            .is_some_and(|b| !created.contains(&b.as_str()))
         {
             steps.push(Step::Blocked(path));
             continue;
@@ -103,7 +104,7 @@ pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoP
 
 /// Carries out `plan`: first removes the files the run created (deepest
 /// first, then the folders that leaves empty), then writes old contents
-/// back (atomically, with their executable bit; links as links).
+/// back (atomically, with their permission bits; links as links).
 ///
 /// Errors: the first file that cannot be read from the store or written;
 /// the files before it are already back.
@@ -165,7 +166,7 @@ fn blocking_ancestor(root: &Path, rel: &str) -> Option<String> {
 }
 
 /// Writes `bytes` at `path` as `blob` was: a link, or a file with its
-/// executable bit.
+/// permission bits.
 fn put_back(path: &Path, bytes: &[u8], blob: &Blob) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
@@ -183,18 +184,9 @@ fn put_back(path: &Path, bytes: &[u8], blob: &Blob) -> std::io::Result<()> {
         use std::os::unix::ffi::OsStrExt;
         return std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(bytes), path);
     }
-    let mode = if blob.executable { 0o777 } else { 0o666 };
-    crate::fsutil::write_atomic(path, bytes, mode)?;
-    let mut permissions = std::fs::metadata(path)?.permissions();
-    let executable = permissions.mode() & 0o111 != 0;
-    if executable != blob.executable {
-        let bits = if blob.executable {
-            permissions.mode() | 0o111
-        } else {
-            permissions.mode() & !0o111
-        };
-        permissions.set_mode(bits);
-        std::fs::set_permissions(path, permissions)?;
+    crate::fsutil::write_atomic(path, bytes, 0o600)?;
+    if blob.mode != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(blob.mode))?;
     }
     Ok(())
 }

@@ -323,3 +323,45 @@ fn pruned_objects_stop_the_undo_before_it_starts() {
     assert!(err.contains("no longer in the store"), "{err}");
     assert_eq!(read(root, "b.txt"), "B\n");
 }
+
+/// Regressions (second attack): a file ignored when the run began and
+/// covered at its end (its `.gitignore` line gone, or renamed out of an
+/// ignored name) was taken for one the run made, and undo removed it; a
+/// name starting with `"` was unquoted by git; a 0600 file came back 0644.
+#[test]
+fn files_older_than_the_checkpoint_are_never_removed() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", ".env\n*.db\n");
+    write(root, ".env", "TOKEN=1\n");
+    write(root, "local.db", "data\n");
+    write(root, "\"x", "quoted name\n");
+    write(root, "x", "plain name\n");
+    write(root, "secret.key", "key\n");
+    std::fs::set_permissions(
+        root.join("secret.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    git_init(root);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let record = take_change_undo(root, home.path(), |root| {
+        write(root, ".gitignore", "build/\n");
+        std::fs::rename(root.join("local.db"), root.join("local.sqlite")).unwrap();
+        write(root, "x", "changed\n");
+        std::fs::remove_file(root.join("secret.key")).unwrap();
+    });
+    assert_eq!(read(root, ".env"), "TOKEN=1\n");
+    assert_eq!(read(root, "local.sqlite"), "data\n");
+    assert_eq!(read(root, "\"x"), "quoted name\n");
+    assert_eq!(read(root, "x"), "plain name\n");
+    let mode = std::fs::metadata(root.join("secret.key"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert!(
+        record.not_covered.contains(&".env".to_string()),
+        "{record:?}"
+    );
+}

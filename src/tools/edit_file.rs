@@ -76,6 +76,11 @@ pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, S
             around(&text, edit.lines.first().copied().unwrap_or(1))
         ));
     }
+    if let Some(line) = super::losses::elision(display, &args.old_string, &args.new_string) {
+        return Err(format!(
+            "{display} was not edited: new_string leaves code out (`{line}` stands for lines that would be lost); write every line of new_string in full"
+        ));
+    }
     if edit.text.trim().is_empty() && !text.trim().is_empty() {
         return Err(format!(
             "this edit would leave {display} empty; to empty a file on purpose, use write_file with \"allow_shrink\": true"

@@ -19,12 +19,13 @@ pub enum Loss {
 }
 
 /// The first way `new` loses code of `old`, checked in the order of
-/// [`Loss`]; dropped definitions only when `removal_allowed` is false.
-pub fn loss(old: &str, new: &str, removal_allowed: bool) -> Option<Loss> {
+/// [`Loss`] (for the file at `path`, whose kind says what a comment is);
+/// dropped definitions only when `removal_allowed` is false.
+pub fn loss(path: &str, old: &str, new: &str, removal_allowed: bool) -> Option<Loss> {
     if new.trim().is_empty() && !old.trim().is_empty() {
         return Some(Loss::Blank);
     }
-    if let Some(line) = elision(old, new) {
+    if let Some(line) = elision(path, old, new) {
         return Some(Loss::Elision(line));
     }
     if !removal_allowed && let Some(line) = dropped_definition(old, new) {
@@ -139,7 +140,12 @@ pub fn kept_share(old: &str, new: &str) -> f64 {
 /// comment (whole-line or trailing) that says code is left out
 /// (`# ... rest unchanged`, `// existing code`, `# snip`, `# …`), or a bare
 /// `...` that is not a Python body (the line before it ends with `:`).
-pub fn elision(old: &str, new: &str) -> Option<String> {
+/// In prose (`.md`, `.rst`, `.txt`) a `#` line is a heading, not a
+/// comment; in YAML a bare `...` ends a document.
+pub fn elision(path: &str, old: &str, new: &str) -> Option<String> {
+    let extension = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    let prose = ["md", "markdown", "rst", "txt", "adoc"].contains(&extension.as_str());
+    let yaml = ["yml", "yaml"].contains(&extension.as_str());
     const PHRASES: [&str; 11] = [
         "rest of the",
         "rest unchanged",
@@ -165,7 +171,10 @@ pub fn elision(old: &str, new: &str) -> Option<String> {
         .find(|(n, line)| {
             let lower = line.to_lowercase().replace('…', "...");
             if lower == "..." {
-                return !(n.checked_sub(1)).is_some_and(|p| lines[p].ends_with(':'));
+                return !yaml && !(n.checked_sub(1)).is_some_and(|p| lines[p].ends_with(':'));
+            }
+            if prose && !lower.starts_with("<!--") {
+                return false;
             }
             let Some(comment) = comment_of(&lower) else {
                 return false;

@@ -104,7 +104,7 @@ fn guard_losses(
     content: &str,
     allow_shrink: bool,
 ) -> Result<(), String> {
-    let Some(loss) = losses::loss(first, content, true) else {
+    let Some(loss) = losses::loss(display, first, content, true) else {
         return Ok(());
     };
     let lines = first.lines().count();

@@ -422,3 +422,46 @@ fn edits_that_lose_lines_are_refused() {
     );
     assert_eq!(read(&env, "c.txt"), "a\nb\n");
 }
+
+/// Regressions (second attack): an edit could replace 36 lines by a
+/// placeholder; a Markdown heading and YAML's document end were taken for
+/// placeholders.
+#[test]
+fn placeholders_are_judged_by_the_file_kind() {
+    let env = TestEnv::new();
+    let code: String = (1..=12).map(|i| format!("x{i} = {i}\n")).collect();
+    env.write("conf.py", &code);
+    env.write("guide.md", "# Guide\n\nSome text.\n");
+    env.write("ci.yml", "a: 1\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "conf.py"}))]),
+        Reply::tool_calls(&[(
+            "edit_file",
+            json!({"path": "conf.py", "old_string": code, "new_string": "# ... existing code ...\n"}),
+        )]),
+        Reply::tool_calls(&[("read_file", json!({"path": "guide.md"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "guide.md", "content": "# Guide\n\nSome text.\n\n## Migrating existing code\n\nRead on.\n"}),
+        )]),
+        Reply::tool_calls(&[("read_file", json!({"path": "ci.yml"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "ci.yml", "content": "a: 1\n...\n"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "edit the files"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[1].contains("new_string leaves code out"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(read(&env, "conf.py"), code);
+    assert!(results[3].starts_with("updated guide.md"), "{}", results[3]);
+    assert!(results[5].starts_with("updated ci.yml"), "{}", results[5]);
+}

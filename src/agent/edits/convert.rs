@@ -175,7 +175,7 @@ fn definition_calls(
 ) -> Option<Vec<EditCall>> {
     let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
     let seen = scope.seen.get(path).cloned().unwrap_or_default();
-    let spliced = match elision(&old, content) {
+    let spliced = match elision(path, &old, content) {
         Some(elision) => Err(format!(
             "the block for {path} leaves code out (`{elision}`); send each definition you change whole, from its first line to its last, unchanged lines too"
         )),
@@ -359,7 +359,7 @@ fn check_whole(path: &str, content: &str, root: &Path, scope: &Scope) -> Result<
         },
     };
     let again = "send the complete file, every line, unchanged ones too";
-    match losses::loss(&old, content, scope.removal_allowed) {
+    match losses::loss(path, &old, content, scope.removal_allowed) {
         None => Ok(()),
         Some(Loss::Blank) => Err(format!(
             "the block for {path} is empty; send the complete new content of the file"
