@@ -28,8 +28,26 @@ pub struct Checkpoint {
     root: PathBuf,
     start: Snapshot,
     skipped: Vec<String>,
-    /// When the checkpoint was taken.
+    /// When the checkpoint was taken, by the clock file times are stamped
+    /// with (coarser than the system clock, so a file made just after
+    /// `SystemTime::now()` may carry an earlier time).
     taken_at: std::time::SystemTime,
+}
+
+/// The time the kernel stamps on a file made now: the birth (or
+/// modification) time of a new temporary file.
+///
+/// Errors: no temporary file can be made.
+fn file_clock_now() -> Result<std::time::SystemTime, String> {
+    let marker =
+        tempfile::NamedTempFile::new().map_err(|e| format!("cannot make a temporary file: {e}"))?;
+    let meta = marker
+        .as_file()
+        .metadata()
+        .map_err(|e| format!("cannot read a temporary file: {e}"))?;
+    meta.created()
+        .or_else(|_| meta.modified())
+        .map_err(|e| format!("cannot read a file time: {e}"))
 }
 
 impl std::fmt::Debug for Checkpoint {
@@ -49,7 +67,7 @@ impl Checkpoint {
     /// the contents not stored (the run goes on without undo).
     pub fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
         let store = store_for(root, home);
-        let taken_at = std::time::SystemTime::now();
+        let taken_at = file_clock_now()?;
         let taken = store.snapshot(root, true)?;
         Ok(Checkpoint {
             store,
@@ -68,7 +86,7 @@ impl Checkpoint {
             return false;
         };
         let made = meta.created().or_else(|_| meta.modified());
-        made.is_ok_and(|made| made < self.taken_at)
+        made.is_ok_and(|made| made <= self.taken_at)
     }
 
     /// Compares the workspace now with the checkpoint: the record of what

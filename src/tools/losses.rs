@@ -146,8 +146,12 @@ pub fn elision(path: &str, old: &str, new: &str) -> Option<String> {
     let extension = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     let prose = ["md", "markdown", "rst", "txt", "adoc"].contains(&extension.as_str());
     let yaml = ["yml", "yaml"].contains(&extension.as_str());
-    const PHRASES: [&str; 11] = [
+    const PHRASES: [&str; 15] = [
         "rest of the",
+        "rest of file",
+        "rest of the file",
+        "stay the same",
+        "stays the same",
         "rest unchanged",
         "existing code",
         "unchanged code",
@@ -196,11 +200,12 @@ pub fn elision(path: &str, old: &str, new: &str) -> Option<String> {
 /// The comment of a line: the whole line when it starts as one (`#`,
 /// `//`, `/*`, `<!--`, `--`), else what follows a trailing `#` or `//`.
 fn comment_of(line: &str) -> Option<&str> {
-    let starts = ["#", "//", "/*", "<!--", "--"];
+    let starts = ["#", "//", "/*", "{/*", "<!--", "--"];
     if starts.iter().any(|s| line.starts_with(s)) {
         return Some(line);
     }
-    [" # ", " // "]
-        .iter()
-        .find_map(|m| line.find(m).map(|i| &line[i + 1..]))
+    ["# ", "// "].iter().find_map(|m| {
+        let at = line.find(m)?;
+        line[..at].ends_with([' ', '\t']).then(|| &line[at..])
+    })
 }

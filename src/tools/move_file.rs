@@ -21,6 +21,29 @@ pub struct Args {
 }
 
 /// Moves the file or directory.
+/// Why moving the file at `from` over the file at `to` would lose code of
+/// `to` as the run first met it (a blank or a fragment in its place, or a
+/// placeholder line): a whole write by another name, under the same
+/// guards as `write_file`.
+fn replaced_loss(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    display: &str,
+    seen: &Seen,
+) -> Option<String> {
+    let new = std::fs::read(from).ok()?;
+    let new = String::from_utf8_lossy(&new);
+    let first = match seen.first_text(to) {
+        Some(first) => first.to_string(),
+        None => String::from_utf8_lossy(&std::fs::read(to).ok()?).into_owned(),
+    };
+    super::losses::loss(display, &first, &new, true).map(|_| {
+        format!(
+            "moving over {display} would replace it with a file that keeps little of it; change it with edit_file, or replace it with write_file (\"allow_shrink\": true if the task is to cut it down)"
+        )
+    })
+}
+
 /// Replacing an existing file needs `overwrite` and, as for `write_file`,
 /// that the model has read (or written) it in this run.
 pub fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
@@ -82,6 +105,9 @@ pub fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
                 "{} is a directory; it is never replaced",
                 to.display
             ));
+        }
+        if let Some(why) = replaced_loss(&from.real, &to.real, &to.display, seen) {
+            return ToolOutcome::error(why);
         }
     }
     if to.real.starts_with(&from.real) {

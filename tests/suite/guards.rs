@@ -303,6 +303,9 @@ fn placeholder_lines_are_refused_in_whole_content() {
         "# snip",
         "# <existing f11/f12>",
         "pass  # rest unchanged",
+        "# rest of file unchanged",
+        "# other functions stay the same",
+        "x = 0 \t# rest unchanged",
     ];
     let mut replies = vec![Reply::tool_calls(&[(
         "read_file",
@@ -334,7 +337,12 @@ fn placeholder_lines_are_refused_in_whole_content() {
             results[n + 1]
         );
     }
-    assert!(results[6].starts_with("updated lib.py"), "{}", results[6]);
+    let last = placeholders.len() + 1;
+    assert!(
+        results[last].starts_with("updated lib.py"),
+        "{}",
+        results[last]
+    );
     assert_eq!(read(&env, "lib.py"), python_body);
 }
 
@@ -464,4 +472,35 @@ fn placeholders_are_judged_by_the_file_kind() {
     assert_eq!(read(&env, "conf.py"), code);
     assert!(results[3].starts_with("updated guide.md"), "{}", results[3]);
     assert!(results[5].starts_with("updated ci.yml"), "{}", results[5]);
+}
+
+/// Regression (second attack): a small file moved over a big one the
+/// model had read replaced it, past every write guard.
+#[test]
+fn moving_a_fragment_over_a_file_is_refused() {
+    let env = TestEnv::new();
+    let big = numbered(40);
+    env.write("big.md", &big);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "big.md"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "tmp.md", "content": "# Title\n"}),
+        )]),
+        Reply::tool_calls(&[(
+            "move_file",
+            json!({"from": "tmp.md", "to": "big.md", "overwrite": true}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "add a title to big.md"])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "big.md"), big);
+    let result = &results(&server)[2];
+    assert!(
+        result.contains("moving over big.md would replace it"),
+        "{result}"
+    );
 }
