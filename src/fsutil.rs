@@ -16,19 +16,7 @@ use std::path::Path;
 /// Errors: the directory cannot be created or written, or the rename fails;
 /// the target is then unchanged.
 pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
-    let parent = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".oc-tmp-")
-        .permissions(std::fs::Permissions::from_mode(new_mode))
-        .tempfile_in(parent)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(tmp.path(), meta.permissions())?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    replace(path, bytes, new_mode, true)
 }
 
 /// Like [`write_atomic`] without syncing the file: for many small files
@@ -37,6 +25,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result
 ///
 /// Errors: as [`write_atomic`].
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
+    replace(path, bytes, new_mode, false)
+}
+
+/// The body of [`write_atomic`]: the temp file synced first when `sync`.
+fn replace(path: &Path, bytes: &[u8], new_mode: u32, sync: bool) -> std::io::Result<()> {
     let parent = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(parent)?;
     let mut tmp = tempfile::Builder::new()
@@ -44,6 +37,12 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], new_mode: u32) -> std::i
         .permissions(std::fs::Permissions::from_mode(new_mode))
         .tempfile_in(parent)?;
     tmp.write_all(bytes)?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        std::fs::set_permissions(tmp.path(), meta.permissions())?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -150,24 +150,7 @@ impl Store for GitObjects {
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
 fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let mut command = Command::new("git");
-    command
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null());
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`git {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(out.stdout)
+    git_with_input(root, args, &[])
 }
 
 /// `git hash-object --stdin` of `bytes` as they are (no filter), written to
@@ -203,16 +186,21 @@ fn hash_paths<'a>(
         .collect())
 }
 
-/// Runs `git ARGS` in `root` with `input` on its stdin; its stdout.
+/// Runs `git ARGS` in `root` with `input` on its stdin (none when empty);
+/// its stdout.
 ///
-/// Errors: git cannot be started, or exits non-zero.
+/// Errors: git cannot be started, or exits non-zero (its stderr quoted).
 fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
     let mut child = Command::new("git")
         .arg("-C")
         .arg(root)
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::piped())
+        .stdin(if input.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
