@@ -3,6 +3,7 @@
 //! writes, edits, moves and bash ask).
 
 pub mod approver;
+pub mod effects;
 pub mod hard_rules;
 pub mod project_config;
 pub mod rules;
@@ -90,58 +91,75 @@ enum Subjects {
 /// A bash call as rules see it.
 struct Commands {
     /// Per simple command: its words (wrappers and assignments removed), and
-    /// the same with its `NAME=value` assignments in front. Deny and ask
-    /// rules match either; allow rules must match the second.
+    /// the same with its `NAME=value` assignments in front. Allow rules must
+    /// match the second.
     texts: Vec<(String, String)>,
-    /// Files its redirections write, relative to the workspace.
+    /// What deny and ask rules match: both texts above, also with the
+    /// program named by its base name (`/usr/bin/curl x` is `curl x`).
+    names: Vec<String>,
+    /// Files its redirections and output options write, relative to the
+    /// workspace.
     writes: Vec<String>,
-    /// The command cannot be read fully (it does not parse, or builds
-    /// commands at run time): only bare rules match it.
-    opaque: bool,
+    /// Why the command cannot be read fully (it does not parse, builds
+    /// commands at run time, or runs inline code): every deny and ask rule
+    /// for bash matches it, only bare allow rules do.
+    unreadable: Option<String>,
 }
 
 impl Request<'_> {
     fn subjects(&self) -> Subjects {
         match self.input {
-            ToolInput::Bash(args) => {
-                let parsed = shell::parse(&args.command);
-                let opaque = parsed.as_ref().map_or(true, |p| p.opaque.is_some());
-                let parsed = parsed.unwrap_or_default();
-                let mut texts: Vec<(String, String)> = parsed
-                    .commands
-                    .iter()
-                    .map(|c| {
-                        let plain = shell::command_text(&c.words);
-                        let full = if c.assignments.is_empty() {
-                            plain.clone()
-                        } else {
-                            format!("{} {plain}", c.assignments.join(" "))
-                        };
-                        (plain, full)
-                    })
-                    .collect();
-                if texts.is_empty() {
-                    let whole = args.command.trim().to_string();
-                    texts.push((whole.clone(), whole));
-                }
-                let writes = parsed
-                    .writes
-                    .iter()
-                    .filter(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr"))
-                    .map(|w| self.relative(w))
-                    .collect();
-                Subjects::Commands(Commands {
-                    texts,
-                    writes,
-                    opaque,
-                })
-            }
+            ToolInput::Bash(args) => Subjects::Commands(self.commands(&args.command)),
             _ => Subjects::Paths(
                 self.paths
                     .iter()
                     .map(|p| (p.display.clone(), p.real.is_dir()))
                     .collect(),
             ),
+        }
+    }
+
+    fn commands(&self, line: &str) -> Commands {
+        let (parsed, unreadable) = match shell::parse(line) {
+            Ok(parsed) => {
+                let why = parsed.opaque.clone().or_else(|| parsed.hidden.clone());
+                (parsed, why)
+            }
+            Err(e) => (shell::Parsed::default(), Some(e)),
+        };
+        let mut texts = Vec::new();
+        let mut names = Vec::new();
+        for simple in &parsed.commands {
+            let plain = shell::command_text(&simple.words);
+            let with = |text: &str| match simple.assignments.is_empty() {
+                true => text.to_string(),
+                false => format!("{} {text}", simple.assignments.join(" ")),
+            };
+            let full = with(&plain);
+            if let Some(base) = by_base_name(&simple.words) {
+                names.push(with(&base));
+                names.push(base);
+            }
+            names.push(plain.clone());
+            names.push(full.clone());
+            texts.push((plain, full));
+        }
+        if texts.is_empty() {
+            let whole = line.trim().to_string();
+            names.push(whole.clone());
+            texts.push((whole.clone(), whole));
+        }
+        let writes = parsed
+            .writes
+            .iter()
+            .filter(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr"))
+            .map(|w| self.relative(w))
+            .collect();
+        Commands {
+            texts,
+            names,
+            writes,
+            unreadable,
         }
     }
 
@@ -168,6 +186,19 @@ impl Request<'_> {
     }
 }
 
+/// The command with its program named by its base name, when it was
+/// named by a path (`/usr/bin/curl -s x` → `curl -s x`).
+fn by_base_name(words: &[String]) -> Option<String> {
+    let (program, args) = words.split_first()?;
+    let base = program
+        .rsplit('/')
+        .next()
+        .filter(|b| program.contains('/') && !b.is_empty())?;
+    let mut renamed = vec![base.to_string()];
+    renamed.extend(args.iter().cloned());
+    Some(shell::command_text(&renamed))
+}
+
 /// Whether a deny or ask `rule` matches any subject of the call. A `write`
 /// rule also covers `edit_file`, `move_file` and bash redirections: every
 /// way of changing a file.
@@ -179,13 +210,7 @@ fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
         Subjects::Paths(paths) => covered && paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
         Subjects::Commands(c) => {
             let by_command = covered
-                && if c.opaque {
-                    rule.is_bare()
-                } else {
-                    c.texts.iter().any(|(plain, full)| {
-                        rule.matches_command(plain) || rule.matches_command(full)
-                    })
-                };
+                && (c.unreadable.is_some() || c.names.iter().any(|n| rule.matches_command(n)));
             let by_write = write_rule && c.writes.iter().any(|w| rule.matches_path(w, false));
             by_command || by_write
         }
@@ -215,7 +240,7 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
         }
         Subjects::Commands(c) => {
             let bash = allows(tool);
-            if c.opaque {
+            if c.unreadable.is_some() {
                 note(bash.iter().find(|r| r.is_bare())?);
             } else {
                 for (_, full) in &c.texts {
@@ -260,10 +285,21 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
             .iter()
             .find(|r| r.action == action && rule_matches(r, tool, &subjects))
     };
+    // A rule that matched only because the command cannot be read says so.
+    let unread = |rule: &Rule| match &subjects {
+        Subjects::Commands(Commands {
+            unreadable: Some(why),
+            names,
+            ..
+        }) if !rule.is_bare() && !names.iter().any(|n| rule.matches_command(n)) => {
+            format!(" (fail closed: {why}; rules cannot read what it runs)")
+        }
+        _ => String::new(),
+    };
     if let Some(rule) = first(Action::Deny) {
         return Verdict::Deny {
             source: Source::Rule,
-            reason: format!("the rule `deny {}` forbids it", rule.text),
+            reason: format!("the rule `deny {}` forbids it{}", rule.text, unread(rule)),
             rule: Some(rule.text.clone()),
         };
     }
@@ -301,7 +337,9 @@ pub fn exact_rules(request: &Request<'_>) -> Vec<String> {
             .iter()
             .map(|(p, _)| rules::exact_rule(tool, p))
             .collect(),
-        Subjects::Commands(c) if c.opaque => vec![rules::rule_name(tool).to_string()],
+        Subjects::Commands(c) if c.unreadable.is_some() => {
+            vec![rules::rule_name(tool).to_string()]
+        }
         Subjects::Commands(c) => c
             .texts
             .iter()

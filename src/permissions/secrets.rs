@@ -50,6 +50,7 @@ impl Secrets {
     /// their names.
     pub fn gather(root: &Path, secret_vars: &[&str]) -> Self {
         let mut values = Vec::new();
+        let mut files = Vec::new();
         let walker = WalkBuilder::new(root)
             .standard_filters(false)
             .follow_links(false)
@@ -65,9 +66,10 @@ impl Secrets {
             if is_file
                 && small
                 && is_secret_env_file(entry.path())
-                && let Ok(text) = std::fs::read_to_string(entry.path())
+                && let Ok(bytes) = std::fs::read(entry.path())
             {
-                values.extend(env_file_values(&text));
+                values.extend(env_file_values(&String::from_utf8_lossy(&bytes)));
+                files.push(bytes);
             }
         }
         for (name, value) in std::env::vars() {
@@ -78,33 +80,30 @@ impl Secrets {
                 values.push(value);
             }
         }
-        Secrets::from_values(values)
+        Secrets::from_parts(values, files)
     }
 
     /// Scrubs exactly these values (those shorter than 6 characters are
     /// ignored).
     pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
+        Secrets::from_parts(values, Vec::new())
+    }
+
+    /// Scrubs `values` in the encodings a command can turn them into in one
+    /// pipe (see [`value_forms`]), and `files` (whole secret files' bytes)
+    /// in the forms `base64` and `xxd -p` give a whole file.
+    fn from_parts(values: impl IntoIterator<Item = String>, files: Vec<Vec<u8>>) -> Self {
         let mut values: Vec<String> = values
             .into_iter()
             .map(|v| v.trim().to_string())
             .filter(|v| v.chars().count() >= MIN_VALUE_LEN)
             .collect();
-        // Longest first, so a value containing another is replaced whole.
-        // Each value also in the simple encodings a command can turn it into
-        // in one pipe: reversed, upper and lower case, base64 and hex.
         values.sort();
         values.dedup();
         let count = values.len();
-        let mut all: Vec<String> = Vec::new();
-        for value in values {
-            all.push(value.chars().rev().collect());
-            all.push(value.to_uppercase());
-            all.push(value.to_lowercase());
-            all.push(base64(value.as_bytes()));
-            all.push(base64(value.as_bytes()).trim_end_matches('=').to_string());
-            all.push(value.bytes().map(|b| format!("{b:02x}")).collect());
-            all.push(value);
-        }
+        let mut all: Vec<String> = values.iter().flat_map(|v| value_forms(v)).collect();
+        all.extend(files.iter().flat_map(|f| file_forms(f)));
+        // Longest first, so a value containing another is replaced whole.
         let mut values = all;
         values.retain(|v| v.chars().count() >= MIN_VALUE_LEN);
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
@@ -152,6 +151,58 @@ impl Secrets {
             _ => text,
         }
     }
+}
+
+/// One value as a command can show it: as it is, reversed, in upper and
+/// lower case, in hex (both cases), and in base64 (standard and URL-safe)
+/// at each of the three alignments it can have inside a longer encoded
+/// text (`base64 .env`): the characters that depend on the value alone.
+fn value_forms(value: &str) -> Vec<String> {
+    let bytes = value.as_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut forms = vec![
+        value.to_string(),
+        value.chars().rev().collect(),
+        value.to_uppercase(),
+        value.to_lowercase(),
+        hex.to_uppercase(),
+        hex,
+        base64(bytes),
+    ];
+    for shift in 0..3 {
+        let mut shifted = vec![0u8; shift];
+        shifted.extend_from_slice(bytes);
+        let encoded = base64(&shifted);
+        // Characters before `start` hold bits of what precedes the value;
+        // a last partial group's last character, of what follows it.
+        let start = [0, 2, 3][shift];
+        let whole_groups = 4 * (shifted.len() / 3);
+        let end = whole_groups + [0, 1, 2][shifted.len() % 3];
+        if let Some(inner) = encoded.get(start..end) {
+            forms.push(inner.to_string());
+            forms.push(url_safe(inner));
+        }
+    }
+    forms
+}
+
+/// A whole secret file as `base64` (unwrapped, and the 76- and 64-column
+/// lines of `base64` and `openssl base64`) and `xxd -p` (unwrapped, and its
+/// 60-column lines) show it.
+fn file_forms(bytes: &[u8]) -> Vec<String> {
+    let encoded = base64(bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut forms = vec![url_safe(&encoded), encoded.clone(), hex.clone()];
+    for (text, width) in [(&encoded, 76), (&encoded, 64), (&hex, 60)] {
+        let chars: Vec<char> = text.chars().collect();
+        forms.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
+    }
+    forms
+}
+
+/// Base64 in the URL-safe alphabet (`-` and `_` for `+` and `/`).
+fn url_safe(encoded: &str) -> String {
+    encoded.replace('+', "-").replace('/', "_")
 }
 
 /// The values of `KEY=value` lines: `export` and quotes allowed, an
@@ -297,6 +348,39 @@ mod tests {
         }
         assert_eq!(base64(b"ab"), "YWI=");
         assert_eq!(base64(b"abc"), "YWJj");
+    }
+
+    /// `base64 .env`, `base64 -w0 .env`, `xxd -p .env`, and a value inside
+    /// a longer base64 text at each alignment.
+    #[test]
+    fn whole_files_and_values_inside_encoded_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = "# prod\nAPI_KEY=sk-live-abcdef123456\nDB_URL=postgres://u:pw-998877@h/db\nLONG="
+            .to_string()
+            + &"x".repeat(120) + "\n";
+        std::fs::write(dir.path().join(".env"), &file).unwrap();
+        let secrets = Secrets::gather(dir.path(), &[]);
+        let shown = |text: &str| secrets.scrub(text).into_owned();
+        let whole = base64(file.as_bytes());
+        assert!(!shown(&whole).contains(&whole[..40]), "{}", shown(&whole));
+        let wrapped: Vec<String> = whole
+            .chars()
+            .collect::<Vec<_>>()
+            .chunks(76)
+            .map(|c| c.iter().collect())
+            .collect();
+        let out = shown(&wrapped.join("\n"));
+        assert!(!out.contains(&wrapped[0]), "{out}");
+        let hex: String = file.bytes().map(|b| format!("{b:02x}")).collect();
+        assert!(!shown(&hex).contains(&hex[..60]));
+        let value = "sk-live-abcdef123456";
+        for prefix in ["", "a", "ab", "abc"] {
+            for suffix in ["", "z", "zz"] {
+                let text = base64(format!("{prefix}{value}{suffix}").as_bytes());
+                assert!(shown(&text).contains(REDACTED), "{prefix}|{suffix}: {text}");
+            }
+        }
+        assert!(shown("736B2D6C6976652D616263646566313233343536").contains(REDACTED));
     }
 
     #[test]

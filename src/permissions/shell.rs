@@ -3,8 +3,9 @@
 //! reads them): every simple command, with wrappers such as `sudo`, `env`,
 //! `timeout`, `nice`, `nohup`, `xargs`, `taskset`, `flock`, `bash -c "…"` and
 //! `eval` unwrapped, command and process substitutions (also hidden inside
-//! `${…}` or `$((…))`), `find -exec` commands, brace expansions and the
-//! targets that redirections write to.
+//! `${…}` or `$((…))`), `find -exec` commands, brace expansions, the
+//! targets that redirections and output options write to, and the commands
+//! options and variables run ([`super::effects`]).
 //!
 //! Static reading has limits: a command built at run time (`$CMD`, an
 //! alias, `printf … | sh`) cannot be read; [`Parsed::opaque`] says so, and
@@ -13,6 +14,7 @@
 use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
 
+use super::effects;
 use super::wrappers::{SHELLS, Unwrapped, is_assignment, split_assignments, unwrap};
 
 /// Operators that end a simple command.
@@ -41,8 +43,12 @@ pub struct Parsed {
     pub reads: Vec<String>,
     /// Why part of the line cannot be read statically, if so: a command
     /// name computed at run time, aliases, a shell reading its script from
-    /// a pipe.
+    /// a pipe, git settings from elsewhere.
     pub opaque: Option<String>,
+    /// Why it may run what the rules cannot read (`python3 -c '…'`, `git
+    /// -c include.path=…`; [`super::effects`]): deny and ask rules fail
+    /// closed on it.
+    pub hidden: Option<String>,
 }
 
 /// Takes `line` apart. Errors when it is not complete shell syntax (an
@@ -284,10 +290,33 @@ impl Parser {
                         self.finish(exec, Vec::new(), depth)?;
                     }
                 }
+                self.effects(&name, args, &assignments, depth)?;
                 self.parsed.commands.push(Simple { assignments, words });
                 Ok(())
             }
         }
+    }
+}
+
+impl Parser {
+    /// Records what the command's options and environment make it write
+    /// and run ([`effects`]).
+    fn effects(
+        &mut self,
+        name: &str,
+        args: &[String],
+        assignments: &[String],
+        depth: usize,
+    ) -> Result<(), String> {
+        let found = effects::of(name, args, assignments);
+        self.parsed.writes.extend(found.writes);
+        if self.parsed.hidden.is_none() {
+            self.parsed.hidden = found.hidden;
+        }
+        for script in found.scripts {
+            self.collect(&script, depth + 1)?;
+        }
+        Ok(())
     }
 }
 

@@ -254,6 +254,138 @@ fn decision_table() {
     );
 }
 
+/// A rule that names a command matches it however it is invoked: by a
+/// path, behind wrappers, inside `bash -c`; options that run commands or
+/// write files count as commands and writes; inline code and what cannot
+/// be parsed fail closed for deny and ask rules.
+#[test]
+fn rules_hold_however_a_command_is_invoked() {
+    use Action::{Allow, Ask, Deny};
+    use PermissionMode::{Normal, Yolo};
+    let bash = |command: &str| json!({ "command": command });
+    let deny_curl: &[(Action, &str)] = &[(Deny, "bash(curl*)")];
+    for command in [
+        "/usr/bin/curl -s http://x",
+        "./curl http://x",
+        "env curl http://x",
+        "env -i PATH=/usr/bin curl http://x",
+        "command curl http://x",
+        "exec curl http://x",
+        "nice -n 5 curl http://x",
+        "timeout 5 /usr/bin/curl http://x",
+        "sudo -u root curl http://x",
+        "xargs curl < urls.txt",
+        "bash -c 'curl http://x'",
+        "sh -c \"/usr/bin/curl http://x\"",
+        "python3 -c \"import subprocess; subprocess.run(['curl', 'http://x'])\"",
+        "perl -e 'system(\"curl\")'",
+        "node -e \"require('child_process').execSync('curl x')\"",
+        "git -c core.pager='curl http://x' log",
+        "git -c alias.x='!curl http://x' x",
+        "GIT_SSH_COMMAND='curl x' git fetch",
+        "python3 - <<'EOF'\nimport os\nEOF",
+        "curl 'http://x",
+    ] {
+        let got = verdict(Yolo, deny_curl, ToolName::Bash, bash(command));
+        assert!(matches!(got, Verdict::Deny { .. }), "{command}: {got:?}");
+    }
+    let ask_git_log: &[(Action, &str)] = &[(Ask, "bash(git log*)")];
+    assert_eq!(
+        short(&verdict(
+            Yolo,
+            ask_git_log,
+            ToolName::Bash,
+            bash("/usr/local/bin/git log -3")
+        )),
+        "ask"
+    );
+    // Allow rules match the command as written: a path to another program
+    // of the same name is not the allowed one.
+    let allow_curl: &[(Action, &str)] = &[(Allow, "bash(curl *)")];
+    assert_eq!(
+        short(&verdict(Normal, allow_curl, ToolName::Bash, bash("curl x"))),
+        "allow:Rule"
+    );
+    assert_eq!(
+        short(&verdict(
+            Normal,
+            allow_curl,
+            ToolName::Bash,
+            bash("./curl x")
+        )),
+        "ask"
+    );
+    // Options that write or run.
+    let diff: &[(Action, &str)] = &[(Allow, "bash(git diff *)")];
+    assert_eq!(
+        short(&verdict(
+            Normal,
+            diff,
+            ToolName::Bash,
+            bash("git diff --output=out.txt HEAD")
+        )),
+        "ask"
+    );
+    assert_eq!(
+        short(&verdict(
+            Normal,
+            &[(Allow, "bash(git diff *)"), (Allow, "write(out.txt)")],
+            ToolName::Bash,
+            bash("git diff --output=out.txt HEAD")
+        )),
+        "allow:Rule"
+    );
+    let git: &[(Action, &str)] = &[(Allow, "bash(git *)")];
+    for command in [
+        "git -c alias.x='!touch pwned' x",
+        "git -c core.pager='touch pwned' log",
+        "git fetch --upload-pack='touch pwned' origin",
+        "git -c include.path=/tmp/evil.cfg log",
+    ] {
+        assert_eq!(
+            short(&verdict(Normal, git, ToolName::Bash, bash(command))),
+            "ask",
+            "{command}"
+        );
+    }
+    assert_eq!(
+        short(&verdict(Normal, git, ToolName::Bash, bash("git log -3"))),
+        "allow:Rule"
+    );
+    // Deny rules for other commands leave plain commands alone.
+    assert_eq!(
+        short(&verdict(
+            Yolo,
+            deny_curl,
+            ToolName::Bash,
+            bash("python3 script.py")
+        )),
+        "allow:Yes"
+    );
+    assert_eq!(
+        short(&verdict(
+            Yolo,
+            deny_curl,
+            ToolName::Bash,
+            bash("cat curl.txt")
+        )),
+        "allow:Yes"
+    );
+    let why = verdict(
+        Yolo,
+        deny_curl,
+        ToolName::Bash,
+        bash("python3 -c 'print(1)'"),
+    );
+    let Verdict::Deny { reason, .. } = why else {
+        panic!("{why:?}")
+    };
+    assert!(
+        reason.contains("fail closed: `python3 -c` runs code"),
+        "{reason}"
+    );
+}
+
 #[test]
 fn deny_reasons_name_the_rule_and_allow_names_the_rules_used() {
     let v = verdict(

@@ -5,6 +5,7 @@ mod context;
 mod dry_run;
 mod edit_formats;
 mod errors;
+mod escapes;
 mod finetune;
 mod guards;
 mod images;

@@ -1,0 +1,448 @@
+//! What a command's options and environment make it do beyond its name:
+//! files it writes (`git diff --output=F`, `curl -o F`, `tee F`), commands it
+//! runs (`git -c alias.x='!cmd' x`, `git -c core.pager=cmd`,
+//! `--upload-pack=cmd`, `tar --to-command=cmd`, `GIT_SSH_COMMAND=cmd git …`),
+//! and code it runs that no rule can read (`python3 -c '…'`, `node -e '…'`).
+//!
+//! The rules then see those files as writes and those commands as commands
+//! ([`super::shell`]); inline code makes deny and ask rules fail closed
+//! ([`super::check`]).
+
+/// What one simple command does besides running itself.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Files its options write.
+    pub writes: Vec<String>,
+    /// Command lines its options or environment run.
+    pub scripts: Vec<String>,
+    /// Why it may run what the rules cannot read: inline code (`python3
+    /// -c`, `node -e`), git settings or commands from elsewhere (`-c
+    /// include.path=…`, `--exec-path`, `GIT_CONFIG_COUNT`).
+    pub hidden: Option<String>,
+}
+
+/// Long options that name an output file, for any program.
+const OUTPUT_OPTIONS: [&str; 6] = [
+    "--output",
+    "--output-file",
+    "--out-file",
+    "--outfile",
+    "--output-document",
+    "--log-file",
+];
+
+/// Programs whose `-o FILE` (or `-oFILE`) writes FILE.
+const DASH_O_WRITES: [&str; 14] = [
+    "curl", "sort", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go", "pandoc",
+    "as", "objcopy",
+];
+
+/// Git settings whose value is a command git runs (compared in lower
+/// case; `*` stands for any middle part: `diff.<driver>.textconv`).
+const GIT_COMMAND_KEYS: [&str; 18] = [
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.askpass",
+    "core.gitproxy",
+    "sequence.editor",
+    "diff.external",
+    "diff.*.textconv",
+    "diff.*.command",
+    "merge.*.driver",
+    "filter.*.clean",
+    "filter.*.smudge",
+    "filter.*.process",
+    "credential.helper",
+    "gpg.program",
+    "gpg.*.program",
+    "pager.*",
+];
+
+/// Git settings that make git read or run things from elsewhere, which
+/// cannot be read here.
+const GIT_OPAQUE_KEYS: [&str; 3] = ["include.path", "includeif.*", "core.hookspath"];
+
+/// Environment variables whose value is a command the program runs.
+const COMMAND_VARIABLES: [&str; 11] = [
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+];
+
+/// Environment variables that hand git settings the command line does not
+/// show.
+const OPAQUE_VARIABLES: [&str; 3] = ["GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH"];
+
+/// Interpreters and the options that give them code inline.
+const INLINE_CODE: [(&str, &[&str]); 11] = [
+    ("python", &["-c"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("Rscript", &["-e"]),
+    ("osascript", &["-e"]),
+];
+
+/// The effects of the simple command `name` (its program's base name)
+/// with `args`, given the `assignments` in front of it.
+pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
+    let mut effects = Effects::default();
+    from_environment(assignments, &mut effects);
+    output_options(name, args, &mut effects);
+    match name {
+        "git" => git(args, &mut effects),
+        "tee" => effects.writes.extend(
+            args.iter()
+                .filter(|a| !a.starts_with('-') || *a == "-")
+                .filter(|a| *a != "-")
+                .cloned(),
+        ),
+        "dd" => effects.writes.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_string),
+        ),
+        "tar" | "gtar" | "bsdtar" => tar(args, &mut effects),
+        "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
+        "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
+        "sort" => effects
+            .scripts
+            .extend(value_of(args, &["--compress-program"])),
+        "awk" | "gawk" | "mawk" | "nawk" => awk(args, &mut effects),
+        _ => {}
+    }
+    if effects.hidden.is_none() {
+        effects.hidden = inline_code(name, args);
+    }
+    effects
+}
+
+fn from_environment(assignments: &[String], effects: &mut Effects) {
+    for assignment in assignments {
+        let Some((variable, value)) = assignment.split_once('=') else {
+            continue;
+        };
+        if COMMAND_VARIABLES.contains(&variable) && !value.is_empty() {
+            effects.scripts.push(value.to_string());
+        }
+        if OPAQUE_VARIABLES.contains(&variable) || variable.starts_with("GIT_CONFIG_KEY_") {
+            effects.hidden = Some(format!("`{variable}` hands git settings from outside"));
+        }
+    }
+}
+
+/// `--output F`, `--output=F` (any program) and `-o F`, `-oF` (programs
+/// in [`DASH_O_WRITES`]; `wget -O F` too).
+fn output_options(name: &str, args: &[String], effects: &mut Effects) {
+    let mut short: Vec<&str> = Vec::new();
+    if DASH_O_WRITES.contains(&name) {
+        short.push("-o");
+    }
+    if name == "wget" {
+        short.extend(["-O", "-o"]);
+    }
+    for (i, arg) in args.iter().enumerate() {
+        if arg == "--" {
+            break;
+        }
+        for option in OUTPUT_OPTIONS.iter().chain(&short) {
+            if arg == option {
+                effects.writes.extend(args.get(i + 1).cloned());
+            } else if let Some(value) = arg
+                .strip_prefix(option)
+                .and_then(|rest| match option.starts_with("--") {
+                    true => rest.strip_prefix('='),
+                    false => Some(rest),
+                })
+                .filter(|v| !v.is_empty())
+            {
+                effects.writes.push(value.to_string());
+            }
+        }
+    }
+}
+
+/// `git -c key=value`, `--config-env`, `--exec-path`, `--upload-pack`,
+/// `--receive-pack`, `--exec`.
+fn git(args: &[String], effects: &mut Effects) {
+    let mut settings: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-c" => settings.extend(args.get(i + 1).map(String::as_str)),
+            "--config-env" => {
+                effects.hidden =
+                    Some("`git --config-env` reads a setting from the environment".into())
+            }
+            a if a.starts_with("--config-env=") => {
+                effects.hidden =
+                    Some("`git --config-env` reads a setting from the environment".into())
+            }
+            a if a.starts_with("--exec-path=") => {
+                effects.hidden = Some("`git --exec-path` runs git's commands from elsewhere".into())
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    for setting in settings {
+        let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+        let key = key.to_ascii_lowercase();
+        if key.starts_with("alias.")
+            && let Some(script) = value.strip_prefix('!')
+        {
+            effects.scripts.push(script.to_string());
+        } else if GIT_COMMAND_KEYS.iter().any(|k| key_matches(k, &key)) && !value.is_empty() {
+            effects
+                .scripts
+                .push(value.strip_prefix('!').unwrap_or(value).to_string());
+        } else if GIT_OPAQUE_KEYS.iter().any(|k| key_matches(k, &key)) {
+            effects.hidden = Some(format!(
+                "`git -c {key}` makes git read or run files elsewhere"
+            ));
+        }
+    }
+    effects.scripts.extend(value_of(
+        args,
+        &["--upload-pack", "--receive-pack", "--exec"],
+    ));
+    // `-u` is `--upload-pack` for clone only (fetch's `-u` takes no value).
+    if subcommand(args) == Some("clone") {
+        effects.scripts.extend(value_of(args, &["-u"]));
+    }
+}
+
+/// Git's subcommand: the first word that is neither an option nor the
+/// value of `-c` or `-C`.
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            a => return Some(a),
+        }
+    }
+    None
+}
+
+/// Whether a git setting `key` matches `pattern`, whose `*` stands for
+/// one or more dotted parts.
+fn key_matches(pattern: &str, key: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == key,
+        Some((head, tail)) => {
+            key.len() > head.len() + tail.len() && key.starts_with(head) && key.ends_with(tail)
+        }
+    }
+}
+
+/// `tar --to-command=CMD`, `-I CMD`, `--use-compress-program=CMD`,
+/// `--checkpoint-action=exec=CMD`, `--info-script`/`-F CMD`.
+fn tar(args: &[String], effects: &mut Effects) {
+    effects.scripts.extend(value_of(
+        args,
+        &[
+            "--to-command",
+            "-I",
+            "--use-compress-program",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+        ],
+    ));
+    for arg in args {
+        if let Some(action) = arg.strip_prefix("--checkpoint-action=")
+            && let Some(command) = action.strip_prefix("exec=")
+        {
+            effects.scripts.push(command.to_string());
+        }
+    }
+}
+
+/// `ssh -o ProxyCommand=CMD`, `-o LocalCommand=CMD`.
+fn ssh(args: &[String], effects: &mut Effects) {
+    let options = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a.as_str() {
+            "-o" => args.get(i + 1).map(String::as_str),
+            _ => a.strip_prefix("-o"),
+        });
+    for option in options {
+        let (key, value) = option.split_once(['=', ' ']).unwrap_or((option, ""));
+        let key = key.to_ascii_lowercase();
+        if matches!(
+            key.as_str(),
+            "proxycommand" | "localcommand" | "knownhostscommand"
+        ) {
+            effects.scripts.push(value.trim().to_string());
+        }
+    }
+}
+
+/// awk programs that run commands (`system(…)`, `print | "cmd"`, `"cmd" |
+/// getline`) are inline code.
+fn awk(args: &[String], effects: &mut Effects) {
+    let program = args.iter().find(|a| !a.starts_with('-'));
+    if program.is_some_and(|p| p.contains("system") || p.contains('|')) {
+        effects.hidden = Some("an awk program that runs commands".into());
+    }
+}
+
+/// The inline code an interpreter is given, said as `python3 -c`; also
+/// code read from stdin (`python3 - <<EOF`, `… | node`).
+fn inline_code(name: &str, args: &[String]) -> Option<String> {
+    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let (_, options) = INLINE_CODE
+        .iter()
+        .find(|(n, _)| *n == family || *n == name)?;
+    let informational = |a: &String| matches!(a.as_str(), "--version" | "-V" | "--help" | "-h");
+    let from_stdin = args.iter().all(|a| a.starts_with('-') && a != "-m")
+        && !args.iter().any(informational)
+        || args
+            .iter()
+            .find(|a| !a.starts_with('-') || *a == "-")
+            .is_some_and(|a| a == "-");
+    if from_stdin && !options.contains(&"eval") {
+        return Some(format!(
+            "`{name}` reading code from its input may start any command"
+        ));
+    }
+    let option = args.iter().find(|a| {
+        options.iter().any(|o| {
+            *a == o
+                || (!o.starts_with("--") && o.len() == 2 && a.starts_with(o) && a.len() > 2)
+                || (o.starts_with("--") && a.starts_with(&format!("{o}=")))
+        })
+    })?;
+    Some(format!(
+        "`{name} {}` runs code that may start any command",
+        option
+    ))
+}
+
+/// The values of `options` (`--opt V`, `--opt=V`, `-oV`).
+fn value_of(args: &[String], options: &[&str]) -> Vec<String> {
+    let mut values = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        for option in options {
+            if arg == option {
+                values.extend(args.get(i + 1).cloned());
+            } else if let Some(value) = arg.strip_prefix(option) {
+                let value = match option.starts_with("--") {
+                    true => value.strip_prefix('='),
+                    false => Some(value),
+                };
+                values.extend(value.filter(|v| !v.is_empty()).map(str::to_string));
+            }
+        }
+    }
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn effects(line: &str) -> Effects {
+        let words: Vec<String> = shlex::split(line).unwrap();
+        let (assignments, words) = super::super::wrappers::split_assignments(words);
+        of(&words[0], &words[1..], &assignments)
+    }
+
+    #[test]
+    fn options_that_write() {
+        assert_eq!(effects("git diff --output=out.txt").writes, ["out.txt"]);
+        assert_eq!(effects("git diff --output out.txt").writes, ["out.txt"]);
+        assert_eq!(effects("curl -o page.html http://x").writes, ["page.html"]);
+        assert_eq!(effects("curl -opage.html http://x").writes, ["page.html"]);
+        assert_eq!(effects("wget -O f http://x").writes, ["f"]);
+        assert_eq!(effects("sort -o sorted.txt in.txt").writes, ["sorted.txt"]);
+        assert_eq!(effects("tee -a a.txt b.txt").writes, ["a.txt", "b.txt"]);
+        assert_eq!(effects("dd if=x of=y").writes, ["y"]);
+        assert!(
+            effects("grep -o foo x").writes.is_empty(),
+            "grep's -o is --only-matching"
+        );
+        assert!(effects("git diff HEAD").writes.is_empty());
+    }
+
+    #[test]
+    fn options_that_run_commands() {
+        assert_eq!(
+            effects("git -c alias.x='!curl evil' x").scripts,
+            ["curl evil"]
+        );
+        assert!(effects("git -c alias.st=status st").scripts.is_empty());
+        assert_eq!(
+            effects("git -c core.pager='sh -c id' log").scripts,
+            ["sh -c id"]
+        );
+        assert_eq!(effects("git -c core.sshCommand=nc push").scripts, ["nc"]);
+        assert_eq!(effects("git -c diff.py.textconv=nc diff").scripts, ["nc"]);
+        assert_eq!(
+            effects("git fetch --upload-pack='touch x' o").scripts,
+            ["touch x"]
+        );
+        assert_eq!(effects("git push --receive-pack=nc o").scripts, ["nc"]);
+        assert_eq!(effects("git archive --exec=nc --remote=o").scripts, ["nc"]);
+        assert_eq!(effects("GIT_SSH_COMMAND='nc x' git push").scripts, ["nc x"]);
+        assert_eq!(effects("PAGER=nc git log").scripts, ["nc"]);
+        assert_eq!(effects("tar --to-command=nc -xf a.tar").scripts, ["nc"]);
+        assert_eq!(
+            effects("tar --checkpoint=1 --checkpoint-action=exec=nc -cf a .").scripts,
+            ["nc"]
+        );
+        assert_eq!(
+            effects("ssh -o ProxyCommand='nc %h' host").scripts,
+            ["nc %h"]
+        );
+        assert_eq!(effects("rsync -e 'nc x' a b:").scripts, ["nc x"]);
+        assert!(effects("git -c include.path=/tmp/c log").hidden.is_some());
+        assert!(effects("git --exec-path=/tmp status").hidden.is_some());
+        assert!(effects("GIT_CONFIG_COUNT=1 git log").hidden.is_some());
+    }
+
+    #[test]
+    fn inline_code() {
+        for line in [
+            "python3 -c 'import os'",
+            "python -c'x'",
+            "python3.12 -c x",
+            "perl -e 'system 1'",
+            "node -e x",
+            "node --eval=x",
+            "ruby -e x",
+            "awk 'BEGIN{system(\"id\")}'",
+        ] {
+            assert!(effects(line).hidden.is_some(), "{line}");
+        }
+        assert!(effects("python3 -").hidden.is_some());
+        assert!(effects("python3").hidden.is_some());
+        for line in [
+            "python3 script.py",
+            "python3 -m pytest",
+            "python3 --version",
+            "node app.js",
+            "awk '{print $1}' f",
+        ] {
+            assert!(effects(line).hidden.is_none(), "{line}");
+        }
+    }
+}

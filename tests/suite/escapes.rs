@@ -1,0 +1,198 @@
+//! Rules and secrets against a determined model (README "Permissions",
+//! "Secrets"): a fake server plays a model that tries the ways around them
+//! under `--yes`, and each test shows the way closed.
+
+use serde_json::{Value, json};
+
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+
+/// A server that asks for `commands` as bash calls in one reply, then
+/// answers.
+fn bash_calls(commands: &[&str]) -> FakeOllama {
+    let calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|c| ("bash", json!({ "command": c })))
+        .collect();
+    FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")])
+}
+
+/// The tool results the model was sent after its calls.
+fn results(server: &FakeOllama) -> Vec<String> {
+    tool_messages(&server.chat_requests()[1])
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Everything a run leaves where a secret could leak to: what the model
+/// was sent, the session, the fine-tuning record and stdout.
+fn everything_kept(env: &TestEnv, server: &FakeOllama, stdout: &[u8]) -> String {
+    let mut all = String::from_utf8_lossy(stdout).into_owned();
+    for request in server.chat_requests() {
+        all.push_str(&request.to_string());
+    }
+    for session in env.sessions() {
+        all.push_str(&session.to_string());
+    }
+    if let Ok(text) = std::fs::read_to_string(env.home.path().join("finetune.jsonl")) {
+        all.push_str(&text);
+    }
+    all
+}
+
+/// `--deny 'bash(touch*)'` holds against a path to the program, wrappers,
+/// `bash -c`, inline code and options that run commands: none of the
+/// marker files is made, and a command the rule does not name still runs.
+#[test]
+fn a_deny_rule_holds_however_the_command_is_invoked() {
+    let env = TestEnv::new();
+    let attempts = [
+        "/usr/bin/touch m1",
+        "env touch m2",
+        "command touch m3",
+        "exec touch m4",
+        "nice -n 1 timeout 5 touch m5",
+        "echo m6 | xargs touch",
+        "bash -c 'touch m7'",
+        "python3 -c \"import subprocess; subprocess.run(['touch', 'm8'])\"",
+        "git -c alias.x='!touch m9' x",
+        "git -c core.pager='touch m10' log",
+        "GIT_EXTERNAL_DIFF='touch m11' git diff",
+        "python3 - <<'EOF'\nimport os\nos.system('touch m12')\nEOF",
+    ];
+    let mut calls: Vec<&str> = attempts.to_vec();
+    calls.push("echo still-runs");
+    let server = bash_calls(&calls);
+    env.oc(&server)
+        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for (attempt, result) in attempts.iter().zip(&results) {
+        assert!(
+            result.contains("the rule `deny bash(touch*)` forbids it"),
+            "{attempt}: {result}"
+        );
+    }
+    assert!(
+        results[7].contains("fail closed: `python3 -c` runs code"),
+        "{}",
+        results[7]
+    );
+    assert_eq!(results[attempts.len()], "still-runs\n[exit code 0]");
+    for n in 1..=attempts.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+}
+
+/// Allow rules do not stretch to what a command's options do: `git diff
+/// --output=FILE` is a write, `git -c alias.x='!cmd'` runs another command.
+/// Without a terminal neither is approved, and nothing is written.
+#[test]
+fn options_that_write_or_run_need_their_own_approval() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let server = bash_calls(&[
+        "git diff --output=out.txt",
+        "git -c alias.x='!touch pwned' x",
+        "git diff --stat",
+    ]);
+    env.oc(&server)
+        .args(["run", "--allow", "bash(git *)", "look"])
+        .write_stdin("")
+        .assert()
+        .code(5);
+    let results = results(&server);
+    assert!(results[0].contains("not approved"), "{}", results[0]);
+    assert!(
+        results[0].contains("--allow 'write(out.txt)'"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("not approved"), "{}", results[1]);
+    assert!(results[1].contains("bash(touch pwned)"), "{}", results[1]);
+    assert!(results[2].ends_with("[exit code 0]"), "{}", results[2]);
+    assert!(!env.work().join("out.txt").exists());
+    assert!(!env.work().join("pwned").exists());
+}
+
+/// A `.env` file named at run time (`$(printf '.%s' env)`) and shown
+/// base64- or hex-encoded, whole or wrapped, reaches neither the model nor
+/// the session, the record or stdout.
+#[test]
+fn encoded_secret_files_are_scrubbed() {
+    let env = TestEnv::new();
+    let file = "API_KEY=sk-live-4f9a8b7c6d5e\nDB_PASSWORD=correct-horse-battery\n";
+    env.write(".env", file);
+    let server = bash_calls(&[
+        "base64 -w0 $(printf '.%s' env)",
+        "base64 $(printf '.%s' env)",
+        "cat $(printf '.%s' env) | od -An -tx1 | tr -d ' \\n'",
+        "python3 -c \"import sys; sys.stdout.write(open('.'+'env','rb').read().hex())\"",
+        "printf 'xx%s' \"$(cat $(printf '.%s' env))\" | base64 -w0",
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "-o", "json", "look"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for result in &results {
+        assert!(result.contains("[redacted secret]"), "{result}");
+    }
+    let kept = everything_kept(&env, &server, &out.get_output().stdout);
+    let b64 = String::from_utf8(
+        std::process::Command::new("base64")
+            .args(["-w0", ".env"])
+            .current_dir(env.work())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let hex: String = file.bytes().map(|b| format!("{b:02x}")).collect();
+    for leak in [
+        "sk-live-4f9a8b7c6d5e",
+        "correct-horse-battery",
+        &b64[..24],
+        &b64[b64.len() - 24..],
+        &hex[..24],
+        &hex[hex.len() - 24..],
+    ] {
+        assert!(!kept.contains(leak), "`{leak}` leaked");
+    }
+}
+
+/// `--check` output goes to the model, the session and the record
+/// scrubbed like every tool result: a secret environment variable the
+/// check prints is not there.
+#[test]
+fn check_output_is_scrubbed() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let server = FakeOllama::start(vec![Reply::answer("done"), Reply::answer("done again")]);
+    let out = env
+        .oc(&server)
+        .env("DEPLOY_TOKEN", "tok-9f8e7d6c5b4a")
+        .args([
+            "run",
+            "--yes",
+            "-o",
+            "json",
+            "--check",
+            "printenv DEPLOY_TOKEN; exit 1",
+            "change a.txt so that it says b",
+        ])
+        .assert();
+    let output = out.get_output();
+    let kept = everything_kept(&env, &server, &output.stdout);
+    assert!(
+        kept.contains("[redacted secret]"),
+        "the check's output never reached the model"
+    );
+    assert!(!kept.contains("tok-9f8e7d6c5b4a"), "the token leaked");
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("tok-9f8e7d6c5b4a"),
+        "the token leaked to stderr"
+    );
+}
