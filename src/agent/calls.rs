@@ -60,7 +60,7 @@ impl<'a> CallRunner<'a> {
             rules: settings.rules.clone(),
             seen: tools::Seen::default(),
             secrets: Secrets::gather(workspace.root(), &[&settings.api_key_env]),
-            project_config: ProjectConfigGuard::new(&settings.project_config),
+            project_config: ProjectConfigGuard::new(&settings.project_config, workspace.root()),
             denials: Vec::new(),
             tool_calls: 0,
             files_changed: Vec::new(),

@@ -66,73 +66,130 @@ pub fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The project config as it was when the run began (or after `oc` itself
-/// added a rule). A shell command can reach the file in ways no rule can
-/// see (`> .ollama-code.js*`), so after every command the file is compared
-/// and, if changed, put back.
+/// What decides the next run's rules, as it was when the run began (or
+/// after `oc` itself added a rule): the project config in use, every place
+/// between the workspace and the repository root where a new
+/// `.ollama-code.json` would shadow it, and every place there where a new
+/// `.git` would end the next run's lookup before it reaches it. A shell
+/// command can reach these in ways no rule can see (`> .ollama-code.js*`,
+/// `git init`, `mkdir .git`), so after every command they are compared and,
+/// if changed, put back.
 pub struct ProjectConfigGuard {
+    /// The config in use.
     path: PathBuf,
-    /// The bytes, or `None` when there was no file.
-    saved: Option<Vec<u8>>,
+    /// Config files and their bytes (`None`: no file).
+    configs: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// `.git` entries that did not exist.
+    absent_git: Vec<PathBuf>,
 }
 
 impl ProjectConfigGuard {
-    /// Remembers the project config at `path` as it is now.
-    pub fn new(path: &Path) -> Self {
-        let path = path.to_path_buf();
-        let saved = Self::read(&path);
-        ProjectConfigGuard { path, saved }
-    }
-
-    fn read(path: &Path) -> Option<Vec<u8>> {
-        let is_file = path
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_file());
-        if is_file {
-            std::fs::read(path).ok()
-        } else {
-            None
-        }
-    }
-
-    /// Takes the current file as the new original (after `oc` changed it).
-    pub fn accept(&mut self) {
-        self.saved = Self::read(&self.path);
-    }
-
-    /// Puts the file back if it changed; says so, for the model.
-    pub fn restore(&self) -> Option<String> {
-        let exists = self.path.symlink_metadata().is_ok();
-        let current = Self::read(&self.path);
-        if current == self.saved && (exists == self.saved.is_some()) {
-            return None;
-        }
-        if exists {
-            let removed = if self.path.is_dir() && !self.path.is_symlink() {
-                std::fs::remove_dir_all(&self.path)
-            } else {
-                std::fs::remove_file(&self.path)
-            };
-            if let Err(e) = removed {
-                return Some(format!(
-                    "the command changed `{}`, and it could not be put back: {e}",
-                    PROJECT_CONFIG
-                ));
+    /// Remembers the project config at `path`, in use for a run in
+    /// `workspace`, and the places between `workspace` and the repository
+    /// root (the first directory up holding `.git`; without one, every
+    /// directory up).
+    pub fn new(path: &Path, workspace: &Path) -> Self {
+        let mut configs = vec![(path.to_path_buf(), read_file(path))];
+        let mut absent_git = Vec::new();
+        for dir in workspace.ancestors() {
+            let config = dir.join(PROJECT_CONFIG);
+            if config != path {
+                let saved = read_file(&config);
+                configs.push((config, saved));
             }
+            let git = dir.join(".git");
+            if git.symlink_metadata().is_ok() {
+                break;
+            }
+            absent_git.push(git);
         }
-        if let Some(bytes) = &self.saved
-            && let Err(e) = crate::fsutil::write_atomic(&self.path, bytes, 0o666)
-        {
-            return Some(format!(
-                "the command changed `{}`, and it could not be put back: {e}",
-                PROJECT_CONFIG
-            ));
+        ProjectConfigGuard {
+            path: path.to_path_buf(),
+            configs,
+            absent_git,
         }
-        Some(format!(
-            "the command changed `{}`, oc's project config, which the agent may not change; the change was undone",
-            PROJECT_CONFIG
-        ))
     }
+
+    /// Takes the config in use as the new original (after `oc` changed it).
+    pub fn accept(&mut self) {
+        let current = read_file(&self.path);
+        if let Some(entry) = self.configs.iter_mut().find(|(p, _)| *p == self.path) {
+            entry.1 = current;
+        }
+    }
+
+    /// Puts back what changed; says what, for the model.
+    pub fn restore(&self) -> Option<String> {
+        let mut said: Vec<String> = self
+            .configs
+            .iter()
+            .filter_map(|(path, saved)| restore_config(path, saved.as_deref()))
+            .collect();
+        for git in &self.absent_git {
+            if git.symlink_metadata().is_err() {
+                continue;
+            }
+            said.push(match remove(git) {
+                Ok(()) => format!(
+                    "the command made `{}`, which would change where later runs find their rules; it was removed",
+                    git.display()
+                ),
+                Err(e) => format!(
+                    "the command made `{}`, which would change where later runs find their rules, and it could not be removed: {e}",
+                    git.display()
+                ),
+            });
+        }
+        (!said.is_empty()).then(|| said.join("; "))
+    }
+}
+
+/// The bytes of a regular file at `path`, or `None`.
+fn read_file(path: &Path) -> Option<Vec<u8>> {
+    let is_file = path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_file());
+    if is_file {
+        std::fs::read(path).ok()
+    } else {
+        None
+    }
+}
+
+/// Removes a file, link or folder at `path`.
+fn remove(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() && !path.is_symlink() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+}
+
+/// Puts one config file back as `saved` (`None`: no file) if it changed.
+fn restore_config(path: &Path, saved: Option<&[u8]>) -> Option<String> {
+    let exists = path.symlink_metadata().is_ok();
+    let current = read_file(path);
+    if current.as_deref() == saved && exists == saved.is_some() {
+        return None;
+    }
+    if exists && let Err(e) = remove(path) {
+        return Some(format!(
+            "the command changed `{}`, and it could not be put back: {e}",
+            path.display()
+        ));
+    }
+    if let Some(bytes) = saved
+        && let Err(e) = crate::fsutil::write_atomic(path, bytes, 0o666)
+    {
+        return Some(format!(
+            "the command changed `{}`, and it could not be put back: {e}",
+            path.display()
+        ));
+    }
+    Some(format!(
+        "the command changed `{}`, oc's project config, which the agent may not change; the change was undone",
+        path.display()
+    ))
 }
 
 #[cfg(test)]

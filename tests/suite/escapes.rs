@@ -196,3 +196,56 @@ fn check_output_is_scrubbed() {
         "the token leaked to stderr"
     );
 }
+
+/// With the workspace in a folder of a repository whose root config
+/// denies something, a run cannot change which rules bind the next run: a
+/// `.git` (`mkdir .git`, `git init`, `true > .git`) or `.ollama-code.json`
+/// it makes in the workspace is removed right after the command, and the
+/// next run there is still bound by the root's rules.
+#[test]
+fn a_run_cannot_shadow_the_rules_of_the_next() {
+    let env = TestEnv::new();
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "bash(touch*)"}]}}"#,
+    );
+    env.write("sub/a.txt", "a\n");
+    let sub = env.work().join("sub");
+    let server = bash_calls(&[
+        "mkdir .git",
+        "git init -q",
+        "true > .git",
+        "echo '{}' > .ollama-code.json",
+        "printf '{\"permissions\":{\"rules\":[{\"action\":\"allow\",\"rule\":\"bash\"}]}}' > .ollama-code.json",
+    ]);
+    env.oc(&server)
+        .current_dir(&sub)
+        .args(["run", "--yes", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for result in &results[..3] {
+        assert!(
+            result.contains("which would change where later runs find their rules; it was removed"),
+            "{result}"
+        );
+    }
+    for result in &results[3..] {
+        assert!(result.contains("the change was undone"), "{result}");
+    }
+    assert!(!sub.join(".git").exists());
+    assert!(!sub.join(".ollama-code.json").exists());
+    let next = bash_calls(&["touch made-by-next-run"]);
+    env.oc(&next)
+        .current_dir(&sub)
+        .args(["run", "--yes", "try again"])
+        .assert()
+        .success();
+    assert!(
+        tool_messages(&next.chat_requests()[1])[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("the rule `deny bash(touch*)` forbids it")
+    );
+    assert!(!sub.join("made-by-next-run").exists());
+}
