@@ -1,7 +1,8 @@
 //! What the sandbox adds to a command (run with `cargo bench --bench
 //! sandbox` or `scripts/bench.sh sandbox`): 100 `bash "true"` calls through
 //! the bash tool without the sandbox and with it (`workspace-write`,
-//! network off: the `oc sandbox-exec` helper, Landlock, then bash), both
+//! network off, the user's credential stores kept from reading: the `oc
+//! sandbox-exec` helper, Landlock, then bash), both
 //! with `oc` as the subreaper sweeping after each call as in a run.
 //! Target: under 5 ms added per call (median against median).
 //!
@@ -46,8 +47,21 @@ fn main() {
         required: true,
         network: Network::Off,
         add_dirs: Vec::new(),
+        allow_read: Vec::new(),
+        home_dir: std::env::var_os("HOME").map(PathBuf::from),
     };
-    let (sandbox, _) = prepare(&settings, plain.root(), support).unwrap();
+    // The user's credential stores and a default OC_HOME's records are kept
+    // from reading, as in a run.
+    let oc_home = settings
+        .home_dir
+        .clone()
+        .unwrap_or_default()
+        .join(".ollama-code");
+    let (sandbox, _) = prepare(&settings, plain.root(), &oc_home, support).unwrap();
+    println!(
+        "credential stores kept from reading: {}",
+        sandbox.reads().denied.len()
+    );
     let sandbox = sandbox.with_helper(PathBuf::from(env!("CARGO_BIN_EXE_oc")));
     let confined = plain.clone().confined(sandbox);
     let runtime = tokio::runtime::Builder::new_current_thread()

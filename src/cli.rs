@@ -47,7 +47,8 @@ pub enum Command {
     SandboxExec(SandboxExecArgs),
 }
 
-/// `oc sandbox-exec [--filesystem] [--write PATH]... [--no-network] -- PROGRAM [ARGS]...`
+/// `oc sandbox-exec [--filesystem] [--write PATH]... [--deny-read PATH]...
+/// [--allow-read PATH]... [--no-network] -- PROGRAM [ARGS]...`
 #[derive(Debug, Args)]
 pub struct SandboxExecArgs {
     /// Confine the filesystem: read anywhere, write only beneath `--write`.
@@ -59,6 +60,14 @@ pub struct SandboxExecArgs {
     /// Refuse TCP connect and bind.
     #[arg(long)]
     pub no_network: bool,
+    /// A path commands may not read under `--filesystem` (repeatable): a
+    /// credential store.
+    #[arg(long, value_name = "PATH")]
+    pub deny_read: Vec<PathBuf>,
+    /// A path readable under `--filesystem` even inside a `--deny-read`
+    /// path (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub allow_read: Vec<PathBuf>,
     /// The program and its arguments.
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     pub command: Vec<std::ffi::OsString>,
@@ -442,6 +451,10 @@ pub struct CommonArgs {
     /// Let sandboxed commands also write in DIR (repeatable).
     #[arg(long, value_name = "DIR")]
     pub add_dir: Vec<PathBuf>,
+    /// Let sandboxed commands read DIR although it is a credential store
+    /// they may not read, such as ~/.ssh (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub allow_read: Vec<PathBuf>,
     /// What runs the agent loop: oc itself (native), or an opencode server
     /// with oc's permissions, output, sessions and records (opencode)
     /// [default: native]
@@ -482,6 +495,7 @@ impl CommonArgs {
                 mode: self.sandbox,
                 network: self.network,
                 add_dirs: self.add_dir.clone(),
+                allow_read: self.allow_read.clone(),
             },
             runtime: crate::config::RuntimeFlags {
                 runtime: self.runtime,

@@ -68,6 +68,8 @@ fn sandbox_exec(args: &cli::SandboxExecArgs) -> ! {
     let confine = sandbox::exec::Confine {
         filesystem: args.filesystem,
         write: args.write.clone(),
+        deny_read: args.deny_read.clone(),
+        allow_read: args.allow_read.clone(),
         no_network: args.no_network,
     };
     let message = match args.command.split_first() {
@@ -367,6 +369,7 @@ fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
         ("--sandbox", common.sandbox.is_some()),
         ("--network", common.network.is_some()),
         ("--add-dir", !common.add_dir.is_empty()),
+        ("--allow-read", !common.allow_read.is_empty()),
         ("--system-prompt", common.system_prompt.is_some()),
         (
             "--append-system-prompt",

@@ -242,7 +242,12 @@ fn choose_edit_format(settings: &Settings, info: &ModelInfo) -> EditFormat {
 /// a kernel that cannot confine).
 pub fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Workspace> {
     let workspace = open_workspace(&settings.cwd)?;
-    let (sandbox, warnings) = prepare(&settings.sandbox, workspace.root(), Support::probe())?;
+    let (sandbox, warnings) = prepare(
+        &settings.sandbox,
+        workspace.root(),
+        &settings.home,
+        Support::probe(),
+    )?;
     for warning in &warnings {
         out.warn(warning);
     }

@@ -1,5 +1,6 @@
 //! The sandbox settings (README "Sandbox"): `--sandbox`, `--network`,
-//! `--add-dir` over the config keys `sandbox`, `network`, `add_dirs`; plan
+//! `--add-dir` over the config keys `sandbox`, `network`, `add_dirs`, and
+//! `--allow-read`; plan
 //! mode never writes; a project config may tighten them, never loosen.
 
 use std::path::{Path, PathBuf};
@@ -22,6 +23,10 @@ pub struct SandboxSettings {
     /// More directories commands may write (absolute), from the config
     /// files, then `--add-dir`.
     pub add_dirs: Vec<PathBuf>,
+    /// `--allow-read DIR`: readable although a credential store holds it.
+    pub allow_read: Vec<PathBuf>,
+    /// The user's home directory, where the credential stores are.
+    pub home_dir: Option<PathBuf>,
 }
 
 /// The sandbox flags of one invocation.
@@ -33,6 +38,8 @@ pub struct SandboxFlags {
     pub network: Option<Network>,
     /// `--add-dir DIR`, in order.
     pub add_dirs: Vec<PathBuf>,
+    /// `--allow-read DIR`, in order.
+    pub allow_read: Vec<PathBuf>,
 }
 
 impl SandboxSettings {
@@ -76,6 +83,8 @@ impl SandboxSettings {
             required,
             network,
             add_dirs,
+            allow_read: flags.allow_read.clone(),
+            home_dir: home_dir.map(Path::to_path_buf),
         }
     }
 }

@@ -143,13 +143,22 @@ impl Secrets {
         } else {
             Cow::Borrowed(text)
         };
-        match &self.matcher {
+        let text = match &self.matcher {
             Some(m) if m.is_match(text.as_ref()) => {
                 let replacements = vec![REDACTED; self.patterns];
                 Cow::Owned(m.replace_all(text.as_ref(), &replacements))
             }
             _ => text,
+        };
+        let found = crate::session::redact::shapes(text.as_ref());
+        if found.is_empty() {
+            return text;
         }
+        let mut out = text.into_owned();
+        for credential in found {
+            out = out.replace(&credential, REDACTED);
+        }
+        Cow::Owned(out)
     }
 }
 
@@ -381,6 +390,35 @@ mod tests {
             }
         }
         assert!(shown("736B2D6C6976652D616263646566313233343536").contains(REDACTED));
+    }
+
+    #[test]
+    fn credentials_are_known_by_their_shape() {
+        let none = Secrets::default();
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
+        assert_eq!(
+            none.scrub(&format!("key:\n{key}done")),
+            "key:\n[redacted secret]\ndone"
+        );
+        let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA";
+        assert_eq!(none.scrub(cut), REDACTED);
+        for token in [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "AKIAIOSFODNN7EXAMPLE",
+            "xoxb-1234567890-abcdef",
+            "glpat-abcdefghij0123456789",
+            "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+        ] {
+            assert_eq!(
+                none.scrub(&format!("t={token};")),
+                "t=[redacted secret];",
+                "{token}"
+            );
+        }
+        assert!(matches!(
+            none.scrub("risk-assessment sk-short"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

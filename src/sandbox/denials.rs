@@ -3,12 +3,14 @@
 //! (the kernel does not say who refused): "Permission denied" naming a
 //! path outside the writable places that `oc` itself could write (so the
 //! refusal was the sandbox's, not the file's permissions), a refused or
-//! failed connection while the network is off, a refused signal.
+//! failed connection while the network is off, a refused signal, a read
+//! of a credential store.
 
 use std::path::{Component, Path, PathBuf};
 
 use nix::unistd::{AccessFlags, access};
 
+use super::reads::Reads;
 use crate::vocab::{Confinement, Network, SandboxMode};
 
 /// What the kernel says when Landlock refuses (EACCES, EPERM).
@@ -35,12 +37,14 @@ const NETWORK_WORDS: [&str; 9] = [
 const NETWORK_PATHS: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
 
 /// The explanation for `output` of a command run in `cwd` under
-/// `confinement`, writable beneath `writable`; `None` when nothing in it
-/// looks like the sandbox refusing.
+/// `confinement`, writable beneath `writable`, kept from reading
+/// `reads.denied`; `None` when nothing in it looks like the sandbox
+/// refusing.
 pub fn explain(
     output: &str,
     cwd: &Path,
     writable: &[PathBuf],
+    reads: &Reads,
     confinement: &Confinement,
 ) -> Option<String> {
     let refusals: Vec<&str> = output
@@ -54,6 +58,18 @@ pub fn explain(
     let network_path = refusals
         .iter()
         .any(|line| NETWORK_PATHS.iter().any(|p| line.contains(p)));
+    let unreadable = refusals.iter().find_map(|line| {
+        paths_in(line).map(|path| absolute(cwd, path)).find(|path| {
+            reads.denied.iter().any(|d| path.starts_with(d))
+                && !reads.allowed.iter().any(|a| path.starts_with(a))
+        })
+    });
+    if let Some(path) = unreadable {
+        return Some(format!(
+            "[sandbox: `{}` is in a credential store (or oc's own records) that commands may not read, so the kernel refused it; do without it (the user can allow a folder with `--allow-read DIR`)]",
+            path.display()
+        ));
+    }
     if confinement.mode != SandboxMode::Off {
         let outside = refusals.iter().find_map(|line| {
             paths_in(line)
@@ -220,7 +236,38 @@ mod tests {
             SandboxMode::ReadOnly => vec![d.run_tmp.clone()],
             _ => vec![d.ws.clone(), d.run_tmp.clone()],
         };
-        explain(output, &d.ws, &writable, c)
+        explain(output, &d.ws, &writable, &Reads::default(), c)
+    }
+
+    #[test]
+    fn a_refused_read_of_a_credential_store_is_named() {
+        let d = dirs();
+        let c = confinement(SandboxMode::WorkspaceWrite, Network::Off);
+        let reads = Reads {
+            denied: vec![PathBuf::from("/home/u/.ssh")],
+            allowed: vec![PathBuf::from("/home/u/.ssh/public")],
+        };
+        let line = explain(
+            "cat: /home/u/.ssh/id_rsa: Permission denied\n",
+            &d.ws,
+            &[],
+            &reads,
+            &c,
+        )
+        .unwrap();
+        assert!(
+            line.contains("`/home/u/.ssh/id_rsa` is in a credential store"),
+            "{line}"
+        );
+        assert!(line.contains("--allow-read DIR"), "{line}");
+        let allowed = explain(
+            "cat: /home/u/.ssh/public/k: Permission denied\n",
+            &d.ws,
+            &[],
+            &reads,
+            &c,
+        );
+        assert!(!allowed.is_some_and(|l| l.contains("credential store")));
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! process group `oc` manages, and closes the descriptors it inherited
 //! beyond stdin, stdout and stderr.
 //!
-//! What it allows, with `--filesystem`: reading and executing anything,
-//! writing (but not making device nodes) only beneath the `--write` paths;
+//! What it allows, with `--filesystem`: listing any directory, reading and
+//! executing anything but the `--deny-read` paths (credential stores;
+//! `--allow-read` paths inside them stay readable), writing (but not making
+//! device nodes) only beneath the `--write` paths;
 //! with `--no-network`: no TCP connect or bind, no connection to abstract
 //! UNIX sockets or (on kernels that can say so) pathname UNIX sockets and
 //! UDP outside, and no socket of another kind that reaches the network
@@ -23,7 +25,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::support::Support;
 use super::syscalls;
@@ -47,6 +49,11 @@ pub struct Confine {
     pub filesystem: bool,
     /// Paths (directories or files) writable under `filesystem`.
     pub write: Vec<PathBuf>,
+    /// Paths not readable under `filesystem` (credential stores): every
+    /// other path stays readable, and directories stay listable.
+    pub deny_read: Vec<PathBuf>,
+    /// Paths readable even inside a `deny_read` path.
+    pub allow_read: Vec<PathBuf>,
     /// Refuse TCP connect and bind.
     pub no_network: bool,
 }
@@ -138,8 +145,14 @@ fn restrict(confine: &Confine) -> Result<RulesetStatus, RulesetError> {
     }
     let mut created = ruleset.scope(Scope::Signal)?.create()?;
     if confine.filesystem {
+        let read = readable(confine.no_network);
         created = created
-            .add_rules(path_beneath_rules(["/"], readable(confine.no_network)))?
+            .add_rules(path_beneath_rules(["/"], AccessFs::ReadDir))?
+            .add_rules(path_beneath_rules(
+                super::reads::readable_roots(Path::new("/"), &confine.deny_read),
+                read,
+            ))?
+            .add_rules(path_beneath_rules(&confine.allow_read, read))?
             .add_rules(path_beneath_rules(&confine.write, writable()))?;
     }
     Ok(created.restrict_self()?.ruleset)

@@ -5,7 +5,8 @@
 //! [`policy`] is what a run's commands may do ([`policy::Sandbox`]) and
 //! the command line that applies it; [`prepare`] makes it from the
 //! settings and what the kernel supports ([`support`]); [`exec`] is the
-//! helper that confines itself and execs `bash -c`; [`reaper`] ends what a
+//! helper that confines itself and execs `bash -c`; [`reads`] says what
+//! commands may not read; [`reaper`] ends what a
 //! command left behind; [`denials`] explains the kernel's refusals to the
 //! model. (`tools` imports `policy` directly: this file names `prepare`,
 //! which reads the settings.)
@@ -14,6 +15,7 @@ pub mod denials;
 pub mod exec;
 pub mod policy;
 pub mod prepare;
+pub mod reads;
 pub mod reaper;
 pub mod support;
 pub mod syscalls;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use super::denials;
+pub use super::reads::Reads;
 use crate::error::{Error, Result};
 use crate::vocab::{Confinement, Network, SandboxMode};
 
@@ -28,6 +29,8 @@ pub struct Sandbox {
     tmp: Option<TempDir>,
     /// The `oc` binary, run as the helper.
     helper: PathBuf,
+    /// What commands may not read, when the filesystem is confined.
+    reads: Reads,
 }
 
 impl Sandbox {
@@ -39,6 +42,7 @@ impl Sandbox {
             writable: Vec::new(),
             tmp: None,
             helper: PathBuf::new(),
+            reads: Reads::default(),
         }
     }
 
@@ -71,7 +75,20 @@ impl Sandbox {
             writable,
             tmp,
             helper,
+            reads: Reads::default(),
         })
+    }
+
+    /// The same sandbox with commands kept from reading `reads.denied`
+    /// (but `reads.allowed` inside them).
+    pub fn with_reads(mut self, reads: Reads) -> Sandbox {
+        self.reads = reads;
+        self
+    }
+
+    /// What commands may not read, and what they may read inside it.
+    pub fn reads(&self) -> &Reads {
+        &self.reads
     }
 
     /// The same sandbox with `helper` as the `oc` binary run in front of
@@ -115,6 +132,12 @@ impl Sandbox {
             for path in &self.writable {
                 helper.arg("--write").arg(path);
             }
+            for path in &self.reads.denied {
+                helper.arg("--deny-read").arg(path);
+            }
+            for path in &self.reads.allowed {
+                helper.arg("--allow-read").arg(path);
+            }
         }
         if self.confinement.network == Network::Off {
             helper.arg("--no-network");
@@ -129,6 +152,12 @@ impl Sandbox {
     /// One line for the model when `output` shows the sandbox refusing
     /// something, so that it changes course instead of retrying.
     pub fn explain(&self, output: &str) -> Option<String> {
-        denials::explain(output, &self.root, &self.writable, &self.confinement)
+        denials::explain(
+            output,
+            &self.root,
+            &self.writable,
+            &self.reads,
+            &self.confinement,
+        )
     }
 }

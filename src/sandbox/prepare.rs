@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::policy::Sandbox;
+use super::reads::{Reads, credential_stores};
 use super::support::Support;
 use crate::config::sandbox::SandboxSettings;
 use crate::error::{Error, Result};
@@ -33,6 +34,7 @@ pub const DEVICES: [&str; 7] = [
 pub fn prepare(
     settings: &SandboxSettings,
     root: &Path,
+    oc_home: &Path,
     support: Support,
 ) -> Result<(Sandbox, Vec<String>)> {
     let wants_filesystem = settings.mode != SandboxMode::Off;
@@ -74,8 +76,16 @@ pub fn prepare(
         },
         add_dirs: Vec::new(),
     };
+    let reads = if filesystem {
+        Reads {
+            denied: credential_stores(settings.home_dir.as_deref(), oc_home, root),
+            allowed: real_dirs(&settings.allow_read, "--allow-read")?,
+        }
+    } else {
+        Reads::default()
+    };
     let (writable, tmp) = if filesystem {
-        let add_dirs = add_dirs(settings)?;
+        let add_dirs = real_dirs(&settings.add_dirs, "--add-dir")?;
         confinement.add_dirs = add_dirs.iter().map(|d| d.display().to_string()).collect();
         let tmp = tempfile::Builder::new()
             .prefix("oc-run-")
@@ -86,7 +96,7 @@ pub fn prepare(
         (Vec::new(), None)
     };
     Ok((
-        Sandbox::confined(confinement, root, writable, tmp)?,
+        Sandbox::confined(confinement, root, writable, tmp)?.with_reads(reads),
         warnings,
     ))
 }
@@ -114,25 +124,28 @@ fn writable(
     writable
 }
 
-/// The `--add-dir` directories, real paths.
+/// The directories of `--add-dir` (`flag`; also `add_dirs` in a config
+/// file) or `--allow-read`, real paths.
 ///
 /// Errors: [`Error::Usage`] for one that does not exist or is not a
 /// directory.
-fn add_dirs(settings: &SandboxSettings) -> Result<Vec<PathBuf>> {
-    settings
-        .add_dirs
-        .iter()
+fn real_dirs(dirs: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>> {
+    let given = |dir: &Path| match flag {
+        "--add-dir" => format!(
+            "`--add-dir {}` (or `add_dirs` in a config file)",
+            dir.display()
+        ),
+        _ => format!("`{flag} {}`", dir.display()),
+    };
+    dirs.iter()
         .map(|dir| {
             let real = dir.canonicalize().map_err(|e| {
-                Error::Usage(format!(
-                    "`--add-dir {}` (or `add_dirs` in a config file): {e}; give a directory that exists",
-                    dir.display()
-                ))
+                Error::Usage(format!("{}: {e}; give a directory that exists", given(dir)))
             })?;
             if !real.is_dir() {
                 return Err(Error::Usage(format!(
-                    "`--add-dir {}` (or `add_dirs` in a config file) is not a directory; give a directory",
-                    dir.display()
+                    "{} is not a directory; give a directory",
+                    given(dir)
                 )));
             }
             Ok(real)

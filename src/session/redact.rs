@@ -25,8 +25,12 @@ static SHAPES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"\bxox[baprs]-[A-Za-z0-9-]{10,}",
         // Google API keys
         r"\bAIza[0-9A-Za-z_-]{35}\b",
-        // Private key blocks
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+        // Private key blocks (PEM, OpenSSH), to their end or the text's
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+        // GitLab, npm and PyPI tokens
+        r"\bglpat-[A-Za-z0-9_-]{20,}",
+        r"\bnpm_[A-Za-z0-9]{36}\b",
+        r"\bpypi-[A-Za-z0-9_-]{50,}",
     ]
     .iter()
     .filter_map(|p| Regex::new(p).ok())
@@ -55,8 +59,9 @@ fn looks_secret(value: &str) -> bool {
     !code_like && ((value.len() >= 8 && letters && others) || value.len() >= 24)
 }
 
-/// The credentials in `text`.
-pub fn find(text: &str) -> Vec<String> {
+/// The credentials in `text` known by their shape alone (tokens, private
+/// key blocks), as found.
+pub fn shapes(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for shape in SHAPES.iter() {
         for m in shape.find_iter(text) {
@@ -67,6 +72,13 @@ pub fn find(text: &str) -> Vec<String> {
             found.push(value.to_string());
         }
     }
+    found
+}
+
+/// The credentials in `text`: [`shapes`], and values after names that say
+/// secret.
+pub fn find(text: &str) -> Vec<String> {
+    let mut found = shapes(text);
     if let Some(assignment) = ASSIGNMENT.as_ref() {
         for caps in assignment.captures_iter(text) {
             let value = &caps[1];

@@ -249,3 +249,90 @@ fn a_run_cannot_shadow_the_rules_of_the_next() {
     );
     assert!(!sub.join("made-by-next-run").exists());
 }
+
+/// Under the sandbox, commands may not read the user's credential stores
+/// or `oc`'s records of other runs; the refusal says why, the home
+/// directory's other files stay readable, `--allow-read` opens a store,
+/// and a private key read that way is scrubbed by its shape.
+#[test]
+fn credential_stores_are_not_readable_by_commands() {
+    let env = TestEnv::new();
+    let home = env.home.path();
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n-----END OPENSSH PRIVATE KEY-----\n";
+    for (path, text) in [
+        (".ssh/id_ed25519", key),
+        (
+            ".aws/credentials",
+            "aws_secret_access_key = wJalrXUtnFEMIbKxRfiCYzEXAMPLEKEY\n",
+        ),
+        (
+            "sessions/earlier.json",
+            "{\"note\": \"an earlier run's conversation\"}\n",
+        ),
+        (".bashrc", "export EDITOR=vi\n"),
+    ] {
+        std::fs::create_dir_all(home.join(path).parent().unwrap()).unwrap();
+        std::fs::write(home.join(path), text).unwrap();
+    }
+    let server = bash_calls(&[
+        "cat ~/.ssh/id_ed25519",
+        "cat ~/.aws/credentials",
+        "cat ~/sessions/earlier.json",
+        "cat ~/.bashrc",
+        "ls ~/.ssh",
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "-o", "json", "look around"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for result in &results[..3] {
+        assert!(result.contains("Permission denied"), "{result}");
+        assert!(result.contains("is in a credential store"), "{result}");
+        assert!(result.contains("--allow-read DIR"), "{result}");
+    }
+    assert!(results[3].contains("export EDITOR=vi"), "{}", results[3]);
+    assert!(results[4].contains("id_ed25519"), "{}", results[4]);
+    let kept = everything_kept(&env, &server, &out.get_output().stdout);
+    for leak in ["b3BlbnNzaC1rZXkt", "wJalrXUtnFEMI"] {
+        assert!(!kept.contains(leak), "`{leak}` leaked");
+    }
+    // (The earlier session is in `kept` itself: only what was sent counts.)
+    let sent = serde_json::to_string(&server.chat_requests()).unwrap();
+    assert!(!sent.contains("an earlier run's conversation"));
+
+    let allowed = bash_calls(&["cat ~/.ssh/id_ed25519"]);
+    let ssh = home.join(".ssh");
+    env.oc(&allowed)
+        .args(["run", "--yes", "--allow-read"])
+        .arg(&ssh)
+        .arg("look again")
+        .assert()
+        .success();
+    let result = tool_messages(&allowed.chat_requests()[1])[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!result.contains("Permission denied"), "{result}");
+    assert!(result.contains("[redacted secret]"), "{result}");
+    assert!(!result.contains("b3BlbnNzaC1rZXkt"), "{result}");
+}
+
+/// `--allow-read` takes a directory that exists.
+#[test]
+fn allow_read_needs_a_directory() {
+    let env = TestEnv::new();
+    let server = bash_calls(&["true"]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--allow-read", "no-such-dir", "x"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("`--allow-read no-such-dir`")
+            && stderr.contains("give a directory that exists"),
+        "{stderr}"
+    );
+}

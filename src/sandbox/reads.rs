@@ -1,0 +1,135 @@
+//! What sandboxed commands may not read: the user's credential stores and
+//! `oc`'s own sessions and records (README "Sandbox"). Landlock only grants,
+//! so "everything but these" is said as the largest folders and files that
+//! hold none of them ([`readable_roots`]).
+
+use std::path::{Path, PathBuf};
+
+/// The paths commands may not read (credential stores, `oc`'s records)
+/// and those readable inside them (`--allow-read`), real paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reads {
+    pub denied: Vec<PathBuf>,
+    pub allowed: Vec<PathBuf>,
+}
+
+/// Credential stores, relative to the home directory.
+pub const CREDENTIAL_STORES: [&str; 14] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".docker/config.json",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/hub",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+];
+
+/// What `oc` keeps in `OC_HOME` that commands may not read: other runs'
+/// conversations, records and file copies.
+pub const OC_HOME_RECORDS: [&str; 3] = ["sessions", "finetune.jsonl", "checkpoints"];
+
+/// The paths commands may not read: the credential stores under `home`
+/// and `oc`'s records under `oc_home`, those that exist, as real paths. A store that holds the workspace is left readable (`oc` run
+/// inside it reads its files anyway).
+pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) -> Vec<PathBuf> {
+    let stores = home
+        .into_iter()
+        .flat_map(|home| CREDENTIAL_STORES.iter().map(move |s| home.join(s)))
+        .chain(OC_HOME_RECORDS.iter().map(|r| oc_home.join(r)));
+    let mut found: Vec<PathBuf> = stores
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| !workspace.starts_with(p))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The largest paths beneath `root` that hold none of `denied`: `root`
+/// itself when none is beneath it; else, walking down towards each denied
+/// path, every other entry of the directories on the way. Symbolic links
+/// on the way are given as they are (Landlock follows them to what they
+/// name, which is judged there).
+pub fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(root, denied, &mut out);
+    out
+}
+
+fn collect(path: &Path, denied: &[PathBuf], out: &mut Vec<PathBuf>) {
+    if denied.iter().any(|d| d == path) {
+        return;
+    }
+    if !denied.iter().any(|d| d.starts_with(path)) {
+        out.push(path.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        collect(&entry.path(), denied, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn everything_but_the_denied_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for p in [
+            "home/.ssh",
+            "home/.config/gh",
+            "home/.config/git",
+            "home/src",
+            "etc",
+        ] {
+            std::fs::create_dir_all(root.join(p)).unwrap();
+        }
+        std::fs::write(root.join("home/.bashrc"), "").unwrap();
+        let denied = [root.join("home/.ssh"), root.join("home/.config/gh")];
+        let mut got = readable_roots(&root, &denied);
+        got.sort();
+        let mut want = vec![
+            root.join("etc"),
+            root.join("home/.bashrc"),
+            root.join("home/.config/git"),
+            root.join("home/src"),
+        ];
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(readable_roots(&root, &[]), vec![root.clone()]);
+    }
+
+    #[test]
+    fn stores_that_exist_and_do_not_hold_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(home.join(".config/gh")).unwrap();
+        std::fs::create_dir_all(home.join(".oc/sessions")).unwrap();
+        std::fs::write(home.join(".oc/config.json"), "{}").unwrap();
+        std::fs::create_dir_all(home.join("work")).unwrap();
+        let stores = credential_stores(Some(&home), &home.join(".oc"), &home.join("work"));
+        assert_eq!(
+            stores,
+            [
+                home.join(".config/gh"),
+                home.join(".oc/sessions"),
+                home.join(".ssh")
+            ]
+        );
+        let inside = credential_stores(Some(&home), &home.join(".oc"), &home.join(".ssh/keys"));
+        assert!(!inside.contains(&home.join(".ssh")));
+    }
+}
