@@ -303,6 +303,7 @@ pub fn open_session(
             session.status = Status::Running;
             session.exit_reason = None;
             session.aborted_reply = None;
+            session.rules_from = rules_from(settings);
             session
         }
         None => {
@@ -317,10 +318,17 @@ pub fn open_session(
             );
             session.provider = settings.provider.as_str().to_string();
             session.sandbox = Some(workspace.sandbox().confinement());
+            session.rules_from = rules_from(settings);
             session.messages.push(Message::text(Role::System, system));
             session
         }
     }
+}
+
+/// The project config whose rules bind this run, if there is one.
+fn rules_from(settings: &Settings) -> Option<String> {
+    let path = &settings.project_config;
+    path.is_file().then(|| path.display().to_string())
 }
 
 /// The system prompt of a new session: `--system-prompt FILE`'s text, or

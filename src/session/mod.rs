@@ -94,6 +94,10 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Confinement>,
     pub cwd: String,
+    /// The project config (`.ollama-code.json`, found from `cwd` up to the
+    /// repository root) whose rules bound the last run, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_from: Option<String>,
     /// The first line of the prompt, shortened.
     pub title: String,
     pub status: Status,
@@ -211,6 +215,7 @@ impl Session {
             runtime: None,
             sandbox: None,
             cwd: cwd.display().to_string(),
+            rules_from: None,
             title: title_of(prompt),
             status: Status::Running,
             exit_reason: None,

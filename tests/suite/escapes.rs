@@ -235,6 +235,12 @@ fn a_run_cannot_shadow_the_rules_of_the_next() {
     }
     assert!(!sub.join(".git").exists());
     assert!(!sub.join(".ollama-code.json").exists());
+    let root_config = env.work().canonicalize().unwrap().join(".ollama-code.json");
+    assert_eq!(
+        env.session()["rules_from"],
+        root_config.display().to_string(),
+        "the session records whose rules bound the run"
+    );
     let next = bash_calls(&["touch made-by-next-run"]);
     env.oc(&next)
         .current_dir(&sub)
