@@ -31,6 +31,12 @@ const OUTPUT_OPTIONS: [&str; 6] = [
     "--log-file",
 ];
 
+/// Values of `--output` that name a format, not a file (`aws … --output
+/// json`).
+const OUTPUT_FORMATS: [&str; 9] = [
+    "json", "yaml", "yml", "text", "table", "tsv", "csv", "wide", "name",
+];
+
 /// Programs whose `-o FILE` (or `-oFILE`) writes FILE.
 const DASH_O_WRITES: [&str; 14] = [
     "curl", "sort", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go", "pandoc",
@@ -149,32 +155,19 @@ fn from_environment(assignments: &[String], effects: &mut Effects) {
 /// `--output F`, `--output=F` (any program) and `-o F`, `-oF` (programs
 /// in [`DASH_O_WRITES`]; `wget -O F` too).
 fn output_options(name: &str, args: &[String], effects: &mut Effects) {
-    let mut short: Vec<&str> = Vec::new();
+    let mut options: Vec<&str> = OUTPUT_OPTIONS.to_vec();
     if DASH_O_WRITES.contains(&name) {
-        short.push("-o");
+        options.push("-o");
     }
     if name == "wget" {
-        short.extend(["-O", "-o"]);
+        options.extend(["-O", "-o"]);
     }
-    for (i, arg) in args.iter().enumerate() {
-        if arg == "--" {
-            break;
-        }
-        for option in OUTPUT_OPTIONS.iter().chain(&short) {
-            if arg == option {
-                effects.writes.extend(args.get(i + 1).cloned());
-            } else if let Some(value) = arg
-                .strip_prefix(option)
-                .and_then(|rest| match option.starts_with("--") {
-                    true => rest.strip_prefix('='),
-                    false => Some(rest),
-                })
-                .filter(|v| !v.is_empty())
-            {
-                effects.writes.push(value.to_string());
-            }
-        }
-    }
+    let before_end = args.split(|a| a == "--").next().unwrap_or_default();
+    effects.writes.extend(
+        value_of(before_end, &options)
+            .into_iter()
+            .filter(|v| v != "-" && !OUTPUT_FORMATS.contains(&v.as_str())),
+    );
 }
 
 /// `git -c key=value`, `--config-env`, `--exec-path`, `--upload-pack`,
@@ -381,6 +374,9 @@ mod tests {
             "grep's -o is --only-matching"
         );
         assert!(effects("git diff HEAD").writes.is_empty());
+        assert!(effects("aws s3 ls --output json").writes.is_empty());
+        assert!(effects("curl -o - http://x").writes.is_empty());
+        assert!(effects("gcc x.c -- -o y").writes.is_empty());
     }
 
     #[test]
