@@ -290,7 +290,9 @@ impl<'a> CallRunner<'a> {
         if matches!(input, ToolInput::ListFiles(_) | ToolInput::Search(_)) {
             self.hide_denied_paths(&mut outcome);
         }
-        if let ToolInput::Bash(_) = input
+        // Any call that can write (a file tool making `.git/HEAD`, too) may
+        // change which rules bind the next run.
+        if !input.tool().is_read_only()
             && let Some(undone) = self.project_config.restore()
         {
             out.warn(&undone);

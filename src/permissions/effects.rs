@@ -38,14 +38,16 @@ const OUTPUT_FORMATS: [&str; 9] = [
 ];
 
 /// Programs whose `-o FILE` (or `-oFILE`) writes FILE.
-const DASH_O_WRITES: [&str; 14] = [
-    "curl", "sort", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go", "pandoc",
-    "as", "objcopy",
+const DASH_O_WRITES: [&str; 15] = [
+    "git", "curl", "sort", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go",
+    "pandoc", "as", "objcopy",
 ];
 
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
-const GIT_COMMAND_KEYS: [&str; 18] = [
+const GIT_COMMAND_KEYS: [&str; 20] = [
+    "remote.*.uploadpack",
+    "remote.*.receivepack",
     "core.pager",
     "core.editor",
     "core.sshcommand",
@@ -90,7 +92,9 @@ const COMMAND_VARIABLES: [&str; 11] = [
 const OPAQUE_VARIABLES: [&str; 3] = ["GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH"];
 
 /// Interpreters and the options that give them code inline.
-const INLINE_CODE: [(&str, &[&str]); 11] = [
+const INLINE_CODE: [(&str, &[&str]); 13] = [
+    ("tclsh", &[]),
+    ("wish", &[]),
     ("python", &["-c"]),
     ("perl", &["-e", "-E"]),
     ("ruby", &["-e"]),
@@ -109,9 +113,15 @@ const INLINE_CODE: [(&str, &[&str]); 11] = [
 pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
     let mut effects = Effects::default();
     from_environment(assignments, &mut effects);
+    let args = &expand_long_options(name, args);
     output_options(name, args, &mut effects);
     match name {
+        "export" | "declare" | "typeset" | "readonly" | "local" => {
+            from_environment(args, &mut effects);
+        }
         "git" => git(args, &mut effects),
+        "sed" | "gsed" => sed(args, &mut effects),
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gdb" => editor(args, &mut effects),
         "tee" => effects.writes.extend(
             args.iter()
                 .filter(|a| !a.starts_with('-') || *a == "-")
@@ -173,28 +183,36 @@ fn output_options(name: &str, args: &[String], effects: &mut Effects) {
 /// `git -c key=value`, `--config-env`, `--exec-path`, `--upload-pack`,
 /// `--receive-pack`, `--exec`.
 fn git(args: &[String], effects: &mut Effects) {
-    let mut settings: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
+    let mut settings: Vec<String> = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
-            "-c" => settings.extend(args.get(i + 1).map(String::as_str)),
-            "--config-env" => {
+            "-c" => settings.extend(args.get(i + 1).cloned()),
+            a if a == "--config-env" || a.starts_with("--config-env=") => {
                 effects.hidden =
-                    Some("`git --config-env` reads a setting from the environment".into())
-            }
-            a if a.starts_with("--config-env=") => {
-                effects.hidden =
-                    Some("`git --config-env` reads a setting from the environment".into())
+                    Some("`git --config-env` reads a setting from the environment".into());
             }
             a if a.starts_with("--exec-path=") => {
-                effects.hidden = Some("`git --exec-path` runs git's commands from elsewhere".into())
+                effects.hidden =
+                    Some("`git --exec-path` runs git's commands from elsewhere".into());
             }
             _ => {}
         }
-        i += 1;
+    }
+    let sub = subcommand(args);
+    if sub == Some("config") {
+        // `git config [--global] alias.x '!cmd'` stores a command for later.
+        let words: Vec<&String> = args
+            .iter()
+            .skip_while(|a| a.as_str() != "config")
+            .skip(1)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        if let [key, value, ..] = words.as_slice() {
+            settings.push(format!("{key}={value}"));
+        }
     }
     for setting in settings {
-        let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+        let (key, value) = setting.split_once('=').unwrap_or((&setting, ""));
         let key = key.to_ascii_lowercase();
         if key.starts_with("alias.")
             && let Some(script) = value.strip_prefix('!')
@@ -215,9 +233,21 @@ fn git(args: &[String], effects: &mut Effects) {
         &["--upload-pack", "--receive-pack", "--exec"],
     ));
     // `-u` is `--upload-pack` for clone only (fetch's `-u` takes no value).
-    if subcommand(args) == Some("clone") {
-        effects.scripts.extend(value_of(args, &["-u"]));
+    match sub {
+        Some("clone") => effects.scripts.extend(value_of(args, &["-u"])),
+        Some("difftool") => effects.scripts.extend(value_of(args, &["--extcmd", "-x"])),
+        Some("rebase") => effects.scripts.extend(value_of(args, &["-x"])),
+        Some("grep") => effects
+            .scripts
+            .extend(value_of(args, &["--open-files-in-pager"])),
+        _ => {}
     }
+    // `ext::cmd args` remote URLs run a command.
+    effects.scripts.extend(
+        args.iter()
+            .filter_map(|a| a.strip_prefix("ext::"))
+            .map(|cmd| cmd.replace("% ", " ").replace("%%", "%")),
+    );
 }
 
 /// Git's subcommand: the first word that is neither an option nor the
@@ -259,10 +289,8 @@ fn tar(args: &[String], effects: &mut Effects) {
             "-F",
         ],
     ));
-    for arg in args {
-        if let Some(action) = arg.strip_prefix("--checkpoint-action=")
-            && let Some(command) = action.strip_prefix("exec=")
-        {
+    for action in value_of(args, &["--checkpoint-action"]) {
+        if let Some(command) = action.strip_prefix("exec=") {
             effects.scripts.push(command.to_string());
         }
     }
@@ -292,10 +320,136 @@ fn ssh(args: &[String], effects: &mut Effects) {
 /// awk programs that run commands (`system(…)`, `print | "cmd"`, `"cmd" |
 /// getline`) are inline code.
 fn awk(args: &[String], effects: &mut Effects) {
-    let program = args.iter().find(|a| !a.starts_with('-'));
-    if program.is_some_and(|p| p.contains("system") || p.contains('|')) {
+    if args
+        .iter()
+        .any(|a| !a.starts_with('-') && (a.contains("system") || a.contains('|')))
+    {
         effects.hidden = Some("an awk program that runs commands".into());
     }
+}
+
+/// sed scripts with the `e` command or the `e` flag of `s` run commands.
+fn sed(args: &[String], effects: &mut Effects) {
+    // `[address]e [command]`, or `s/…/…/FLAGS` with an `e` among FLAGS.
+    let runs = |script: &str| {
+        script.split([';', '\n']).any(|part| {
+            let command = without_address(part.trim_start());
+            command == "e"
+                || command.starts_with("e ")
+                || substitute_flags(command).is_some_and(|f| f.contains('e'))
+        })
+    };
+    let scripts = value_of(args, &["-e", "--expression"])
+        .into_iter()
+        .chain(args.iter().find(|a| !a.starts_with('-')).cloned());
+    if scripts.into_iter().any(|s| runs(&s)) {
+        effects.hidden = Some("a sed script with the `e` command runs commands".into());
+    }
+}
+
+/// A sed command without its address (`1`, `$`, `1,5`, `/re/`, `!`).
+fn without_address(command: &str) -> &str {
+    let mut rest = command;
+    if let Some(after) = rest.strip_prefix('/') {
+        rest = after.find('/').map_or("", |end| &after[end + 1..]);
+    }
+    rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$,~+! ".contains(c))
+}
+
+/// The flags of a sed `s` command (`s/a/b/ge` → `ge`).
+fn substitute_flags(command: &str) -> Option<&str> {
+    let rest = command.strip_prefix('s')?;
+    let delimiter = rest
+        .chars()
+        .next()
+        .filter(|c| !c.is_alphanumeric() && !c.is_whitespace())?;
+    let mut seen = 0;
+    let mut escaped = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            c if c == delimiter && !escaped => {
+                seen += 1;
+                if seen == 3 {
+                    let flags = &rest[i + c.len_utf8()..];
+                    return Some(flags.split(['}', ' ']).next().unwrap_or(flags));
+                }
+            }
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
+/// `vim -c '!cmd'`, `vim +'!cmd'`, `gdb -ex 'shell cmd'`: editor and
+/// debugger commands that run shell commands.
+fn editor(args: &[String], effects: &mut Effects) {
+    let commands = value_of(args, &["-c", "--cmd", "-ex", "--eval-command"])
+        .into_iter()
+        .chain(
+            args.iter()
+                .filter_map(|a| a.strip_prefix('+').map(str::to_string)),
+        );
+    if commands
+        .into_iter()
+        .any(|c| c.contains('!') || c.contains("shell") || c.contains("system"))
+    {
+        effects.hidden = Some("an editor or debugger command runs shell commands".into());
+    }
+}
+
+/// Long options that take a value, per program, whose unambiguous
+/// abbreviations (`--upload-pa=…`, `--to-comm=…`) GNU and git accept.
+const LONG_OPTIONS: [(&str, &[&str]); 2] = [
+    (
+        "git",
+        &[
+            "--upload-pack",
+            "--receive-pack",
+            "--exec",
+            "--extcmd",
+            "--open-files-in-pager",
+            "--output",
+            "--config-env",
+            "--exec-path",
+        ],
+    ),
+    (
+        "tar",
+        &[
+            "--to-command",
+            "--use-compress-program",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+        ],
+    ),
+];
+
+/// `args` with abbreviated long options written out in full.
+fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
+    let Some((_, known)) = LONG_OPTIONS
+        .iter()
+        .find(|(n, _)| *n == name || (name == "gtar" && *n == "tar"))
+    else {
+        return args.to_vec();
+    };
+    args.iter()
+        .map(|arg| {
+            let (option, value) = arg
+                .split_once('=')
+                .map_or((arg.as_str(), None), |(o, v)| (o, Some(v)));
+            if !option.starts_with("--") || option.len() < 5 || known.contains(&option) {
+                return arg.clone();
+            }
+            let matching: Vec<&&str> = known.iter().filter(|k| k.starts_with(option)).collect();
+            match (matching.as_slice(), value) {
+                ([full], Some(v)) => format!("{full}={v}"),
+                ([full], None) => (**full).to_string(),
+                _ => arg.clone(),
+            }
+        })
+        .collect()
 }
 
 /// The inline code an interpreter is given, said as `python3 -c`; also
@@ -306,12 +460,15 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
         .iter()
         .find(|(n, _)| *n == family || *n == name)?;
     let informational = |a: &String| matches!(a.as_str(), "--version" | "-V" | "--help" | "-h");
+    let script = args.iter().find(|a| !a.starts_with('-') || *a == "-");
     let from_stdin = args.iter().all(|a| a.starts_with('-') && a != "-m")
         && !args.iter().any(informational)
-        || args
-            .iter()
-            .find(|a| !a.starts_with('-') || *a == "-")
-            .is_some_and(|a| a == "-");
+        || script.is_some_and(|a| {
+            a == "-"
+                || a.starts_with("/dev/stdin")
+                || a.starts_with("/dev/fd/")
+                || a.starts_with("/proc/")
+        });
     if from_stdin && !options.contains(&"eval") {
         return Some(format!(
             "`{name}` reading code from its input may start any command"
@@ -321,6 +478,11 @@ fn inline_code(name: &str, args: &[String]) -> Option<String> {
         options.iter().any(|o| {
             *a == o
                 || (!o.starts_with("--") && o.len() == 2 && a.starts_with(o) && a.len() > 2)
+                // a cluster ending in the option: `python3 -Ic`, `perl -le`
+                || (o.len() == 2
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.ends_with(&o[1..]))
                 || (o.starts_with("--") && a.starts_with(&format!("{o}=")))
         })
     })?;

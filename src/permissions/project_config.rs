@@ -156,13 +156,60 @@ fn read_file(path: &Path) -> Option<Vec<u8>> {
     }
 }
 
-/// Removes a file, link or folder at `path`.
+/// Removes a file, link or folder at `path`; when the command took the
+/// write permission away (`chmod 555 .`, `chmod 0 .git`), gives it back to
+/// the owner first.
 fn remove(path: &Path) -> std::io::Result<()> {
-    if path.is_dir() && !path.is_symlink() {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
+    let attempt = || {
+        if path.is_dir() && !path.is_symlink() {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        }
+    };
+    attempt().or_else(|_| {
+        if let Some(parent) = path.parent() {
+            add_owner_rights(parent, 0o300);
+        }
+        if path.is_dir() && !path.is_symlink() {
+            for entry in walkdir_all(path) {
+                add_owner_rights(&entry, 0o700);
+            }
+        }
+        attempt()
+    })
+}
+
+/// Adds `bits` to the owner's rights of the folder `path` (never through a
+/// link).
+fn add_owner_rights(path: &Path, bits: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = path.symlink_metadata()
+        && meta.is_dir()
+    {
+        let mode = meta.permissions().mode() | bits;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
     }
+}
+
+/// `path` and the folders beneath it (after opening each up, so that it
+/// can be listed).
+fn walkdir_all(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let mut i = 0;
+    while i < out.len() {
+        add_owner_rights(&out[i].clone(), 0o700);
+        if let Ok(entries) = std::fs::read_dir(&out[i]) {
+            out.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.path()),
+            );
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Puts one config file back as `saved` (`None`: no file) if it changed.
@@ -178,8 +225,14 @@ fn restore_config(path: &Path, saved: Option<&[u8]>) -> Option<String> {
             path.display()
         ));
     }
+    let write = |bytes: &[u8]| crate::fsutil::write_atomic(path, bytes, 0o666);
     if let Some(bytes) = saved
-        && let Err(e) = crate::fsutil::write_atomic(path, bytes, 0o666)
+        && let Err(e) = write(bytes).or_else(|_| {
+            if let Some(parent) = path.parent() {
+                add_owner_rights(parent, 0o300);
+            }
+            write(bytes)
+        })
     {
         return Some(format!(
             "the command changed `{}`, and it could not be put back: {e}",

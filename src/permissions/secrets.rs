@@ -61,8 +61,10 @@ impl Secrets {
             })
             .build();
         for entry in walker.flatten() {
-            let is_file = entry.file_type().is_some_and(|t| t.is_file());
-            let small = entry.metadata().is_ok_and(|m| m.len() <= 1024 * 1024);
+            // A link to a secret file holds the same secrets.
+            let target = std::fs::metadata(entry.path());
+            let is_file = target.as_ref().is_ok_and(std::fs::Metadata::is_file);
+            let small = target.is_ok_and(|m| m.len() <= 1024 * 1024);
             if is_file
                 && small
                 && is_secret_env_file(entry.path())
@@ -178,6 +180,17 @@ fn value_forms(value: &str) -> Vec<String> {
         hex,
         base64(bytes),
     ];
+    // `od -x`: two-byte words, each written low byte first, at either
+    // parity; words that hold a byte from outside the value are dropped.
+    for parity in 0..2 {
+        let mut shifted = vec![0u8; parity];
+        shifted.extend_from_slice(bytes);
+        let words = swapped_hex(&shifted);
+        let whole = 4 * (shifted.len() / 2);
+        if let Some(inner) = words.get(4 * parity..whole) {
+            forms.push(inner.to_string());
+        }
+    }
     for shift in 0..3 {
         let mut shifted = vec![0u8; shift];
         shifted.extend_from_slice(bytes);
@@ -201,12 +214,31 @@ fn value_forms(value: &str) -> Vec<String> {
 fn file_forms(bytes: &[u8]) -> Vec<String> {
     let encoded = base64(bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let mut forms = vec![url_safe(&encoded), encoded.clone(), hex.clone()];
-    for (text, width) in [(&encoded, 76), (&encoded, 64), (&hex, 60)] {
+    let swapped = swapped_hex(bytes);
+    let mut forms = vec![url_safe(&encoded), encoded.clone()];
+    let mut hex_forms = vec![hex.clone(), swapped.clone()];
+    let chunks = |text: &str, width: usize| -> Vec<String> {
         let chars: Vec<char> = text.chars().collect();
-        forms.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
-    }
+        chars.chunks(width).map(|c| c.iter().collect()).collect()
+    };
+    forms.extend(chunks(&encoded, 76));
+    forms.extend(chunks(&encoded, 64));
+    // `xxd -p` lines hold 30 bytes, `od` lines 16 (spaces taken out).
+    hex_forms.extend(chunks(&hex, 60));
+    hex_forms.extend(chunks(&hex, 32));
+    hex_forms.extend(chunks(&swapped, 32));
+    forms.extend(hex_forms.iter().map(|h| h.to_uppercase()));
+    forms.extend(hex_forms);
     forms
+}
+
+/// Hex of two-byte little-endian words, as `od -x` shows them (an odd last
+/// byte is padded with zero).
+fn swapped_hex(bytes: &[u8]) -> String {
+    bytes
+        .chunks(2)
+        .map(|w| format!("{:02x}{:02x}", w.get(1).copied().unwrap_or(0), w[0]))
+        .collect()
 }
 
 /// Base64 in the URL-safe alphabet (`-` and `_` for `+` and `/`).
@@ -230,6 +262,11 @@ fn env_file_values(text: &str) -> Vec<String> {
         };
         let value = value.trim();
         match value.chars().next().filter(|q| *q == '"' || *q == '\'') {
+            // Closed on its own line (a ` # comment` may follow).
+            Some(q) if value[1..].contains(q) => {
+                let body = &value[1..];
+                values.push(body[..body.find(q).unwrap_or(body.len())].to_string());
+            }
             Some(q) => {
                 let mut body = value[1..].to_string();
                 while !body.ends_with(q) {
@@ -338,13 +375,14 @@ mod tests {
         std::fs::write(dir.path().join("dist/.env"), "DIST_KEY=sk-dist-999999\n").unwrap();
         std::fs::write(
             dir.path().join(".env-local"),
-            "DB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
+            "QUOTED=\"sk-quoted-445566\" # a comment\nDB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
         )
         .unwrap();
         let secrets = Secrets::gather(dir.path(), &[]);
         for text in [
             "sk-dist-999999",
             "sk-inline-998877",
+            "sk-quoted-445566",
             "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
             "999999-tsid-ks",
             "SK-DIST-999999",
@@ -390,6 +428,13 @@ mod tests {
             }
         }
         assert!(shown("736B2D6C6976652D616263646566313233343536").contains(REDACTED));
+        // `od -An -x | tr -d ' \n'` of the file, and of a value at odd
+        // offset; `xxd -p -u`.
+        let od = swapped_hex(file.as_bytes());
+        assert!(!shown(&od).contains(&od[..32]), "{}", shown(&od));
+        let odd = swapped_hex(format!("x{value}yz").as_bytes());
+        assert!(shown(&odd).contains(REDACTED), "{odd}");
+        assert!(!shown(&hex[..60].to_uppercase()).contains(&hex[..60].to_uppercase()));
     }
 
     #[test]

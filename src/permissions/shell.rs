@@ -63,11 +63,12 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
             parser.opaque("a substitution in it cannot be read");
         }
     }
+    let substituted = line.contains("<(");
     if parser
         .parsed
         .commands
         .iter()
-        .any(|c| reads_script_from_stdin(&c.words))
+        .any(|c| reads_script_from_stdin(&c.words, substituted))
     {
         // `… | sh`: every string in the line may be the script; read them,
         // but the line stays opaque (the script may be computed).
@@ -122,13 +123,24 @@ pub fn command_text(words: &[String]) -> String {
         .join(" ")
 }
 
-/// A shell with neither `-c` nor a script file reads its script from stdin.
-fn reads_script_from_stdin(words: &[String]) -> bool {
+/// A shell (or `.`, `source`) whose script is its input: no `-c` and no
+/// script file, a script from `/dev/stdin` or a descriptor, or, in a line
+/// with a process substitution (`bash <(…)`), any script.
+fn reads_script_from_stdin(words: &[String], substituted: bool) -> bool {
     let Some((program, args)) = words.split_first() else {
         return false;
     };
     let name = program.rsplit('/').next().unwrap_or(program);
-    SHELLS.contains(&name) && args.iter().all(|a| a.starts_with('-'))
+    let script = args.iter().find(|a| !a.starts_with('-'));
+    let from_input = script.is_none_or(|s| {
+        s.starts_with("/dev/stdin") || s.starts_with("/dev/fd/") || s.starts_with("/proc/")
+    });
+    let shell = SHELLS.contains(&name)
+        && !args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+    let sourced = matches!(name, "." | "source") && script.is_some();
+    (shell || sourced) && (from_input || substituted)
 }
 
 /// Redirection operators; the word after one is its target, not an argument.
@@ -208,6 +220,24 @@ impl Parser {
                 Token::Operator(op, _) if CONTROL.contains(&op.as_str()) => {
                     self.finish(std::mem::take(&mut words), Vec::new(), depth)?;
                 }
+                Token::Operator(op, _) if op == "<<" || op == "<<-" => {
+                    // A here-document: the delimiter, the body, the closing
+                    // delimiter. The body is input, not words.
+                    let delimiter = match tokens.next() {
+                        Some(Token::Word(d, _)) => literal(&d),
+                        _ => continue,
+                    };
+                    if let Some(Token::Word(body, _)) = tokens.peek()
+                        && literal(body) != delimiter
+                    {
+                        self.here_strings.push(literal(body));
+                        tokens.next();
+                    }
+                    if matches!(tokens.peek(), Some(Token::Word(end, _)) if literal(end) == delimiter)
+                    {
+                        tokens.next();
+                    }
+                }
                 Token::Operator(op, _) if is_redirection(&op) => {
                     if let Some(Token::Word(target, _)) = tokens.next() {
                         for inner in substitutions(&target) {
@@ -236,7 +266,7 @@ impl Parser {
                         self.collect(&inner, depth + 1)?;
                     }
                     let text = literal(&word);
-                    if word.starts_with(['$', '`']) && words.iter().all(|w| is_assignment(w)) {
+                    if text.starts_with(['$', '`']) && words.iter().all(|w| is_assignment(w)) {
                         self.opaque("the command name is computed at run time");
                     }
                     words.extend(expand_braces(&text));

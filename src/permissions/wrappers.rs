@@ -1,6 +1,6 @@
 //! Commands that run other commands (`sudo`, `env`, `timeout`, `xargs`,
-//! `bash -c`, `eval`…): what each one runs, so rules and hard rules see the
-//! real command behind it.
+//! `bash -c`, `eval`, `watch`, `trap`, `su -c`, `chroot`, `strace`…): what
+//! each one runs, so rules and hard rules see the real command behind it.
 
 /// Shells that run a script given with `-c` (or read from stdin).
 pub const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
@@ -137,6 +137,61 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             }
         }
         "eval" => Unwrapped::Script(args.join(" ")),
+        // `watch` joins its arguments into a shell command.
+        "watch" => Unwrapped::Script(
+            skip_options(args, &["-n", "--interval", "-d", "-q", "--equexit"], 0).join(" "),
+        ),
+        // `trap 'cmd' EXIT` runs its first argument as a script.
+        "trap" => match args.first() {
+            Some(first) if !first.starts_with('-') => Unwrapped::Script(first.clone()),
+            _ => Unwrapped::Plain,
+        },
+        // `mapfile -C cmd`: a callback run as a script.
+        "mapfile" | "readarray" => match args.iter().position(|a| a == "-C") {
+            Some(i) => args
+                .get(i + 1)
+                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+            None => Unwrapped::Plain,
+        },
+        "su" | "runuser" => {
+            if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
+                return args
+                    .get(i + 1)
+                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
+            }
+            match args.iter().position(|a| a == "--") {
+                Some(i) => plain(args[i + 1..].to_vec()),
+                None => Unwrapped::Plain,
+            }
+        }
+        "chroot" => plain(skip_options(args, &["--userspec", "--groups"], 1)),
+        "setarch" | "linux32" | "linux64" => {
+            plain(skip_options(args, &[], usize::from(name == "setarch")))
+        }
+        "setpriv" => plain(skip_options(
+            args,
+            &[
+                "--reuid",
+                "--regid",
+                "--groups",
+                "--inh-caps",
+                "--ambient-caps",
+                "--bounding-set",
+                "--securebits",
+                "--pdeathsig",
+                "--selinux-label",
+                "--apparmor-profile",
+            ],
+            0,
+        )),
+        "strace" | "ltrace" => plain(skip_options(
+            args,
+            &[
+                "-o", "-e", "-p", "-s", "-u", "-a", "-E", "-P", "-I", "-b", "-O", "-S", "-X",
+            ],
+            0,
+        )),
+        "prlimit" => plain(skip_options(args, &["-p", "--pid", "-o", "--output"], 0)),
         _ => Unwrapped::Plain,
     }
 }

@@ -153,7 +153,13 @@ fn restrict(confine: &Confine) -> Result<RulesetStatus, RulesetError> {
                 read,
             ))?
             .add_rules(path_beneath_rules(&confine.allow_read, read))?
-            .add_rules(path_beneath_rules(&confine.write, writable()))?;
+            .add_rules(path_beneath_rules(
+                confine
+                    .write
+                    .iter()
+                    .flat_map(|w| super::reads::readable_roots(w, &confine.deny_read)),
+                writable(),
+            ))?;
     }
     Ok(created.restrict_self()?.ruleset)
 }

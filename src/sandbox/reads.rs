@@ -43,8 +43,14 @@ pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) 
         .into_iter()
         .flat_map(|home| CREDENTIAL_STORES.iter().map(move |s| home.join(s)))
         .chain(OC_HOME_RECORDS.iter().map(|r| oc_home.join(r)));
+    // A store may be a link (`~/.aws -> dotfiles/aws`): its real path is
+    // the one kept from reading, the link is named for the messages.
     let mut found: Vec<PathBuf> = stores
-        .filter_map(|p| p.canonicalize().ok())
+        .filter_map(|p| {
+            let real = p.canonicalize().ok()?;
+            Some([p, real])
+        })
+        .flatten()
         .filter(|p| !workspace.starts_with(p))
         .collect();
     found.sort();
@@ -54,9 +60,9 @@ pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) 
 
 /// The largest paths beneath `root` that hold none of `denied`: `root`
 /// itself when none is beneath it; else, walking down towards each denied
-/// path, every other entry of the directories on the way. Symbolic links
-/// on the way are given as they are (Landlock follows them to what they
-/// name, which is judged there).
+/// path, every other entry of the directories on the way. A symbolic link
+/// on the way is left out when it names a denied path, one inside it or
+/// one holding it (Landlock would grant what it names).
 pub fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     collect(root, denied, &mut out);
@@ -65,6 +71,17 @@ pub fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
 
 fn collect(path: &Path, denied: &[PathBuf], out: &mut Vec<PathBuf>) {
     if denied.iter().any(|d| d == path) {
+        return;
+    }
+    if path.is_symlink() {
+        let names_denied = path.canonicalize().is_ok_and(|real| {
+            denied
+                .iter()
+                .any(|d| real.starts_with(d) || d.starts_with(&real))
+        });
+        if !names_denied {
+            out.push(path.to_path_buf());
+        }
         return;
     }
     if !denied.iter().any(|d| d.starts_with(path)) {
@@ -97,6 +114,8 @@ mod tests {
             std::fs::create_dir_all(root.join(p)).unwrap();
         }
         std::fs::write(root.join("home/.bashrc"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("home/.ssh"), root.join("home/keys")).unwrap();
+        std::os::unix::fs::symlink(root.join("etc"), root.join("home/etc-link")).unwrap();
         let denied = [root.join("home/.ssh"), root.join("home/.config/gh")];
         let mut got = readable_roots(&root, &denied);
         got.sort();
@@ -104,6 +123,7 @@ mod tests {
             root.join("etc"),
             root.join("home/.bashrc"),
             root.join("home/.config/git"),
+            root.join("home/etc-link"),
             root.join("home/src"),
         ];
         want.sort();

@@ -342,3 +342,103 @@ fn allow_read_needs_a_directory() {
         "{stderr}"
     );
 }
+
+/// The ways a helper session's attack shadowed the root's rules: a file
+/// tool making `.git/HEAD` or moving a folder to `.git`, and a command that
+/// takes the write permission away (`chmod 555 .`, `chmod 0 .git`) so the
+/// change could not be undone. Each is undone, and the next run is bound.
+#[test]
+fn file_tools_and_permission_tricks_cannot_shadow_the_rules() {
+    let env = TestEnv::new();
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "bash(touch*)"}]}}"#,
+    );
+    env.write("sub/a.txt", "a\n");
+    env.write("sub/d/x", "x\n");
+    let sub = env.work().join("sub");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            (
+                "write_file",
+                json!({"path": ".git/HEAD", "content": "ref: refs/heads/main\n"}),
+            ),
+            ("move_file", json!({"from": "d", "to": ".git"})),
+            (
+                "bash",
+                json!({"command": "mkdir -p .git/x && chmod 0 .git"}),
+            ),
+            (
+                "bash",
+                json!({"command": "echo '{}' > .ollama-code.json && chmod 555 ."}),
+            ),
+        ]),
+        Reply::answer("done"),
+    ]);
+    env.oc(&server)
+        .current_dir(&sub)
+        .args(["run", "--yes", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for result in &results {
+        assert!(
+            result.contains("it was removed") || result.contains("the change was undone"),
+            "{result}"
+        );
+    }
+    assert!(sub.join(".git").symlink_metadata().is_err());
+    assert!(sub.join(".ollama-code.json").symlink_metadata().is_err());
+    let next = bash_calls(&["touch made-by-next-run"]);
+    env.oc(&next)
+        .current_dir(&sub)
+        .args(["run", "--yes", "try again"])
+        .assert()
+        .success();
+    assert!(!sub.join("made-by-next-run").exists());
+}
+
+/// A credential store that is a link (`~/.aws -> dotfiles/aws`) is kept
+/// from reading by either path, and so is one inside the workspace (a
+/// repository of the home directory).
+#[test]
+fn linked_stores_and_stores_in_the_workspace_are_not_readable() {
+    let env = TestEnv::new();
+    let home = env.home.path();
+    std::fs::create_dir_all(home.join("dotfiles/aws")).unwrap();
+    std::fs::write(
+        home.join("dotfiles/aws/credentials"),
+        "aws_secret_access_key = wJalrXUtnFEMIbKxRfiCYzEXAMPLEKEY\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(home.join("dotfiles/aws"), home.join(".aws")).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(
+        home.join(".ssh/id_ed25519"),
+        "not a real key, but private\n",
+    )
+    .unwrap();
+    std::fs::write(home.join("notes.txt"), "ordinary notes\n").unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(home)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let server = bash_calls(&[
+        "cat ~/.aws/credentials",
+        "cat ~/dotfiles/aws/credentials",
+        "cat .ssh/id_ed25519",
+        "cat notes.txt",
+    ]);
+    env.oc(&server)
+        .current_dir(home)
+        .args(["run", "--yes", "look"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for result in &results[..3] {
+        assert!(result.contains("Permission denied"), "{result}");
+    }
+    assert!(results[3].contains("ordinary notes"), "{}", results[3]);
+}
