@@ -117,6 +117,14 @@ impl<'a> CallRunner<'a> {
         Some((scrubbed.into_owned(), changed))
     }
 
+    /// Puts back what decides the next run's rules if a command changed it
+    /// (the check, which may run what the model wrote); says so on `out`.
+    pub fn guard_rules(&self, out: &mut dyn Output) {
+        if let Some(undone) = self.project_config.restore() {
+            out.warn(&undone);
+        }
+    }
+
     /// `text` with the run's secret values scrubbed (a check's output, a
     /// file shown): whether anything was, and the text.
     pub fn scrub(&self, text: &str) -> (bool, String) {

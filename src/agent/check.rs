@@ -227,6 +227,8 @@ impl Round<'_> {
             attempts: self.attempt,
         });
         let (run, output) = run_once(&plan.command, calls.rules(), calls.workspace(), out).await;
+        // The check may run what the model wrote (a test script).
+        calls.guard_rules(out);
         let run = Check {
             attempts: self.attempt,
             ..run

@@ -73,7 +73,8 @@ const GIT_COMMAND_KEYS: [&str; 20] = [
 const GIT_OPAQUE_KEYS: [&str; 3] = ["include.path", "includeif.*", "core.hookspath"];
 
 /// Environment variables whose value is a command the program runs.
-const COMMAND_VARIABLES: [&str; 11] = [
+const COMMAND_VARIABLES: [&str; 12] = [
+    "GIT_SEQUENCE_EDITOR",
     "GIT_PAGER",
     "GIT_EDITOR",
     "GIT_SSH_COMMAND",
@@ -136,6 +137,15 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
         "tar" | "gtar" | "bsdtar" => tar(args, &mut effects),
         "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
         "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
+        "zip" => effects
+            .scripts
+            .extend(value_of(args, &["-TT", "--unzip-command"])),
+        "sqlite3" => effects.scripts.extend(args.iter().filter_map(|a| {
+            let a = a.trim_start();
+            a.strip_prefix(".shell")
+                .or_else(|| a.strip_prefix(".system"))
+                .map(str::to_string)
+        })),
         "sort" => effects
             .scripts
             .extend(value_of(args, &["--compress-program"])),
@@ -206,6 +216,8 @@ fn git(args: &[String], effects: &mut Effects) {
             .skip_while(|a| a.as_str() != "config")
             .skip(1)
             .filter(|a| !a.starts_with('-'))
+            // `git config set|add|replace-all KEY VALUE` (git 2.46 and later)
+            .skip_while(|a| matches!(a.as_str(), "set" | "add" | "replace-all"))
             .collect();
         if let [key, value, ..] = words.as_slice() {
             settings.push(format!("{key}={value}"));
@@ -240,6 +252,34 @@ fn git(args: &[String], effects: &mut Effects) {
         Some("grep") => effects
             .scripts
             .extend(value_of(args, &["--open-files-in-pager"])),
+        Some("bisect") => {
+            // `git bisect run CMD ARGS…`
+            if let Some(i) = args.iter().position(|a| a == "run") {
+                effects
+                    .scripts
+                    .push(super::shell::command_text(&args[i + 1..]));
+            }
+        }
+        Some("filter-branch") => effects.scripts.extend(value_of(
+            args,
+            &[
+                "--tree-filter",
+                "--index-filter",
+                "--msg-filter",
+                "--env-filter",
+                "--commit-filter",
+                "--parent-filter",
+                "--tag-name-filter",
+            ],
+        )),
+        Some("bundle") => {
+            // `git bundle create FILE …` writes FILE.
+            if let Some(i) = args.iter().position(|a| a == "create") {
+                effects
+                    .writes
+                    .extend(args[i + 1..].iter().find(|a| !a.starts_with('-')).cloned());
+            }
+        }
         _ => {}
     }
     // `ext::cmd args` remote URLs run a command.

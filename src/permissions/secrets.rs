@@ -180,15 +180,19 @@ fn value_forms(value: &str) -> Vec<String> {
         hex,
         base64(bytes),
     ];
-    // `od -x`: two-byte words, each written low byte first, at either
-    // parity; words that hold a byte from outside the value are dropped.
-    for parity in 0..2 {
-        let mut shifted = vec![0u8; parity];
-        shifted.extend_from_slice(bytes);
-        let words = swapped_hex(&shifted);
-        let whole = 4 * (shifted.len() / 2);
-        if let Some(inner) = words.get(4 * parity..whole) {
-            forms.push(inner.to_string());
+    // `od -x`, `-tx4`, `-tx8`: words of 2, 4 or 8 bytes, each written low
+    // byte first, at every offset; words that hold a byte from outside the
+    // value are dropped.
+    for width in [2, 4, 8] {
+        for offset in 0..width {
+            let mut shifted = vec![0u8; offset];
+            shifted.extend_from_slice(bytes);
+            let words = swapped_hex(&shifted, width);
+            let first = if offset == 0 { 0 } else { 2 * width };
+            let whole = 2 * width * (shifted.len() / width);
+            if let Some(inner) = words.get(first..whole) {
+                forms.push(inner.to_string());
+            }
         }
     }
     for shift in 0..3 {
@@ -214,9 +218,10 @@ fn value_forms(value: &str) -> Vec<String> {
 fn file_forms(bytes: &[u8]) -> Vec<String> {
     let encoded = base64(bytes);
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let swapped = swapped_hex(bytes);
+    let swapped: Vec<String> = [2, 4, 8].map(|w| swapped_hex(bytes, w)).into();
     let mut forms = vec![url_safe(&encoded), encoded.clone()];
-    let mut hex_forms = vec![hex.clone(), swapped.clone()];
+    let mut hex_forms = vec![hex.clone()];
+    hex_forms.extend(swapped.iter().cloned());
     let chunks = |text: &str, width: usize| -> Vec<String> {
         let chars: Vec<char> = text.chars().collect();
         chars.chunks(width).map(|c| c.iter().collect()).collect()
@@ -226,18 +231,25 @@ fn file_forms(bytes: &[u8]) -> Vec<String> {
     // `xxd -p` lines hold 30 bytes, `od` lines 16 (spaces taken out).
     hex_forms.extend(chunks(&hex, 60));
     hex_forms.extend(chunks(&hex, 32));
-    hex_forms.extend(chunks(&swapped, 32));
+    for words in &swapped {
+        hex_forms.extend(chunks(words, 32));
+    }
     forms.extend(hex_forms.iter().map(|h| h.to_uppercase()));
     forms.extend(hex_forms);
     forms
 }
 
-/// Hex of two-byte little-endian words, as `od -x` shows them (an odd last
-/// byte is padded with zero).
-fn swapped_hex(bytes: &[u8]) -> String {
+/// Hex of `width`-byte little-endian words, as `od -x` (2), `-tx4` and
+/// `-tx8` show them (a short last word is padded with zeros).
+fn swapped_hex(bytes: &[u8], width: usize) -> String {
     bytes
-        .chunks(2)
-        .map(|w| format!("{:02x}{:02x}", w.get(1).copied().unwrap_or(0), w[0]))
+        .chunks(width)
+        .flat_map(|word| {
+            let mut word = word.to_vec();
+            word.resize(width, 0);
+            word.into_iter().rev()
+        })
+        .map(|b| format!("{b:02x}"))
         .collect()
 }
 
@@ -430,10 +442,14 @@ mod tests {
         assert!(shown("736B2D6C6976652D616263646566313233343536").contains(REDACTED));
         // `od -An -x | tr -d ' \n'` of the file, and of a value at odd
         // offset; `xxd -p -u`.
-        let od = swapped_hex(file.as_bytes());
-        assert!(!shown(&od).contains(&od[..32]), "{}", shown(&od));
-        let odd = swapped_hex(format!("x{value}yz").as_bytes());
-        assert!(shown(&odd).contains(REDACTED), "{odd}");
+        for width in [2, 4, 8] {
+            let od = swapped_hex(file.as_bytes(), width);
+            assert!(!shown(&od).contains(&od[..32]), "{}", shown(&od));
+            for prefix in ["", "x", "xyz", "xyzwvut"] {
+                let odd = swapped_hex(format!("{prefix}{value}yz").as_bytes(), width);
+                assert!(shown(&odd).contains(REDACTED), "{width} {prefix}: {odd}");
+            }
+        }
         assert!(!shown(&hex[..60].to_uppercase()).contains(&hex[..60].to_uppercase()));
     }
 

@@ -307,6 +307,19 @@ impl Parser {
             return Ok(());
         };
         let name = program.rsplit('/').next().unwrap_or(program).to_string();
+        if program.contains(['*', '?', '[']) {
+            self.opaque("the command name is a glob, expanded at run time");
+        }
+        if name == "hash" && words.iter().any(|w| w.starts_with("-p")) {
+            self.opaque("`hash -p` gives a program another name");
+        }
+        // A shell started with `BASH_ENV` or `ENV` set runs that file first.
+        let startup_file = |w: &String| w.starts_with("BASH_ENV=") || w.starts_with("ENV=");
+        if assignments.iter().any(startup_file)
+            || (name == "export" && words.iter().any(startup_file))
+        {
+            self.opaque("`BASH_ENV` or `ENV` makes a shell run a file first");
+        }
         let args = &words[1..];
         match unwrap(&name, args) {
             Unwrapped::Command(inner, extra) if !inner.is_empty() => {

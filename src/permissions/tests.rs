@@ -429,6 +429,19 @@ fn the_attacks_that_got_through_are_refused() {
         "export LESSOPEN='|touch m'",
         "tar --to-comm='touch m' -xf a.tar",
         "tar -cf a.tar --checkpoint=1 --checkpoint-action 'exec=touch m' .",
+        // a second attack
+        "fakeroot touch m",
+        "sg root -c 'touch m'",
+        "ssh-agent touch m",
+        "/usr/bin/tou? m",
+        "hash -p /usr/bin/touch t; t m",
+        "BASH_ENV=<(echo touch m) bash -c true",
+        "sqlite3 :memory: '.shell touch m'",
+        "zip -T -TT 'touch m' x.zip a",
+        "git bisect run touch m",
+        "GIT_SEQUENCE_EDITOR='touch m' git rebase -i --root",
+        "git filter-branch -f --tree-filter 'touch m' HEAD",
+        "git config set alias.x '!touch m'",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -442,6 +455,16 @@ fn the_attacks_that_got_through_are_refused() {
         "r=rm; \"$r\" -rf victim",
         ". /dev/stdin <<< 'rm -rf victim'",
         "trap 'rm -rf victim' EXIT",
+        "fakeroot rm -rf victim",
+        "sg root -c 'rm -rf victim'",
+        "ssh-agent rm -rf victim",
+        "/usr/bin/r? -rf victim",
+        "hash -p /usr/bin/rm r; r -rf victim",
+        "BASH_ENV=<(echo rm -rf victim) bash -c true",
+        "sqlite3 :memory: '.shell rm -rf victim'",
+        "zip -T -TT 'rm -rf victim' x.zip a",
+        "git bisect run rm -rf victim",
+        "GIT_SEQUENCE_EDITOR='rm -rf victim' git rebase -i --root",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -455,6 +478,7 @@ fn the_attacks_that_got_through_are_refused() {
     for command in [
         "git archive -o out.tar HEAD",
         "git format-patch -o patches HEAD~1",
+        "git bundle create out.bundle HEAD",
     ] {
         let got = verdict(
             PermissionMode::Normal,

@@ -137,6 +137,20 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             }
         }
         "eval" => Unwrapped::Script(args.join(" ")),
+        "fakeroot" => plain(skip_options(
+            args,
+            &["-l", "--lib", "--faked", "-s", "-i", "-b"],
+            0,
+        )),
+        "ssh-agent" => plain(skip_options(args, &["-a", "-E", "-t", "-P", "-O"], 0)),
+        "sg" => match args.iter().position(|a| a == "-c") {
+            Some(i) => args
+                .get(i + 1)
+                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+            None => args
+                .get(1)
+                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+        },
         // `watch` joins its arguments into a shell command.
         "watch" => Unwrapped::Script(
             skip_options(args, &["-n", "--interval", "-d", "-q", "--equexit"], 0).join(" "),

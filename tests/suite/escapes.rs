@@ -442,3 +442,47 @@ fn linked_stores_and_stores_in_the_workspace_are_not_readable() {
     }
     assert!(results[3].contains("ordinary notes"), "{}", results[3]);
 }
+
+/// `--check` may run what the model wrote: a `.git` the check's script
+/// makes is removed after the check too, and the next run is still bound
+/// by the root's rules.
+#[test]
+fn a_check_cannot_shadow_the_rules_of_the_next_run() {
+    let env = TestEnv::new();
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "bash(touch*)"}]}}"#,
+    );
+    env.write("sub/check.sh", "echo ok\n");
+    let sub = env.work().join("sub");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "check.sh", "content": "mkdir -p .git/refs\necho ok\n"}),
+        )]),
+        Reply::answer("done"),
+    ]);
+    env.oc(&server)
+        .current_dir(&sub)
+        .args([
+            "run",
+            "--yes",
+            "--no-precheck",
+            "--check",
+            "sh check.sh",
+            "make the check pass",
+        ])
+        .assert()
+        .success();
+    assert!(
+        sub.join(".git").symlink_metadata().is_err(),
+        "the check's .git stayed"
+    );
+    let next = bash_calls(&["touch made-by-next-run"]);
+    env.oc(&next)
+        .current_dir(&sub)
+        .args(["run", "--yes", "try again"])
+        .assert()
+        .success();
+    assert!(!sub.join("made-by-next-run").exists());
+}
