@@ -255,9 +255,8 @@ fn git(args: &[String], effects: &mut Effects) {
         Some("bisect") => {
             // `git bisect run CMD ARGS…`
             if let Some(i) = args.iter().position(|a| a == "run") {
-                effects
-                    .scripts
-                    .push(super::shell::command_text(&args[i + 1..]));
+                let words = args[i + 1..].iter().map(String::as_str);
+                effects.scripts.extend(shlex::try_join(words).ok());
             }
         }
         Some("filter-branch") => effects.scripts.extend(value_of(
