@@ -45,7 +45,19 @@ const DASH_O_WRITES: [&str; 15] = [
 
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
-const GIT_COMMAND_KEYS: [&str; 20] = [
+const GIT_COMMAND_KEYS: [&str; 32] = [
+    "trailer.*.command",
+    "trailer.*.cmd",
+    "man.*.cmd",
+    "browser.*.cmd",
+    "difftool.*.cmd",
+    "mergetool.*.cmd",
+    "gpg.ssh.defaultkeycommand",
+    "uploadpack.packobjectshook",
+    "core.alternaterefscommand",
+    "sendemail.sendmailcmd",
+    "sendemail.tocmd",
+    "sendemail.cccmd",
     "remote.*.uploadpack",
     "remote.*.receivepack",
     "core.pager",
@@ -230,6 +242,23 @@ fn git(args: &[String], effects: &mut Effects) {
             && let Some(script) = value.strip_prefix('!')
         {
             effects.scripts.push(script.to_string());
+        } else if let Some(rest) = setting
+            .get(..9)
+            .filter(|h| h.eq_ignore_ascii_case("url.ext::"))
+            .map(|_| &setting[9..])
+            && let Some((url, _)) = rest
+                .split_once('=')
+                .map(|(k, _)| k)
+                .and_then(|k| k.rsplit_once('.'))
+        {
+            // `url.ext::CMD.insteadOf=…` rewrites a URL into a command.
+            effects
+                .scripts
+                .push(url.replace("% ", " ").replace("%%", "%"));
+        } else if let Some(url) = value.strip_prefix("ext::") {
+            effects
+                .scripts
+                .push(url.replace("% ", " ").replace("%%", "%"));
         } else if GIT_COMMAND_KEYS.iter().any(|k| key_matches(k, &key)) && !value.is_empty() {
             effects
                 .scripts
@@ -246,12 +275,35 @@ fn git(args: &[String], effects: &mut Effects) {
     ));
     // `-u` is `--upload-pack` for clone only (fetch's `-u` takes no value).
     match sub {
-        Some("clone") => effects.scripts.extend(value_of(args, &["-u"])),
+        Some("clone") => {
+            effects.scripts.extend(value_of(args, &["-u"]));
+            effects.writes.push(new_folder(args, "clone"));
+        }
         Some("difftool") => effects.scripts.extend(value_of(args, &["--extcmd", "-x"])),
         Some("rebase") => effects.scripts.extend(value_of(args, &["-x"])),
-        Some("grep") => effects
-            .scripts
-            .extend(value_of(args, &["--open-files-in-pager"])),
+        Some("grep") => {
+            effects
+                .scripts
+                .extend(value_of(args, &["--open-files-in-pager"]));
+            // `-Ocmd` (attached; a bare `-O` takes no value).
+            effects.scripts.extend(
+                args.iter()
+                    .filter_map(|a| a.strip_prefix("-O").filter(|v| !v.is_empty()))
+                    .map(str::to_string),
+            );
+        }
+        Some("format-patch")
+            if !args
+                .iter()
+                .any(|a| a == "-o" || a.starts_with("--output-directory")) =>
+        {
+            // Patches are written into the working folder.
+            effects.writes.push(".".to_string());
+        }
+        Some("worktree") if args.iter().any(|a| a == "add") => {
+            effects.writes.push(new_folder(args, "add"));
+        }
+        Some("checkout-index") => effects.writes.extend(value_of(args, &["--prefix"])),
         Some("bisect") => {
             // `git bisect run CMD ARGS…`
             if let Some(i) = args.iter().position(|a| a == "run") {
@@ -287,6 +339,18 @@ fn git(args: &[String], effects: &mut Effects) {
             .filter_map(|a| a.strip_prefix("ext::"))
             .map(|cmd| cmd.replace("% ", " ").replace("%%", "%")),
     );
+}
+
+/// The folder `git clone SRC [DEST]` or `git worktree add PATH` makes:
+/// the last word after `after` that is not an option (`.` when none).
+fn new_folder(args: &[String], after: &str) -> String {
+    args.iter()
+        .skip_while(|a| a.as_str() != after)
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .last()
+        .cloned()
+        .unwrap_or_else(|| ".".to_string())
 }
 
 /// Git's subcommand: the first word that is neither an option nor the
@@ -373,9 +437,8 @@ fn sed(args: &[String], effects: &mut Effects) {
     let runs = |script: &str| {
         script.split([';', '\n']).any(|part| {
             let command = without_address(part.trim_start());
-            command == "e"
-                || command.starts_with("e ")
-                || substitute_flags(command).is_some_and(|f| f.contains('e'))
+            // sed's commands are one letter: `e` runs the rest.
+            command.starts_with('e') || substitute_flags(command).is_some_and(|f| f.contains('e'))
         })
     };
     let scripts = value_of(args, &["-e", "--expression"])
@@ -392,7 +455,7 @@ fn without_address(command: &str) -> &str {
     if let Some(after) = rest.strip_prefix('/') {
         rest = after.find('/').map_or("", |end| &after[end + 1..]);
     }
-    rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$,~+! ".contains(c))
+    rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$,~+! {".contains(c))
 }
 
 /// The flags of a sed `s` command (`s/a/b/ge` → `ge`).

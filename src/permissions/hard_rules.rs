@@ -224,7 +224,8 @@ fn check_words(words: &[String]) -> Option<String> {
             });
             let force = args.iter().any(|a| {
                 long(a, "--force")
-                    || a == "--interactive=never"
+                    || a.split_once('=')
+                        .is_some_and(|(o, v)| long(o, "--interactive") && v.starts_with('n'))
                     || (is_short_cluster(a) && a.contains('f'))
             });
             (recursive && force).then(|| "is a recursive forced removal (rm -rf)".to_string())

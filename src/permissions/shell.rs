@@ -321,7 +321,16 @@ impl Parser {
             self.opaque("`BASH_ENV` or `ENV` makes a shell run a file first");
         }
         let args = &words[1..];
-        match unwrap(&name, args) {
+        let unwrapped = unwrap(&name, args);
+        if let Unwrapped::Command(inner, _) = &unwrapped
+            && name == "xargs"
+            && inner
+                .first()
+                .is_some_and(|p| SHELLS.contains(&p.rsplit('/').next().unwrap_or(p)))
+        {
+            self.opaque("xargs hands a shell its script from the input");
+        }
+        match unwrapped {
             Unwrapped::Command(inner, extra) if !inner.is_empty() => {
                 assignments.extend(extra);
                 self.finish(inner, assignments, depth)

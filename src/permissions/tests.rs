@@ -442,6 +442,17 @@ fn the_attacks_that_got_through_are_refused() {
         "GIT_SEQUENCE_EDITOR='touch m' git rebase -i --root",
         "git filter-branch -f --tree-filter 'touch m' HEAD",
         "git config set alias.x '!touch m'",
+        // a third attack
+        "compgen -C 'touch m' x",
+        "sed -n '1etouch m' f",
+        "sed -n $'1{e touch m\\n}' f",
+        "trap -- 'touch m' DEBUG; true",
+        "printf '%s\\n' 'touch m' | xargs -I{} bash -c {}",
+        "git grep -O'touch m' x",
+        "git -c trailer.s.command='touch m' interpret-trailers --trailer s=1",
+        "git -c man.viewer=q -c man.q.cmd='touch m' help -m log",
+        "git -c gpg.format=ssh -c gpg.ssh.defaultKeyCommand='touch m' commit -S -m x",
+        "git -c 'url.ext::touch% m.insteadOf=x' fetch x",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -465,6 +476,9 @@ fn the_attacks_that_got_through_are_refused() {
         "zip -T -TT 'rm -rf victim' x.zip a",
         "git bisect run rm -rf victim",
         "GIT_SEQUENCE_EDITOR='rm -rf victim' git rebase -i --root",
+        "rm -r --interactive=none victim",
+        "rm -r --interactive=no victim",
+        "trap -- 'rm -rf victim' DEBUG; true",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -479,6 +493,10 @@ fn the_attacks_that_got_through_are_refused() {
         "git archive -o out.tar HEAD",
         "git format-patch -o patches HEAD~1",
         "git bundle create out.bundle HEAD",
+        "git format-patch -1 HEAD",
+        "git worktree add -q wt",
+        "git checkout-index -a --prefix=cp/",
+        "git clone -q . cl",
     ] {
         let got = verdict(
             PermissionMode::Normal,

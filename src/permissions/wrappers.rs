@@ -156,9 +156,16 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             skip_options(args, &["-n", "--interval", "-d", "-q", "--equexit"], 0).join(" "),
         ),
         // `trap 'cmd' EXIT` runs its first argument as a script.
-        "trap" => match args.first() {
+        "trap" => match args.iter().find(|a| *a != "--") {
             Some(first) if !first.starts_with('-') => Unwrapped::Script(first.clone()),
             _ => Unwrapped::Plain,
+        },
+        // `compgen -C cmd`, `complete -C cmd`: a command run for completions.
+        "compgen" | "complete" => match args.iter().position(|a| a == "-C") {
+            Some(i) => args
+                .get(i + 1)
+                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+            None => Unwrapped::Plain,
         },
         // `mapfile -C cmd`: a callback run as a script.
         "mapfile" | "readarray" => match args.iter().position(|a| a == "-C") {
