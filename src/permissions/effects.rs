@@ -8,6 +8,9 @@
 //! ([`super::shell`]); inline code makes deny and ask rules fail closed
 //! ([`super::check`]).
 
+use super::inline_code;
+use super::wrappers::option_values as value_of;
+
 /// What one simple command does besides running itself.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Effects {
@@ -104,23 +107,6 @@ const COMMAND_VARIABLES: [&str; 12] = [
 /// show.
 const OPAQUE_VARIABLES: [&str; 3] = ["GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH"];
 
-/// Interpreters and the options that give them code inline.
-const INLINE_CODE: [(&str, &[&str]); 13] = [
-    ("tclsh", &[]),
-    ("wish", &[]),
-    ("python", &["-c"]),
-    ("perl", &["-e", "-E"]),
-    ("ruby", &["-e"]),
-    ("node", &["-e", "--eval", "-p", "--print"]),
-    ("nodejs", &["-e", "--eval", "-p", "--print"]),
-    ("deno", &["eval"]),
-    ("bun", &["-e", "--eval"]),
-    ("php", &["-r"]),
-    ("lua", &["-e"]),
-    ("Rscript", &["-e"]),
-    ("osascript", &["-e"]),
-];
-
 /// The effects of the simple command `name` (its program's base name)
 /// with `args`, given the `assignments` in front of it.
 pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
@@ -133,8 +119,6 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
             from_environment(args, &mut effects);
         }
         "git" => git(args, &mut effects),
-        "sed" | "gsed" => sed(args, &mut effects),
-        "vim" | "vi" | "nvim" | "ex" | "view" | "gdb" => editor(args, &mut effects),
         "tee" => effects.writes.extend(
             args.iter()
                 .filter(|a| !a.starts_with('-') || *a == "-")
@@ -161,11 +145,10 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
         "sort" => effects
             .scripts
             .extend(value_of(args, &["--compress-program"])),
-        "awk" | "gawk" | "mawk" | "nawk" => awk(args, &mut effects),
         _ => {}
     }
     if effects.hidden.is_none() {
-        effects.hidden = inline_code(name, args);
+        effects.hidden = inline_code::of(name, args);
     }
     effects
 }
@@ -420,86 +403,6 @@ fn ssh(args: &[String], effects: &mut Effects) {
     }
 }
 
-/// awk programs that run commands (`system(…)`, `print | "cmd"`, `"cmd" |
-/// getline`) are inline code.
-fn awk(args: &[String], effects: &mut Effects) {
-    if args
-        .iter()
-        .any(|a| !a.starts_with('-') && (a.contains("system") || a.contains('|')))
-    {
-        effects.hidden = Some("an awk program that runs commands".into());
-    }
-}
-
-/// sed scripts with the `e` command or the `e` flag of `s` run commands.
-fn sed(args: &[String], effects: &mut Effects) {
-    // `[address]e [command]`, or `s/…/…/FLAGS` with an `e` among FLAGS.
-    let runs = |script: &str| {
-        script.split([';', '\n']).any(|part| {
-            let command = without_address(part.trim_start());
-            // sed's commands are one letter: `e` runs the rest.
-            command.starts_with('e') || substitute_flags(command).is_some_and(|f| f.contains('e'))
-        })
-    };
-    let scripts = value_of(args, &["-e", "--expression"])
-        .into_iter()
-        .chain(args.iter().find(|a| !a.starts_with('-')).cloned());
-    if scripts.into_iter().any(|s| runs(&s)) {
-        effects.hidden = Some("a sed script with the `e` command runs commands".into());
-    }
-}
-
-/// A sed command without its address (`1`, `$`, `1,5`, `/re/`, `!`).
-fn without_address(command: &str) -> &str {
-    let mut rest = command;
-    if let Some(after) = rest.strip_prefix('/') {
-        rest = after.find('/').map_or("", |end| &after[end + 1..]);
-    }
-    rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$,~+! {".contains(c))
-}
-
-/// The flags of a sed `s` command (`s/a/b/ge` → `ge`).
-fn substitute_flags(command: &str) -> Option<&str> {
-    let rest = command.strip_prefix('s')?;
-    let delimiter = rest
-        .chars()
-        .next()
-        .filter(|c| !c.is_alphanumeric() && !c.is_whitespace())?;
-    let mut seen = 0;
-    let mut escaped = false;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '\\' if !escaped => escaped = true,
-            c if c == delimiter && !escaped => {
-                seen += 1;
-                if seen == 3 {
-                    let flags = &rest[i + c.len_utf8()..];
-                    return Some(flags.split(['}', ' ']).next().unwrap_or(flags));
-                }
-            }
-            _ => escaped = false,
-        }
-    }
-    None
-}
-
-/// `vim -c '!cmd'`, `vim +'!cmd'`, `gdb -ex 'shell cmd'`: editor and
-/// debugger commands that run shell commands.
-fn editor(args: &[String], effects: &mut Effects) {
-    let commands = value_of(args, &["-c", "--cmd", "-ex", "--eval-command"])
-        .into_iter()
-        .chain(
-            args.iter()
-                .filter_map(|a| a.strip_prefix('+').map(str::to_string)),
-        );
-    if commands
-        .into_iter()
-        .any(|c| c.contains('!') || c.contains("shell") || c.contains("system"))
-    {
-        effects.hidden = Some("an editor or debugger command runs shell commands".into());
-    }
-}
-
 /// Long options that take a value, per program, whose unambiguous
 /// abbreviations (`--upload-pa=…`, `--to-comm=…`) GNU and git accept.
 const LONG_OPTIONS: [(&str, &[&str]); 2] = [
@@ -552,65 +455,6 @@ fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
             }
         })
         .collect()
-}
-
-/// The inline code an interpreter is given, said as `python3 -c`; also
-/// code read from stdin (`python3 - <<EOF`, `… | node`).
-fn inline_code(name: &str, args: &[String]) -> Option<String> {
-    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let (_, options) = INLINE_CODE
-        .iter()
-        .find(|(n, _)| *n == family || *n == name)?;
-    let informational = |a: &String| matches!(a.as_str(), "--version" | "-V" | "--help" | "-h");
-    let script = args.iter().find(|a| !a.starts_with('-') || *a == "-");
-    let from_stdin = args.iter().all(|a| a.starts_with('-') && a != "-m")
-        && !args.iter().any(informational)
-        || script.is_some_and(|a| {
-            a == "-"
-                || a.starts_with("/dev/stdin")
-                || a.starts_with("/dev/fd/")
-                || a.starts_with("/proc/")
-        });
-    if from_stdin && !options.contains(&"eval") {
-        return Some(format!(
-            "`{name}` reading code from its input may start any command"
-        ));
-    }
-    let option = args.iter().find(|a| {
-        options.iter().any(|o| {
-            *a == o
-                || (!o.starts_with("--") && o.len() == 2 && a.starts_with(o) && a.len() > 2)
-                // a cluster ending in the option: `python3 -Ic`, `perl -le`
-                || (o.len() == 2
-                    && a.starts_with('-')
-                    && !a.starts_with("--")
-                    && a.ends_with(&o[1..]))
-                || (o.starts_with("--") && a.starts_with(&format!("{o}=")))
-        })
-    })?;
-    Some(format!(
-        "`{name} {}` runs code that may start any command",
-        option
-    ))
-}
-
-/// The values of `options` (`--opt V`, `--opt=V`, `-oV`).
-fn value_of(args: &[String], options: &[&str]) -> Vec<String> {
-    let mut values = Vec::new();
-    for (i, arg) in args.iter().enumerate() {
-        for option in options {
-            if arg == option {
-                values.extend(args.get(i + 1).cloned());
-            } else if let Some(value) = arg.strip_prefix(option) {
-                let value = match option.starts_with("--") {
-                    true => value.strip_prefix('='),
-                    false => Some(value),
-                };
-                values.extend(value.filter(|v| !v.is_empty()).map(str::to_string));
-            }
-        }
-    }
-    values
 }
 
 #[cfg(test)]
@@ -677,32 +521,5 @@ mod tests {
         assert!(effects("git -c include.path=/tmp/c log").hidden.is_some());
         assert!(effects("git --exec-path=/tmp status").hidden.is_some());
         assert!(effects("GIT_CONFIG_COUNT=1 git log").hidden.is_some());
-    }
-
-    #[test]
-    fn inline_code() {
-        for line in [
-            "python3 -c 'import os'",
-            "python -c'x'",
-            "python3.12 -c x",
-            "perl -e 'system 1'",
-            "node -e x",
-            "node --eval=x",
-            "ruby -e x",
-            "awk 'BEGIN{system(\"id\")}'",
-        ] {
-            assert!(effects(line).hidden.is_some(), "{line}");
-        }
-        assert!(effects("python3 -").hidden.is_some());
-        assert!(effects("python3").hidden.is_some());
-        for line in [
-            "python3 script.py",
-            "python3 -m pytest",
-            "python3 --version",
-            "node app.js",
-            "awk '{print $1}' f",
-        ] {
-            assert!(effects(line).hidden.is_none(), "{line}");
-        }
     }
 }

@@ -5,6 +5,7 @@
 pub mod approver;
 pub mod effects;
 pub mod hard_rules;
+pub mod inline_code;
 pub mod project_config;
 pub mod rules;
 pub mod secrets;

@@ -233,6 +233,25 @@ pub fn split_assignments(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
     (words, rest)
 }
 
+/// The values of `options` (`--opt V`, `--opt=V`, `-oV`).
+pub fn option_values(args: &[String], options: &[&str]) -> Vec<String> {
+    let mut values = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        for option in options {
+            if arg == option {
+                values.extend(args.get(i + 1).cloned());
+            } else if let Some(value) = arg.strip_prefix(option) {
+                let value = match option.starts_with("--") {
+                    true => value.strip_prefix('='),
+                    false => Some(value),
+                };
+                values.extend(value.filter(|v| !v.is_empty()).map(str::to_string));
+            }
+        }
+    }
+    values
+}
+
 /// Skips leading options (those in `with_value` also take the next word),
 /// then `positional` arguments; returns the rest.
 fn skip_options(args: &[String], with_value: &[&str], positional: usize) -> Vec<String> {
