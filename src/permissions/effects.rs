@@ -48,7 +48,8 @@ const DASH_O_WRITES: [&str; 15] = [
 
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
-const GIT_COMMAND_KEYS: [&str; 32] = [
+const GIT_COMMAND_KEYS: [&str; 33] = [
+    "credential.*.helper",
     "trailer.*.command",
     "trailer.*.cmd",
     "man.*.cmd",
@@ -133,6 +134,7 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
         "tar" | "gtar" | "bsdtar" => tar(args, &mut effects),
         "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
         "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
+        "sed" | "gsed" => effects.scripts.extend(inline_code::sed_commands(args)),
         "zip" => effects
             .scripts
             .extend(value_of(args, &["-TT", "--unzip-command"])),
@@ -275,18 +277,22 @@ fn git(args: &[String], effects: &mut Effects) {
                     .map(str::to_string),
             );
         }
-        Some("format-patch")
-            if !args
-                .iter()
-                .any(|a| a == "-o" || a.starts_with("--output-directory")) =>
-        {
-            // Patches are written into the working folder.
-            effects.writes.push(".".to_string());
+        Some("format-patch") => {
+            // Patches go to `--output-directory`, `-o`, or the working folder.
+            let dirs = value_of(args, &["--output-directory"]);
+            if dirs.is_empty() && !args.iter().any(|a| a.starts_with("-o")) {
+                effects.writes.push(".".to_string());
+            }
+            effects.writes.extend(dirs);
         }
         Some("worktree") if args.iter().any(|a| a == "add") => {
             effects.writes.push(new_folder(args, "add"));
         }
         Some("checkout-index") => effects.writes.extend(value_of(args, &["--prefix"])),
+        // Patches applied, a repository made, a config file written.
+        Some("apply") | Some("am") => effects.writes.push(".".to_string()),
+        Some("init") => effects.writes.push(new_folder(args, "init")),
+        Some("config") => effects.writes.extend(value_of(args, &["--file", "-f"])),
         Some("bisect") => {
             // `git bisect run CMD ARGS…`
             if let Some(i) = args.iter().position(|a| a == "run") {

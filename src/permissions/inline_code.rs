@@ -65,6 +65,28 @@ fn sed(args: &[String]) -> Option<String> {
         .then(|| "a sed script with the `e` command runs commands".into())
 }
 
+/// The commands a sed script runs: the text after an `e` command, and the
+/// replacement of an `s///e` (what it will most likely run), so that the
+/// hard rules read them too.
+pub fn sed_commands(args: &[String]) -> Vec<String> {
+    let scripts = value_of(args, &["-e", "--expression"])
+        .into_iter()
+        .chain(args.iter().find(|a| !a.starts_with('-')).cloned());
+    let mut found = Vec::new();
+    for script in scripts {
+        for part in script.split([';', '\n']) {
+            let command = without_address(part.trim_start());
+            if let Some(rest) = command.strip_prefix('e') {
+                found.push(rest.trim_end_matches('}').to_string());
+            } else if substitute_flags(command).is_some_and(|f| f.contains('e')) {
+                let delimiter = command.chars().nth(1).unwrap_or('/');
+                found.extend(command.split(delimiter).nth(2).map(str::to_string));
+            }
+        }
+    }
+    found
+}
+
 /// A sed command without its address (`1`, `$`, `1,5`, `/re/`, `!`).
 fn without_address(command: &str) -> &str {
     let mut rest = command;

@@ -269,7 +269,9 @@ fn env_file_values(text: &str) -> Vec<String> {
         if line.starts_with('#') {
             continue;
         }
-        let Some((_, value)) = line.strip_prefix("export ").unwrap_or(line).split_once('=') else {
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        // `KEY=value`, or `KEY: value` (which dotenv parsers take too).
+        let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
             continue;
         };
         let value = value.trim();
@@ -387,7 +389,7 @@ mod tests {
         std::fs::write(dir.path().join("dist/.env"), "DIST_KEY=sk-dist-999999\n").unwrap();
         std::fs::write(
             dir.path().join(".env-local"),
-            "QUOTED=\"sk-quoted-445566\" # a comment\nDB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
+            "QUOTED=\"sk-quoted-445566\" # a comment\nCOLON: sk-colon-778899\nDB_PASSWORD=sk-inline-998877 # prod db\nPEM=\"-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\"\n",
         )
         .unwrap();
         let secrets = Secrets::gather(dir.path(), &[]);
@@ -395,6 +397,7 @@ mod tests {
             "sk-dist-999999",
             "sk-inline-998877",
             "sk-quoted-445566",
+            "sk-colon-778899",
             "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
             "999999-tsid-ks",
             "SK-DIST-999999",

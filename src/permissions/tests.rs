@@ -477,6 +477,10 @@ fn the_attacks_that_got_through_are_refused() {
         "git bisect run rm -rf victim",
         "GIT_SEQUENCE_EDITOR='rm -rf victim' git rebase -i --root",
         "rm -r --interactive=none victim",
+        "sed 's/.*/rm -rf victim/e' README.md",
+        "sed -n '1erm -rf victim' README.md",
+        "x86_64 rm -rf victim",
+        "git -c credential.https://x.helper='!rm -rf victim' credential fill",
         "rm -r --interactive=no victim",
         "trap -- 'rm -rf victim' DEBUG; true",
     ] {
@@ -497,6 +501,10 @@ fn the_attacks_that_got_through_are_refused() {
         "git worktree add -q wt",
         "git checkout-index -a --prefix=cp/",
         "git clone -q . cl",
+        "git apply p.diff",
+        "git init -q nd",
+        "git config --file=newf a.b c",
+        "git format-patch --output-directory=pd -1",
     ] {
         let got = verdict(
             PermissionMode::Normal,

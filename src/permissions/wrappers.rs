@@ -186,9 +186,8 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             }
         }
         "chroot" => plain(skip_options(args, &["--userspec", "--groups"], 1)),
-        "setarch" | "linux32" | "linux64" => {
-            plain(skip_options(args, &[], usize::from(name == "setarch")))
-        }
+        "setarch" | "linux32" | "linux64" | "x86_64" | "i386" | "i686" | "aarch64" | "arm64"
+        | "uname26" => plain(skip_options(args, &[], usize::from(name == "setarch"))),
         "setpriv" => plain(skip_options(
             args,
             &[
