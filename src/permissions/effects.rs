@@ -48,7 +48,8 @@ const DASH_O_WRITES: [&str; 15] = [
 
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
-const GIT_COMMAND_KEYS: [&str; 33] = [
+const GIT_COMMAND_KEYS: [&str; 34] = [
+    "tar.*.command",
     "credential.*.helper",
     "trailer.*.command",
     "trailer.*.cmd",
@@ -135,6 +136,7 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
         "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
         "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
         "sed" | "gsed" => effects.scripts.extend(inline_code::sed_commands(args)),
+        "split" => effects.scripts.extend(value_of(args, &["--filter"])),
         "zip" => effects
             .scripts
             .extend(value_of(args, &["-TT", "--unzip-command"])),

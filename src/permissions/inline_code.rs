@@ -30,6 +30,10 @@ pub fn of(name: &str, args: &[String]) -> Option<String> {
         "awk" | "gawk" | "mawk" | "nawk" => awk(args),
         "sed" | "gsed" => sed(args),
         "vim" | "vi" | "nvim" | "ex" | "view" | "gdb" => editor(args),
+        "make" | "gmake" => args
+            .iter()
+            .any(|a| a == "-E" || a.starts_with("--eval"))
+            .then(|| "`make --eval` runs recipes given inline".to_string()),
         _ => interpreter(name, args),
     }
 }

@@ -314,9 +314,13 @@ impl Parser {
             self.opaque("`hash -p` gives a program another name");
         }
         // A shell started with `BASH_ENV` or `ENV` set runs that file first.
-        let startup_file = |w: &String| w.starts_with("BASH_ENV=") || w.starts_with("ENV=");
+        // (`BASH_FUNC_f%%=() {…}` defines a function bash then runs.)
+        let startup_file = |w: &String| {
+            w.starts_with("BASH_ENV=") || w.starts_with("ENV=") || w.starts_with("BASH_FUNC_")
+        };
         if assignments.iter().any(startup_file)
             || (name == "export" && words.iter().any(startup_file))
+            || words.first().is_some_and(startup_file)
         {
             self.opaque("`BASH_ENV` or `ENV` makes a shell run a file first");
         }

@@ -137,6 +137,41 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             }
         }
         "eval" => Unwrapped::Script(args.join(" ")),
+        "logsave" => plain(skip_options(args, &[], 1)),
+        "valgrind" => plain(skip_options(args, &[], 0)),
+        "nsenter" => plain(skip_options(
+            args,
+            &[
+                "-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root",
+            ],
+            0,
+        )),
+        // `perf stat|record|trace [options] CMD…`
+        "perf" => match args.first().map(String::as_str) {
+            Some("stat" | "record" | "trace") => plain(skip_options(
+                &args[1..],
+                &[
+                    "-o", "--output", "-e", "--event", "-p", "--pid", "-t", "--tid", "-C", "-r",
+                    "-x",
+                ],
+                0,
+            )),
+            _ => Unwrapped::Plain,
+        },
+        // `gdb --args CMD…`
+        "gdb" => match args.iter().position(|a| a == "--args") {
+            Some(i) => plain(args[i + 1..].to_vec()),
+            None => Unwrapped::Plain,
+        },
+        // `capsh … -- ARGS`: ARGS go to bash.
+        "capsh" => match args.iter().position(|a| a == "--") {
+            Some(i) => {
+                let mut bash = vec!["bash".to_string()];
+                bash.extend(args[i + 1..].iter().cloned());
+                plain(bash)
+            }
+            None => Unwrapped::Plain,
+        },
         "fakeroot" => plain(skip_options(
             args,
             &["-l", "--lib", "--faked", "-s", "-i", "-b"],
