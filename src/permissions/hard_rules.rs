@@ -35,7 +35,7 @@ pub fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
             )
     };
     let mut candidates: Vec<(String, bool)> = Vec::new();
-    for simple in &parsed.commands {
+    for simple in parsed.commands.iter().chain(&parsed.embedded.commands) {
         for (i, word) in simple.words.iter().enumerate() {
             candidates.push((word.clone(), after_find_name(&simple.words, i)));
         }
@@ -135,7 +135,11 @@ pub fn destructive_command(command: &str) -> Option<String> {
             if parsed.writes.iter().any(|w| is_block_device(w)) {
                 return Some("writes to a block device".into());
             }
-            let found = parsed.commands.iter().find_map(|c| check_words(&c.words));
+            // Also what programs may run from their arguments (`gdb --args
+            // rm -rf x`).
+            let found = (parsed.commands.iter())
+                .chain(&parsed.embedded.commands)
+                .find_map(|c| check_words(&c.words));
             // A here-document's body is read as lines too.
             found.or_else(|| command.contains("<<").then(crude).flatten())
         }
@@ -205,6 +209,14 @@ fn check_words(words: &[String]) -> Option<String> {
         rest = &rest[1..];
     }
     let (program, args) = rest.split_first()?;
+    if super::embedded::is_computed(program) {
+        // A name computed at run time may be any destructive program.
+        return possible_names(program).into_iter().find_map(|name| {
+            let mut words = vec![name.to_string()];
+            words.extend(args.iter().cloned());
+            check_words(&words)
+        });
+    }
     let name = program.rsplit('/').next().unwrap_or(program);
     // Wrappers (the crude reading meets them still wrapped).
     match super::wrappers::unwrap(name, args) {
@@ -250,10 +262,59 @@ fn check_words(words: &[String]) -> Option<String> {
             let root = args.iter().any(|a| is_root(a));
             (recursive && root).then(|| format!("changes the whole file system with {name} -R"))
         }
-        _ if name.starts_with("mkfs") || name == "mke2fs" || name == "mkswap" => {
+        _ if (name.starts_with("mkfs") || name == "mke2fs" || name == "mkswap")
+            && !args.is_empty() =>
+        {
             Some(format!("formats a file system with {name}"))
         }
         _ => None,
+    }
+}
+
+/// Destructive programs [`check_words`] knows by name.
+const DESTRUCTIVE: [&str; 22] = [
+    "rm",
+    "dd",
+    "shred",
+    "wipefs",
+    "blkdiscard",
+    "tee",
+    "cp",
+    "mv",
+    "install",
+    "rsync",
+    "truncate",
+    "chmod",
+    "chown",
+    "chgrp",
+    "mkfs",
+    "mkfs.ext4",
+    "mkfs.ext3",
+    "mkfs.xfs",
+    "mkfs.btrfs",
+    "mkfs.vfat",
+    "mke2fs",
+    "mkswap",
+];
+
+/// The destructive programs a computed program word may be: those a glob
+/// matches (`/usr/bin/r?`); for an expansion (`$(echo rm)`) all that are
+/// destructive by their arguments (`shred`'s rule covers any `/dev/` one, so
+/// a computed `mkfs` is not refused for its name alone).
+fn possible_names(program: &str) -> Vec<&'static str> {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    match globset::Glob::new(base) {
+        Ok(glob) if !program.contains(['$', '`']) => {
+            let matcher = glob.compile_matcher();
+            DESTRUCTIVE
+                .into_iter()
+                .filter(|n| matcher.is_match(n))
+                .collect()
+        }
+        _ => DESTRUCTIVE
+            .into_iter()
+            .filter(|n| !n.starts_with("mk"))
+            .collect(),
     }
 }
 
@@ -385,6 +446,19 @@ mod tests {
             "time -p mkfs.ext4 /dev/sda1",
             "FOO=1 rm -rf x",
             "/bin/rm -rf x",
+            // Programs that run a command from their arguments, named or not.
+            "gdb -batch -ex run --args rm -rf x",
+            "valgrind -q rm -rf x",
+            "nsenter -- rm -rf x",
+            "perf stat -o /dev/null rm -rf x",
+            "logsave lg rm -rf x",
+            "capsh -- -c 'rm -rf x'",
+            "split -n 1 --filter='rm -rf x' f",
+            "make --eval=$'x:\\n\\trm -rf v' x",
+            "git -c tar.tgz.command='rm -rf x' archive --format=tgz HEAD",
+            "some-new-runner --quiet rm -rf x",
+            "nsenter -- $(echo rm) -rf x",
+            "nsenter -- /usr/bin/r? -rf x",
         ] {
             assert!(
                 destructive_command(cmd).is_some(),
@@ -406,6 +480,10 @@ mod tests {
             "command -v mkfs.ext4",
             "cat /dev/sda | head -c 10",
             "f(){ echo hi; }; f",
+            "grep -rn 'rm -rf' .",
+            "cargo test $(cat list)",
+            "some-runner -- $(echo mkfs) x",
+            "pytest tests/test_*.py -x",
         ] {
             assert_eq!(destructive_command(cmd), None, "{cmd:?} should be allowed");
         }

@@ -4,6 +4,7 @@
 
 pub mod approver;
 pub mod effects;
+pub mod embedded;
 pub mod hard_rules;
 pub mod inline_code;
 pub mod project_config;
@@ -105,6 +106,20 @@ struct Commands {
     /// commands at run time, or runs inline code): every deny and ask rule
     /// for bash matches it, only bare allow rules do.
     unreadable: Option<String>,
+    /// What its programs may run from their arguments
+    /// ([`embedded`]): deny and ask rules only.
+    embedded: Embedded,
+}
+
+/// The embedded commands of a bash call, as deny and ask rules see them.
+#[derive(Default)]
+struct Embedded {
+    /// Each as text (also with its program's base name).
+    names: Vec<String>,
+    /// Files they write, relative to the workspace.
+    writes: Vec<String>,
+    /// Why one cannot be read.
+    unread: Option<String>,
 }
 
 impl Request<'_> {
@@ -130,6 +145,15 @@ impl Request<'_> {
         };
         let mut texts = Vec::new();
         let mut names = Vec::new();
+        let mut embedded = Embedded {
+            unread: parsed.embedded.unread.clone(),
+            writes: self.relative_writes(&parsed.embedded.writes),
+            ..Default::default()
+        };
+        for simple in &parsed.embedded.commands {
+            embedded.names.extend(by_base_name(&simple.words));
+            embedded.names.push(shell::command_text(&simple.words));
+        }
         for simple in &parsed.commands {
             let plain = shell::command_text(&simple.words);
             let with = |text: &str| match simple.assignments.is_empty() {
@@ -150,18 +174,23 @@ impl Request<'_> {
             names.push(whole.clone());
             texts.push((whole.clone(), whole));
         }
-        let writes = parsed
-            .writes
-            .iter()
-            .filter(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr"))
-            .map(|w| self.relative(w))
-            .collect();
         Commands {
             texts,
             names,
-            writes,
+            writes: self.relative_writes(&parsed.writes),
             unreadable,
+            embedded,
         }
+    }
+
+    /// Files written, relative to the workspace; the standard streams left
+    /// out.
+    fn relative_writes(&self, writes: &[String]) -> Vec<String> {
+        writes
+            .iter()
+            .filter(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr"))
+            .map(|w| self.relative(w))
+            .collect()
     }
 
     /// A redirect target relative to the workspace (as given when it is
@@ -184,6 +213,27 @@ impl Request<'_> {
             }
         }
         parts.join("/")
+    }
+}
+
+impl Commands {
+    /// Why a deny or ask `rule` matched, when not by the command as
+    /// written: it cannot be read, or a program may run what the rule
+    /// names from its arguments.
+    fn why_matched(&self, rule: &Rule) -> String {
+        if rule.is_bare() || self.names.iter().any(|n| rule.matches_command(n)) {
+            return String::new();
+        }
+        if let Some(why) = &self.unreadable {
+            return format!(" (fail closed: {why}; rules cannot read what it runs)");
+        }
+        if let Some(name) = self.embedded.names.iter().find(|n| rule.matches_command(n)) {
+            return format!(" (a program in it may run `{name}` from its arguments)");
+        }
+        match &self.embedded.unread {
+            Some(why) => format!(" (fail closed: {why}; rules cannot read what it runs)"),
+            None => String::new(),
+        }
     }
 }
 
@@ -210,9 +260,11 @@ fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
     match subjects {
         Subjects::Paths(paths) => covered && paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
         Subjects::Commands(c) => {
-            let by_command = covered
-                && (c.unreadable.is_some() || c.names.iter().any(|n| rule.matches_command(n)));
-            let by_write = write_rule && c.writes.iter().any(|w| rule.matches_path(w, false));
+            let unread = c.unreadable.is_some() || c.embedded.unread.is_some();
+            let named = c.names.iter().chain(&c.embedded.names);
+            let by_command = covered && (unread || named.clone().any(|n| rule.matches_command(n)));
+            let by_write = write_rule
+                && (c.writes.iter().chain(&c.embedded.writes)).any(|w| rule.matches_path(w, false));
             by_command || by_write
         }
     }
@@ -286,16 +338,9 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
             .iter()
             .find(|r| r.action == action && rule_matches(r, tool, &subjects))
     };
-    // A rule that matched only because the command cannot be read says so.
     let unread = |rule: &Rule| match &subjects {
-        Subjects::Commands(Commands {
-            unreadable: Some(why),
-            names,
-            ..
-        }) if !rule.is_bare() && !names.iter().any(|n| rule.matches_command(n)) => {
-            format!(" (fail closed: {why}; rules cannot read what it runs)")
-        }
-        _ => String::new(),
+        Subjects::Commands(c) => c.why_matched(rule),
+        Subjects::Paths(_) => String::new(),
     };
     if let Some(rule) = first(Action::Deny) {
         return Verdict::Deny {

@@ -15,6 +15,7 @@ use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
 
 use super::effects;
+use super::embedded;
 use super::wrappers::{SHELLS, Unwrapped, is_assignment, split_assignments, unwrap};
 
 /// Operators that end a simple command.
@@ -49,12 +50,28 @@ pub struct Parsed {
     /// -c include.path=…`; [`super::effects`]): deny and ask rules fail
     /// closed on it.
     pub hidden: Option<String>,
+    /// What programs may run from their arguments ([`super::embedded`]).
+    pub embedded: Embedded,
+}
+
+/// Commands that may run from other programs' arguments: deny and ask rules
+/// and the destructive-command rule read them, allow rules do not.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Embedded {
+    pub commands: Vec<Simple>,
+    /// Files their redirections and options write.
+    pub writes: Vec<String>,
+    /// Why one of them cannot be read, if so.
+    pub unread: Option<String>,
 }
 
 /// Takes `line` apart. Errors when it is not complete shell syntax (an
 /// unterminated quote or here-document), which callers treat with caution.
 pub fn parse(line: &str) -> Result<Parsed, String> {
-    let mut parser = Parser::default();
+    let mut parser = Parser {
+        trusted: embedded::names_trusted(line),
+        ..Default::default()
+    };
     parser.collect(line, 0)?;
     // Substitutions the structured reading may not reach (inside `${…}`,
     // `$((…))`, `<(…)`): every one found in the raw text is read too.
@@ -199,6 +216,9 @@ fn hidden_substitutions(text: &str) -> Vec<String> {
 struct Parser {
     parsed: Parsed,
     here_strings: Vec<String>,
+    /// Whether program names on the line are what they say
+    /// ([`embedded::names_trusted`]).
+    trusted: bool,
 }
 
 impl Parser {
@@ -310,6 +330,10 @@ impl Parser {
         if program.contains(['*', '?', '[']) {
             self.opaque("the command name is a glob, expanded at run time");
         }
+        if program.contains(['$', '`']) {
+            // Also behind a wrapper: `nice $(echo rm) -rf x`.
+            self.opaque("the command name is computed at run time");
+        }
         if name == "hash" && words.iter().any(|w| w.starts_with("-p")) {
             self.opaque("`hash -p` gives a program another name");
         }
@@ -347,6 +371,7 @@ impl Parser {
                     }
                 }
                 self.effects(&name, args, &assignments, depth)?;
+                self.embedded(&words, depth);
                 self.parsed.commands.push(Simple { assignments, words });
                 Ok(())
             }
@@ -373,6 +398,49 @@ impl Parser {
             self.collect(&script, depth + 1)?;
         }
         Ok(())
+    }
+}
+
+impl Parser {
+    /// Records what the program may run from its arguments
+    /// ([`embedded::of`]); a line that cannot be parsed runs nothing.
+    fn embedded(&mut self, words: &[String], depth: usize) {
+        let found = embedded::of(words, self.trusted);
+        let unread = &mut self.parsed.embedded.unread;
+        if unread.is_none() {
+            *unread = found.computed;
+        }
+        for tail in found.tails {
+            let simple = Simple {
+                assignments: Vec::new(),
+                words: tail,
+            };
+            self.parsed.embedded.commands.push(simple);
+        }
+        for line in found.lines {
+            let mut inner = Parser {
+                trusted: self.trusted,
+                ..Default::default()
+            };
+            match inner.collect(&line, depth + 1) {
+                Ok(()) => {
+                    let mut inner = inner.parsed;
+                    let found = &mut self.parsed.embedded;
+                    found.commands.append(&mut inner.commands);
+                    found.commands.append(&mut inner.embedded.commands);
+                    found.writes.append(&mut inner.writes);
+                    found.writes.append(&mut inner.embedded.writes);
+                    let why = inner.opaque.or(inner.hidden).or(inner.embedded.unread);
+                    if found.unread.is_none() {
+                        found.unread = why;
+                    }
+                }
+                Err(e) if e.contains("nested") => {
+                    self.parsed.embedded.unread.get_or_insert(e);
+                }
+                Err(_) => {}
+            }
+        }
     }
 }
 
@@ -549,145 +617,5 @@ fn find_execs(args: &[String]) -> Vec<Vec<String>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn texts(line: &str) -> Vec<String> {
-        simple_commands(line)
-            .unwrap()
-            .iter()
-            .map(|w| w.join(" "))
-            .collect()
-    }
-
-    #[test]
-    fn command_text_quotes_words_with_spaces() {
-        let words: Vec<String> = ["echo", "a b", "*.o", "it's"].map(String::from).to_vec();
-        assert_eq!(command_text(&words), r#"echo 'a b' *.o "it's""#);
-    }
-
-    #[test]
-    fn compound_commands_are_split() {
-        assert_eq!(
-            texts("cargo fmt && cargo test --lib"),
-            ["cargo fmt", "cargo test --lib"]
-        );
-        assert_eq!(texts("a; b || c | d\ne &"), ["a", "b", "c", "d", "e"]);
-        assert_eq!(
-            texts("git commit -m \"fix; rm -rf x\""),
-            ["git commit -m fix; rm -rf x"]
-        );
-        assert_eq!(
-            texts("echo \"$(cargo publish)\" `ls -a`"),
-            ["cargo publish", "ls -a", "echo $(cargo publish) `ls -a`"]
-        );
-        assert_eq!(texts("(cd sub && make)"), ["cd sub", "make"]);
-        assert_eq!(texts("cargo test 2>&1 > out.log"), ["cargo test"]);
-        assert_eq!(texts(">/dev/null rm -rf b"), ["rm -rf b"]);
-        assert_eq!(texts("{ rm -rf b; }"), ["rm -rf b"]);
-        assert_eq!(texts("if true; then rm -rf b; fi"), ["true", "rm -rf b"]);
-        assert_eq!(
-            texts("for d in b; do rm -rf \"$d\"; done"),
-            ["for d in b", "rm -rf $d"]
-        );
-        assert_eq!(texts("! rm -rf b"), ["rm -rf b"]);
-        assert_eq!(texts("f(){ rm -rf b; }; f"), ["f", "rm -rf b"]);
-        assert_eq!(texts("function b { b|b& }; b"), ["b"]);
-        assert_eq!(texts("rm \\\n-rf b"), ["rm -rf b"]);
-        assert_eq!(texts("rm $'-rf' b"), ["rm -rf b"]);
-        assert_eq!(texts("cat .e\"\"nv .\\env"), ["cat .env .env"]);
-    }
-
-    #[test]
-    fn wrappers_are_unwrapped() {
-        assert_eq!(texts("sudo -u root cargo publish"), ["cargo publish"]);
-        assert_eq!(texts("env RUST_LOG=1 FOO=bar cargo test"), ["cargo test"]);
-        assert_eq!(
-            texts("RUST_LOG=debug timeout -s KILL 10 cargo test"),
-            ["cargo test"]
-        );
-        assert_eq!(texts("nice -n 5 nohup make"), ["make"]);
-        assert_eq!(
-            texts("bash -c \"cargo test && cargo publish\""),
-            ["cargo test", "cargo publish"]
-        );
-        assert_eq!(texts("sh -lc 'rm -r -f .'"), ["rm -r -f ."]);
-        assert_eq!(texts("eval 'git push'"), ["git push"]);
-        assert_eq!(
-            texts("find . -name '*.o' -exec rm -f {} \\;"),
-            ["rm -f {}", "find . -name *.o -exec rm -f {} ;"]
-        );
-        assert_eq!(texts("ls | xargs -n 1 rm"), ["ls", "rm"]);
-        assert_eq!(texts("sudo"), ["sudo"]);
-        assert_eq!(texts("sudo --user root rm -rf b"), ["rm -rf b"]);
-        assert_eq!(texts("sh -c -- 'rm -rf b'"), ["rm -rf b"]);
-        assert_eq!(texts("bash -c -e 'rm -rf b'"), ["rm -rf b"]);
-        assert_eq!(texts("env -S 'rm -rf b'"), ["rm -rf b"]);
-        assert_eq!(texts("command -v mkfs.ext4"), ["command -v mkfs.ext4"]);
-        assert_eq!(
-            texts("echo 'rm -rf b' | sh"),
-            ["echo rm -rf b", "sh", "rm -rf b"]
-        );
-        assert_eq!(texts("bash <<< 'rm -rf b'"), ["bash", "rm -rf b"]);
-    }
-
-    #[test]
-    fn redirections_substitutions_braces_and_quoting() {
-        let p = parse("git status > src/main.rs 2>&1 >> log.txt < in.txt").unwrap();
-        assert_eq!(p.writes, ["src/main.rs", "log.txt"]);
-        for (line, inner) in [
-            ("git status <(touch p5)", "touch p5"),
-            ("echo ${x:-$(touch p6)}", "touch p6"),
-            ("echo $((0$(touch p7)))", "touch p7"),
-            ("echo $[$(touch p20)]", "touch p20"),
-            ("echo \"${x:-`touch p18`}\"", "touch p18"),
-        ] {
-            assert!(
-                texts(line).contains(&inner.to_string()),
-                "{line}: {:?}",
-                texts(line)
-            );
-        }
-        assert_eq!(texts("{rm,-rf,victim-dir}"), ["rm -rf victim-dir"]);
-        assert_eq!(texts("cat {.,}env"), ["cat .env env"]);
-        assert_eq!(texts("rm $'\\x2drf' x"), ["rm -rf x"]);
-        assert_eq!(texts("$'\\x72\\x6d' -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("time -p rm -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("command -p rm -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("exec -a name rm -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("env -S'rm -rf x'"), ["rm -rf x"]);
-        assert_eq!(texts("env --split-string='rm -rf x'"), ["rm -rf x"]);
-        assert_eq!(texts("taskset 1 rm -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("flock lockf rm -rf x"), ["rm -rf x"]);
-        assert_eq!(texts("flock -c 'rm -rf x' lockf"), ["rm -rf x"]);
-        assert_eq!(texts("script -qc 'rm -rf x' /dev/null"), ["rm -rf x"]);
-        assert_eq!(texts("xargs --process-slot-var V rm -rf x"), ["rm -rf x"]);
-        let p = parse("GIT_CONFIG_COUNT=1 env A=2 git status").unwrap();
-        assert_eq!(p.commands[0].assignments, ["GIT_CONFIG_COUNT=1", "A=2"]);
-        assert_eq!(p.commands[0].words, ["git", "status"]);
-    }
-
-    #[test]
-    fn computed_commands_are_opaque() {
-        for line in [
-            "R=rm; $R -rf x",
-            "$(echo rm) -rf x",
-            "printf 'rm%s-rf x' ' ' | sh",
-            "shopt -s expand_aliases; alias r=rm; r -rf x",
-            "bash < script.sh",
-        ] {
-            assert!(parse(line).unwrap().opaque.is_some(), "{line}");
-        }
-        for line in ["cargo test", "echo $HOME", "ls $(pwd)"] {
-            assert_eq!(parse(line).unwrap().opaque, None, "{line}");
-        }
-    }
-
-    #[test]
-    fn incomplete_syntax_is_an_error() {
-        assert!(simple_commands("echo 'unterminated").is_err());
-        assert!(simple_commands("cat <<EOF").is_err());
-        assert_eq!(texts(""), Vec::<String>::new());
-    }
-}
+#[path = "shell_tests.rs"]
+mod tests;

@@ -464,6 +464,22 @@ fn the_attacks_that_got_through_are_refused() {
         "perf stat -o /dev/null touch m",
         "git -c tar.tgz.command='touch m' archive --format=tgz HEAD",
         "env 'BASH_FUNC_f%%=() { touch m; }' bash -c f",
+        // any program that may run its arguments, listed anywhere or not
+        "busybox touch m",
+        "ltrace -o /dev/null touch m",
+        "catchsegv touch m",
+        "unbuffer touch m",
+        "proxychains4 -q touch m",
+        "firejail --quiet touch m",
+        "bwrap --bind / / touch m",
+        "systemd-run --user --wait touch m",
+        "parallel touch ::: m",
+        "some-new-runner --flag touch m",
+        "git -c tar.zz.command='touch m' archive --format=zz HEAD",
+        "split -l 1 --filter=\"$(printf 'to%sch m' u)\" f",
+        "nsenter -- $(echo touch) m",
+        "nsenter -- /usr/bin/tou? m",
+        "runner --cmd='X=1 touch m'",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -539,6 +555,10 @@ fn the_attacks_that_got_through_are_refused() {
         "awk '{print $1}' f",
         "python3 -m pytest -q",
         "cat <<EOF > notes.txt\nhello\nEOF",
+        "grep -rn 'touch m' src",
+        "git commit -m 'touch up the docs'",
+        "python3 -m pytest tests/test_*.py -k 'not slow'",
+        "cargo test --features=serde -- --nocapture",
     ] {
         let got = verdict(
             PermissionMode::Yolo,

@@ -85,6 +85,60 @@ fn a_deny_rule_holds_however_the_command_is_invoked() {
     }
 }
 
+/// A program the rules know nothing of that runs its arguments (here the
+/// project's own `run-it` script) is read for what it may run: the deny rule
+/// and the destructive-command rule hold through it, and through a command
+/// name computed at run time behind it; `grep` of the same text still runs.
+#[test]
+fn rules_hold_through_programs_that_run_their_arguments() {
+    let env = TestEnv::new();
+    env.write("run-it", "#!/bin/sh\nexec \"$@\"\n");
+    env.write("victim/a/f", "keep me\n");
+    let run_it = env.work().join("run-it");
+    std::fs::set_permissions(&run_it, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let attempts = [
+        "./run-it touch m1",
+        "./run-it --quiet sh -c 'touch m2'",
+        "./run-it --cmd='touch m3'",
+        "./run-it $(echo touch) m4",
+        "./run-it rm -rf victim",
+    ];
+    let mut calls: Vec<&str> = attempts.to_vec();
+    calls.push("grep -c 'touch m1' run-it; ./run-it echo still-runs");
+    let server = bash_calls(&calls);
+    env.oc(&server)
+        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[0].contains("(a program in it may run `touch m1` from its arguments)"),
+        "{}",
+        results[0]
+    );
+    for (attempt, result) in attempts[..4].iter().zip(&results) {
+        assert!(
+            result.contains("the rule `deny bash(touch*)` forbids it"),
+            "{attempt}: {result}"
+        );
+    }
+    assert!(
+        results[3].contains("fail closed: `./run-it` may run a command whose name is computed"),
+        "{}",
+        results[3]
+    );
+    assert!(
+        results[4].contains("destructive commands are never run"),
+        "{}",
+        results[4]
+    );
+    assert_eq!(results[5], "0\nstill-runs\n[exit code 0]");
+    for n in 1..=4 {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    assert!(env.work().join("victim/a/f").exists());
+}
+
 /// Allow rules do not stretch to what a command's options do: `git diff
 /// --output=FILE` is a write, `git -c alias.x='!cmd'` runs another command.
 /// Without a terminal neither is approved, and nothing is written.

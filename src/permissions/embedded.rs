@@ -1,0 +1,218 @@
+//! Commands a program may run from its own arguments, whatever the program.
+//!
+//! Listing the programs that run other programs (`gdb --args`, `valgrind`,
+//! `nsenter --`, `split --filter=…`, `git -c tar.tgz.command=…`) never ends,
+//! so deny rules, ask rules and the destructive-command rule also read, for
+//! every program not known to leave its arguments alone ([`INERT`]):
+//!
+//! - every tail of its words (`valgrind -q rm -rf x` may run `rm -rf x`);
+//! - every argument that holds a space or an `=`, read as a command line
+//!   (`capsh -- -c 'touch m'`, `--filter=touch m`, `key=!touch m`).
+//!
+//! Allow rules never read these: they only make refusals more likely. A
+//! tail whose first word is computed at run time (`$(echo rm) -rf x`) cannot
+//! be read, so deny and ask rules fail closed on it.
+
+/// Programs whose arguments are data, never a command they run: the tail
+/// scan skips them when they are named by a bare name (a path may be a copy
+/// of anything) and the line neither defines functions nor changes `PATH`.
+/// awk and sed programs that run commands are read by
+/// [`super::inline_code`]. Left out on purpose: `sort` (`--compress-program`), `rg` (`--pre`),
+/// `fd` (`--exec`), `find`, `git`, `make`, `tar`, interpreters, `diff`.
+const INERT: [&str; 68] = [
+    "[",
+    "[[",
+    "awk",
+    "base64",
+    "basename",
+    "cat",
+    "cd",
+    "chmod",
+    "cksum",
+    "cmp",
+    "column",
+    "comm",
+    "cp",
+    "cut",
+    "date",
+    "df",
+    "dirname",
+    "du",
+    "echo",
+    "egrep",
+    "expand",
+    "false",
+    "fgrep",
+    "file",
+    "fmt",
+    "fold",
+    "gawk",
+    "grep",
+    "gsed",
+    "head",
+    "hexdump",
+    "id",
+    "jq",
+    "ln",
+    "ls",
+    "mawk",
+    "md5sum",
+    "mkdir",
+    "mktemp",
+    "mv",
+    "nawk",
+    "nl",
+    "od",
+    "paste",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "readlink",
+    "realpath",
+    "rev",
+    "rm",
+    "rmdir",
+    "sed",
+    "seq",
+    "sha1sum",
+    "sha256sum",
+    "sleep",
+    "stat",
+    "strings",
+    "tac",
+    "tail",
+    "tee",
+    "test",
+    "touch",
+    "tr",
+    "true",
+    "uniq",
+];
+
+/// What one program's arguments may run.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Candidates {
+    /// Tails of its words: each may be a command it runs.
+    pub tails: Vec<Vec<String>>,
+    /// Arguments to read as command lines (spaces, or the text after an
+    /// `=`, a leading `!` dropped).
+    pub lines: Vec<String>,
+    /// Why a tail cannot be read, if one starts with a computed word.
+    pub computed: Option<String>,
+}
+
+/// Whether names on the line can be trusted to be the programs they say:
+/// no function definitions, no `PATH` changes, no aliases.
+pub fn names_trusted(line: &str) -> bool {
+    !["PATH", "()", "function", "alias", "enable"]
+        .iter()
+        .any(|s| line.contains(s))
+}
+
+/// What the program in `words[0]` may run from `words[1..]`. Nothing when
+/// the program is inert and `trusted` (see [`names_trusted`]).
+pub fn of(words: &[String], trusted: bool) -> Candidates {
+    let mut found = Candidates::default();
+    let Some(program) = words.first() else {
+        return found;
+    };
+    if trusted && INERT.contains(&program.as_str()) {
+        return found;
+    }
+    for (i, word) in words.iter().enumerate().skip(1) {
+        if is_message(words, i) {
+            continue;
+        }
+        if found.computed.is_none() && is_computed(word) {
+            found.computed = Some(format!(
+                "`{program}` may run a command whose name is computed at run time"
+            ));
+        }
+        found.tails.push(words[i..].to_vec());
+        if word.contains(char::is_whitespace) {
+            found.lines.push(word.trim_start_matches('!').to_string());
+        }
+        for (at, _) in word.match_indices('=') {
+            let value = word[at + 1..].trim_start_matches('!');
+            if !value.trim().is_empty() {
+                found.lines.push(value.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// A git commit or tag message (`-m TEXT`, `--message=TEXT`): git never
+/// runs it.
+fn is_message(words: &[String], i: usize) -> bool {
+    let git = words[0] == "git";
+    let after_flag = matches!(words[i - 1].as_str(), "-m" | "--message");
+    git && (after_flag || words[i].starts_with("--message="))
+}
+
+/// A word bash computes when it runs (`$x`, `${x}`, `$(…)`, `` `…` ``),
+/// or a glob that may name a program (`/usr/bin/tou?`; a data glob such as
+/// `tests/*.py` does not).
+pub fn is_computed(word: &str) -> bool {
+    let data_glob = || {
+        let last = word.rsplit('/').next().unwrap_or(word);
+        last.rsplit_once('.').is_some_and(|(_, ext)| {
+            ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        })
+    };
+    word.contains(['$', '`']) || (word.contains(['*', '?', '[']) && !data_glob())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        shlex::split(line).unwrap()
+    }
+
+    #[test]
+    fn tails_and_lines_of_a_program_that_may_run_commands() {
+        let found = of(
+            &words("gdb -batch -ex 'shell touch m' --args rm -rf x"),
+            true,
+        );
+        assert!(found.tails.contains(&words("rm -rf x")));
+        assert!(found.lines.contains(&"shell touch m".to_string()));
+        let found = of(&words("split --filter='touch m' f"), true);
+        assert!(found.lines.contains(&"touch m".to_string()));
+        let found = of(&words("git -c 'alias.x=!touch m' x"), true);
+        assert!(found.lines.contains(&"touch m".to_string()));
+        assert_eq!(found.computed, None);
+        let found = of(&words("git commit -m 'fix; rm -rf build'"), true);
+        assert!(found.lines.is_empty());
+    }
+
+    #[test]
+    fn inert_programs_are_skipped_only_when_named_plainly() {
+        assert_eq!(
+            of(&words("grep -rn 'rm -rf' ."), true),
+            Candidates::default()
+        );
+        assert_ne!(of(&words("./grep rm -rf ."), true), Candidates::default());
+        assert_ne!(of(&words("grep rm -rf ."), false), Candidates::default());
+        assert!(!names_trusted("cat() { env \"$@\"; }; cat touch m"));
+        assert!(!names_trusted("PATH=.:$PATH cat touch m"));
+        assert!(names_trusted("grep -rn touch src"));
+    }
+
+    #[test]
+    fn a_computed_tail_cannot_be_read() {
+        let found = of(&words("nsenter -- '$(echo rm)' -rf x"), true);
+        assert!(found.computed.unwrap().contains("nsenter"));
+        assert!(
+            of(&words("nsenter -- /usr/bin/tou? m"), true)
+                .computed
+                .is_some()
+        );
+        assert_eq!(of(&words("pytest tests/test_*.py"), true).computed, None);
+        assert_eq!(of(&words("echo $HOME"), true).computed, None);
+    }
+}
