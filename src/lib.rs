@@ -66,6 +66,22 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
+/// The helper's fast start: when the first argument is `sandbox-exec`,
+/// parses only its own arguments and never returns (see [`sandbox_exec`]).
+/// Bad arguments end it with clap's usage error (exit 2).
+pub fn sandbox_exec_if_asked() {
+    let mut args = std::env::args_os();
+    let program = args.next().unwrap_or_default();
+    if args
+        .next()
+        .is_some_and(|a| a == sandbox::policy::HELPER_COMMAND)
+    {
+        use clap::Parser;
+        let helper = cli::SandboxExecCli::parse_from(std::iter::once(program).chain(args));
+        sandbox_exec(&helper.args)
+    }
+}
+
 /// `oc sandbox-exec`: confines this process and becomes the command; if
 /// either fails, says why on stderr (the command's output) and exits 126.
 fn sandbox_exec(args: &cli::SandboxExecArgs) -> ! {

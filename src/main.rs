@@ -3,6 +3,7 @@
 use clap::Parser;
 
 fn main() {
+    ollama_code::sandbox_exec_if_asked();
     if let Some(message) = non_utf8_argument() {
         let err = anyhow::Error::new(ollama_code::error::Error::Usage(message));
         if wants_json() {

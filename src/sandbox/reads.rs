@@ -65,15 +65,17 @@ pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) 
 /// one holding it (Landlock would grant what it names).
 pub fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    collect(root, denied, &mut out);
+    collect(root, root.is_symlink(), denied, &mut out);
     out
 }
 
-fn collect(path: &Path, denied: &[PathBuf], out: &mut Vec<PathBuf>) {
+/// `is_link` comes from the directory entry's type, so that entries cost
+/// no `stat` (this runs before every confined command).
+fn collect(path: &Path, is_link: bool, denied: &[PathBuf], out: &mut Vec<PathBuf>) {
     if denied.iter().any(|d| d == path) {
         return;
     }
-    if path.is_symlink() {
+    if is_link {
         let names_denied = path.canonicalize().is_ok_and(|real| {
             denied
                 .iter()
@@ -92,7 +94,11 @@ fn collect(path: &Path, denied: &[PathBuf], out: &mut Vec<PathBuf>) {
         return;
     };
     for entry in entries.flatten() {
-        collect(&entry.path(), denied, out);
+        let is_link = match entry.file_type() {
+            Ok(kind) => kind.is_symlink(),
+            Err(_) => entry.path().is_symlink(),
+        };
+        collect(&entry.path(), is_link, denied, out);
     }
 }
 
