@@ -48,13 +48,15 @@ const DASH_O_WRITES: [&str; 15] = [
 
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
-const GIT_COMMAND_KEYS: [&str; 34] = [
+const GIT_COMMAND_KEYS: [&str; 36] = [
     "tar.*.command",
     "credential.*.helper",
     "trailer.*.command",
     "trailer.*.cmd",
     "man.*.cmd",
+    "man.*.path",
     "browser.*.cmd",
+    "browser.*.path",
     "difftool.*.cmd",
     "mergetool.*.cmd",
     "gpg.ssh.defaultkeycommand",
@@ -83,6 +85,53 @@ const GIT_COMMAND_KEYS: [&str; 34] = [
     "gpg.program",
     "gpg.*.program",
     "pager.*",
+];
+
+/// Git settings known to be data: any other setting given with `-c` or
+/// stored with `git config` may name a command or a file git runs or
+/// reads (new ones come with every release: `man.<tool>.path`), so deny and
+/// ask rules fail closed on it and only a bare `bash` allow rule allows it.
+const GIT_DATA_KEYS: [&str; 40] = [
+    "user.*",
+    "author.*",
+    "committer.*",
+    "color.*",
+    "advice.*",
+    "i18n.*",
+    "log.*",
+    "status.*",
+    "column.*",
+    "init.defaultbranch",
+    "commit.gpgsign",
+    "commit.verbose",
+    "tag.gpgsign",
+    "core.quotepath",
+    "core.autocrlf",
+    "core.safecrlf",
+    "core.filemode",
+    "core.ignorecase",
+    "core.eol",
+    "core.abbrev",
+    "core.whitespace",
+    "core.precomposeunicode",
+    "diff.noprefix",
+    "diff.renames",
+    "diff.algorithm",
+    "diff.mnemonicprefix",
+    "diff.colormoved",
+    "diff.context",
+    "merge.conflictstyle",
+    "merge.ff",
+    "pull.rebase",
+    "pull.ff",
+    "push.default",
+    "fetch.prune",
+    "safe.directory",
+    "rerere.enabled",
+    "rebase.autosquash",
+    "rebase.autostash",
+    "branch.*.remote",
+    "branch.*.merge",
 ];
 
 /// Git settings that make git read or run things from elsewhere, which
@@ -136,6 +185,9 @@ pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
         "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
         "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
         "sed" | "gsed" => effects.scripts.extend(inline_code::sed_commands(args)),
+        "awk" | "gawk" | "mawk" | "nawk" => {
+            effects.scripts.extend(inline_code::awk_commands(args));
+        }
         "split" => effects.scripts.extend(value_of(args, &["--filter"])),
         "zip" => effects
             .scripts
@@ -229,6 +281,11 @@ fn git(args: &[String], effects: &mut Effects) {
             && let Some(script) = value.strip_prefix('!')
         {
             effects.scripts.push(script.to_string());
+        } else if key.starts_with("alias.") {
+            // An alias to git's own arguments: read them as given to git
+            // (`alias.x=-c core.pager=cmd log`).
+            // Each value is shorter than the setting it came from.
+            git(&shlex::split(value).unwrap_or_default(), effects);
         } else if let Some(rest) = setting
             .get(..9)
             .filter(|h| h.eq_ignore_ascii_case("url.ext::"))
@@ -253,6 +310,13 @@ fn git(args: &[String], effects: &mut Effects) {
         } else if GIT_OPAQUE_KEYS.iter().any(|k| key_matches(k, &key)) {
             effects.hidden = Some(format!(
                 "`git -c {key}` makes git read or run files elsewhere"
+            ));
+        } else if !GIT_DATA_KEYS.iter().any(|k| key_matches(k, &key))
+            && !key.starts_with("alias.")
+            && effects.hidden.is_none()
+        {
+            effects.hidden = Some(format!(
+                "the git setting `{key}` is not known to be data; it may name a command or file git runs"
             ));
         }
     }

@@ -151,6 +151,30 @@ fn is_message(words: &[String], i: usize) -> bool {
     git && (after_flag || words[i].starts_with("--message="))
 }
 
+/// The values of `NAME=value` assignments, read as command lines (and,
+/// like arguments, the text after each further `=`).
+pub fn assigned_lines(assignments: &[String]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for assignment in assignments {
+        for (at, _) in assignment.match_indices('=') {
+            let value = assignment[at + 1..].trim_start_matches(['!', '|']);
+            if !value.trim().is_empty() {
+                lines.push(value.to_string());
+            }
+        }
+    }
+    lines
+}
+
+/// A glob bash expands: `*`, `?`, `[…]` (not the `[` command), and the extended `@(…)`, `+(…)`,
+/// `!(…)`.
+pub fn is_glob(word: &str) -> bool {
+    let bracket = word
+        .find('[')
+        .is_some_and(|open| word[open + 1..].contains(']'));
+    word.contains(['*', '?']) || bracket || ["@(", "+(", "!("].iter().any(|g| word.contains(g))
+}
+
 /// A word bash computes when it runs (`$x`, `${x}`, `$(…)`, `` `…` ``),
 /// or a glob that may name a program (`/usr/bin/tou?`; a data glob such as
 /// `tests/*.py` does not).
@@ -162,7 +186,7 @@ pub fn is_computed(word: &str) -> bool {
                 && ext.chars().any(|c| c.is_ascii_alphabetic())
         })
     };
-    word.contains(['$', '`']) || (word.contains(['*', '?', '[']) && !data_glob())
+    word.contains(['$', '`']) || (is_glob(word) && !data_glob())
 }
 
 #[cfg(test)]

@@ -459,6 +459,19 @@ mod tests {
             "some-new-runner --quiet rm -rf x",
             "nsenter -- $(echo rm) -rf x",
             "nsenter -- /usr/bin/r? -rf x",
+            // a sixth attack
+            "shopt -s extglob\n/usr/bin/@(r)m -rf victim",
+            "declare \"BASH_CMDS[cat]=/usr/bin/rm\"; cat -rf victim",
+            "f(){ rm \"$@\"; }; f -rf victim",
+            "cat ( ) { rm \"$@\"; }; cat -rf victim",
+            "awk -- '-1{system(\"rm -rf victim\");exit}' README.md",
+            "sed -n 'sxhelloxrm -rf victimxe' README.md",
+            "sed -n '0,/x/e rm -rf victim' README.md",
+            "sed -n '/x/Ie rm -rf victim' README.md",
+            "sed README.md -ne '1e rm -rf victim'",
+            "sed --expr='1e rm -rf victim' README.md",
+            "BROWSER='rm -rf victim' python3 -m webbrowser x",
+            "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=rm -rf victim' tar -cf a.tar f",
         ] {
             assert!(
                 destructive_command(cmd).is_some(),
@@ -484,6 +497,9 @@ mod tests {
             "cargo test $(cat list)",
             "some-runner -- $(echo mkfs) x",
             "pytest tests/test_*.py -x",
+            "[ -f x ] && echo yes",
+            "sed -i 's/version = 1/version = 2/' Cargo.toml",
+            "awk -F'|' '{print $1}' f",
         ] {
             assert_eq!(destructive_command(cmd), None, "{cmd:?} should be allowed");
         }

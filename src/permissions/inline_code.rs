@@ -41,13 +41,39 @@ pub fn of(name: &str, args: &[String]) -> Option<String> {
 /// awk programs that run commands (`system(…)`, `print | "cmd"`, `"cmd" |
 /// getline`) are inline code.
 fn awk(args: &[String]) -> Option<String> {
+    // Options start with `-`, until `--`: after it the program may too.
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let program = |(i, a): (usize, &String)| i > end || !a.starts_with('-');
     if args
         .iter()
-        .any(|a| !a.starts_with('-') && (a.contains("system") || a.contains('|')))
+        .enumerate()
+        .filter(|&p| program(p))
+        .any(|(_, a)| a.contains("system") || a.contains('|'))
     {
         return Some("an awk program that runs commands".into());
     }
     None
+}
+
+/// The commands an awk program that runs commands may run: every string
+/// literal in it (`system("cmd")`, `print | "cmd"`, `"cmd" | getline`), so
+/// that the hard rules read them too. Reading a printed string as a command
+/// only refuses more.
+pub fn awk_commands(args: &[String]) -> Vec<String> {
+    if awk(args).is_none() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for program in args {
+        let mut rest = program.as_str();
+        while let Some(open) = rest.find('"') {
+            let after = &rest[open + 1..];
+            let close = after.find('"').unwrap_or(after.len());
+            found.push(after[..close].replace("\\\"", "\""));
+            rest = after.get(close + 1..).unwrap_or_default();
+        }
+    }
+    found
 }
 
 /// sed scripts with the `e` command or the `e` flag of `s` run commands.
@@ -60,12 +86,9 @@ fn sed(args: &[String]) -> Option<String> {
             command.starts_with('e') || substitute_flags(command).is_some_and(|f| f.contains('e'))
         })
     };
-    let scripts = value_of(args, &["-e", "--expression"])
-        .into_iter()
-        .chain(args.iter().find(|a| !a.starts_with('-')).cloned());
-    scripts
-        .into_iter()
-        .any(|s| runs(&s))
+    sed_scripts(args)
+        .iter()
+        .any(|s| runs(s))
         .then(|| "a sed script with the `e` command runs commands".into())
 }
 
@@ -73,9 +96,7 @@ fn sed(args: &[String]) -> Option<String> {
 /// replacement of an `s///e` (what it will most likely run), so that the
 /// hard rules read them too.
 pub fn sed_commands(args: &[String]) -> Vec<String> {
-    let scripts = value_of(args, &["-e", "--expression"])
-        .into_iter()
-        .chain(args.iter().find(|a| !a.starts_with('-')).cloned());
+    let scripts = sed_scripts(args);
     let mut found = Vec::new();
     for script in scripts {
         for part in script.split([';', '\n']) {
@@ -91,22 +112,80 @@ pub fn sed_commands(args: &[String]) -> Vec<String> {
     found
 }
 
-/// A sed command without its address (`1`, `$`, `1,5`, `/re/`, `!`).
-fn without_address(command: &str) -> &str {
-    let mut rest = command;
-    if let Some(after) = rest.strip_prefix('/') {
-        rest = after.find('/').map_or("", |end| &after[end + 1..]);
+/// The scripts of a sed command line: `-e S`, `-eS`, the `e` ending a
+/// cluster of short options (`-ne S`), `--expression=S` and its
+/// abbreviations (`--expr=S`), and every argument that is not an option
+/// (the script when no `-e` is given; reading a file name as a script only
+/// refuses more).
+fn sed_scripts(args: &[String]) -> Vec<String> {
+    let mut scripts = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if let Some((name, value)) = arg.split_once('=')
+            && name.len() > 3
+            && "--expression".starts_with(name)
+        {
+            scripts.push(value.to_string());
+        } else if arg.len() > 3 && "--expression".starts_with(arg.as_str()) {
+            scripts.extend(rest.next().cloned());
+        } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            // `-n`, `-i.bak`, `-ne S`, `-e1d`: what follows `e` is the script.
+            if let Some(at) = cluster.find('e').filter(|_| !cluster.starts_with('i')) {
+                match &cluster[at + 1..] {
+                    "" => scripts.extend(rest.next().cloned()),
+                    inline => scripts.push(inline.to_string()),
+                }
+            }
+        } else if !arg.starts_with('-') {
+            scripts.push(arg.clone());
+        }
     }
-    rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$,~+! {".contains(c))
+    scripts
+}
+
+/// A sed command without its address: numbers, `$`, `first~step`,
+/// `/re/` or `\cREc` with the `I` and `M` flags, a second address after
+/// `,` (also `0,/re/`, `addr,+N`, `addr,~N`), `!`, spaces and `{`.
+fn without_address(command: &str) -> &str {
+    let mut rest = command.trim_start();
+    for _ in 0..2 {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || "$~+".contains(c));
+        let delimiter = match rest.chars().next() {
+            Some('/') => Some(('/', 1)),
+            Some('\\') => rest[1..].chars().next().map(|d| (d, 1 + d.len_utf8())),
+            _ => None,
+        };
+        if let Some((d, skip)) = delimiter {
+            rest = after_delimiter(&rest[skip..], d);
+            rest = rest.trim_start_matches(['I', 'M']);
+        }
+        match rest.strip_prefix(',') {
+            Some(second) => rest = second.trim_start(),
+            None => break,
+        }
+    }
+    rest.trim_start_matches(|c: char| "! {".contains(c))
+}
+
+/// `text` after the first `delimiter` that no backslash escapes.
+fn after_delimiter(text: &str, delimiter: char) -> &str {
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            c if c == delimiter && !escaped => return &text[i + c.len_utf8()..],
+            _ => escaped = false,
+        }
+    }
+    ""
 }
 
 /// The flags of a sed `s` command (`s/a/b/ge` → `ge`).
 fn substitute_flags(command: &str) -> Option<&str> {
     let rest = command.strip_prefix('s')?;
-    let delimiter = rest
-        .chars()
-        .next()
-        .filter(|c| !c.is_alphanumeric() && !c.is_whitespace())?;
+    // Any character but backslash and newline delimits, letters too
+    // (`sxaxbxe`).
+    let delimiter = rest.chars().next().filter(|c| *c != '\\' && *c != '\n')?;
     let mut seen = 0;
     let mut escaped = false;
     for (i, c) in rest.char_indices() {

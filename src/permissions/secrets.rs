@@ -18,8 +18,8 @@ pub const REDACTED: &str = "[redacted secret]";
 /// Shorter values are too likely to be ordinary words (`true`, `dev`);
 /// they are not scrubbed (README "Secrets").
 const MIN_VALUE_LEN: usize = 6;
-/// How deep the workspace is searched for secret files.
-const MAX_DEPTH: usize = 5;
+/// How deep the workspace is searched for secret files (`a/.env` is 2).
+const MAX_DEPTH: usize = 16;
 /// Folders never searched: git's own, and installed dependencies.
 const SKIPPED_DIRS: [&str; 3] = [".git", "node_modules", ".venv"];
 /// Environment variable names that hold secrets contain one of these.
@@ -61,13 +61,16 @@ impl Secrets {
             })
             .build();
         for entry in walker.flatten() {
+            // The name first: most entries cost no `stat`.
+            if !is_secret_env_file(entry.path()) {
+                continue;
+            }
             // A link to a secret file holds the same secrets.
             let target = std::fs::metadata(entry.path());
             let is_file = target.as_ref().is_ok_and(std::fs::Metadata::is_file);
             let small = target.is_ok_and(|m| m.len() <= 1024 * 1024);
             if is_file
                 && small
-                && is_secret_env_file(entry.path())
                 && let Ok(bytes) = std::fs::read(entry.path())
             {
                 values.extend(env_file_values(&String::from_utf8_lossy(&bytes)));
@@ -137,10 +140,11 @@ impl Secrets {
     }
 
     /// `text` with every secret value replaced by [`REDACTED`]. Terminal
-    /// colour codes are removed first: they can split a value
-    /// (`grep --color=always`).
+    /// escape sequences and control characters are removed first: they can
+    /// split a value (`grep --color=always`, an OSC title, `\x01`).
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let text: Cow<'a, str> = if text.contains('\u{1b}') {
+        let control = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+        let text: Cow<'a, str> = if text.contains(control) {
             Cow::Owned(strip_ansi(text))
         } else {
             Cow::Borrowed(text)
@@ -327,28 +331,62 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// `text` without terminal escape sequences (CSI `ESC [ … letter` and
-/// other `ESC x` pairs).
+/// `text` without terminal escape sequences and control characters: CSI
+/// (`ESC [ … final`, or the 8-bit `U+009B`), OSC and the other string
+/// sequences (`ESC ] … BEL|ST`, `U+009D`), other `ESC x` pairs, and every
+/// other C0 or C1 control character but tab, newline and carriage return.
 fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        if chars.peek() == Some(&'[') {
-            chars.next();
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
+        let kind = match c {
+            '\u{1b}' => match chars.next() {
+                Some('[') => Sequence::Csi,
+                Some(']' | 'P' | 'X' | '^' | '_') => Sequence::String,
+                _ => continue,
+            },
+            '\u{9b}' => Sequence::Csi,
+            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => Sequence::String,
+            '\t' | '\n' | '\r' => {
+                out.push(c);
+                continue;
+            }
+            c if c.is_control() => continue,
+            c => {
+                out.push(c);
+                continue;
+            }
+        };
+        match kind {
+            // Parameters, then one final byte.
+            Sequence::Csi => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
                 }
             }
-        } else {
-            chars.next();
+            // Up to BEL or ST (`ESC \`, `U+009C`).
+            Sequence::String => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || c == '\u{9c}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
         }
     }
     out
+}
+
+/// Kinds of terminal escape sequence [`strip_ansi`] removes.
+enum Sequence {
+    Csi,
+    String,
 }
 
 #[cfg(test)]
@@ -404,6 +442,8 @@ mod tests {
             "c2stZGlzdC05OTk5OTk=",
             "736b2d646973742d393939393939",
             "\u{1b}[01;31msk-dist\u{1b}[m-999999",
+            "s\u{9b}31mk-dist-9\u{1b}]0;x\u{7}99999",
+            "sk\u{1}-di\u{1b}]8;;u\u{1b}\\st-999999",
         ] {
             let clean = secrets.scrub(text);
             assert!(clean.contains(REDACTED), "{text:?} -> {clean:?}");

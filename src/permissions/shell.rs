@@ -103,8 +103,14 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
         }
         parser.opaque("a shell reads its commands from a pipe or input redirection");
     }
-    if line.contains("expand_aliases") || line.contains("alias ") {
+    if line.contains("expand_aliases") || line.contains("alias ") || line.contains("BASH_ALIASES") {
         parser.opaque("it defines or expands aliases");
+    }
+    if line.contains("BASH_CMDS") || line.contains("enable -f") {
+        parser.opaque("`BASH_CMDS` or `enable -f` gives a program another name");
+    }
+    if defines_function(line) && uses_positional_parameters(line) {
+        parser.opaque("a function runs the words its callers give it");
     }
     // The same command found twice (structured and raw) counts once.
     let mut seen = Vec::new();
@@ -138,6 +144,23 @@ pub fn command_text(words: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether `line` defines a shell function (`f() …`, `function f …`).
+fn defines_function(line: &str) -> bool {
+    line.contains("function") || {
+        let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        squeezed.contains("()")
+    }
+}
+
+/// Whether `line` expands positional parameters (`$@`, `$*`, `$1`,
+/// `${1}`, `${@:2}`): inside a function, words its callers pass.
+fn uses_positional_parameters(line: &str) -> bool {
+    line.match_indices('$').any(|(at, _)| {
+        let after = line[at + 1..].trim_start_matches('{');
+        after.starts_with(|c: char| c.is_ascii_digit() || c == '@' || c == '*')
+    })
 }
 
 /// A shell (or `.`, `source`) whose script is its input: no `-c` and no
@@ -327,7 +350,7 @@ impl Parser {
             return Ok(());
         };
         let name = program.rsplit('/').next().unwrap_or(program).to_string();
-        if program.contains(['*', '?', '[']) {
+        if embedded::is_glob(program) {
             self.opaque("the command name is a glob, expanded at run time");
         }
         if program.contains(['$', '`']) {
@@ -371,7 +394,7 @@ impl Parser {
                     }
                 }
                 self.effects(&name, args, &assignments, depth)?;
-                self.embedded(&words, depth);
+                self.embedded(&words, &assignments, depth);
                 self.parsed.commands.push(Simple { assignments, words });
                 Ok(())
             }
@@ -404,8 +427,11 @@ impl Parser {
 impl Parser {
     /// Records what the program may run from its arguments
     /// ([`embedded::of`]); a line that cannot be parsed runs nothing.
-    fn embedded(&mut self, words: &[String], depth: usize) {
-        let found = embedded::of(words, self.trusted);
+    fn embedded(&mut self, words: &[String], assignments: &[String], depth: usize) {
+        let mut found = embedded::of(words, self.trusted);
+        // A variable's value may be a command the program runs
+        // (`BROWSER=cmd`, `MAKEFLAGS=--eval=…`, `TAR_OPTIONS=…`).
+        found.lines.extend(embedded::assigned_lines(assignments));
         let unread = &mut self.parsed.embedded.unread;
         if unread.is_none() {
             *unread = found.computed;

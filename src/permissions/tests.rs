@@ -480,6 +480,21 @@ fn the_attacks_that_got_through_are_refused() {
         "nsenter -- $(echo touch) m",
         "nsenter -- /usr/bin/tou? m",
         "runner --cmd='X=1 touch m'",
+        // a sixth attack
+        "shopt -s extglob\n/usr/bin/@(tou)ch m",
+        "nsenter -- /usr/bin/+(t)ouch m",
+        "printf -v 'BASH_CMDS[head]' %s /usr/bin/touch; head m",
+        "f(){ touch \"$@\"; }; f m",
+        "awk -- '-1{system(\"touch m\");exit}' README.md",
+        "sed -n 'sxhelloxtouch mxe' README.md",
+        "sed -n '0,/x/e touch m' README.md",
+        "sed -n '/x/Ie touch m' README.md",
+        "sed README.md -ne '1e touch m'",
+        "sed --expr='1e touch m' README.md",
+        "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch m' tar -cf a.tar f",
+        "MAKEFLAGS=\"--eval=$(printf 'x:\\n\\ttouch m')\" make x",
+        "PERL5DB='BEGIN{system \"touch m\"}' perl -d /dev/null",
+        "BROWSER='touch m' python3 -m webbrowser x",
     ] {
         let got = verdict(
             PermissionMode::Yolo,
@@ -538,6 +553,11 @@ fn the_attacks_that_got_through_are_refused() {
         "git init -q nd",
         "git config --file=newf a.b c",
         "git format-patch --output-directory=pd -1",
+        // a sixth attack: settings nobody listed
+        "git -c man.viewer=man -c man.man.path=/usr/bin/touch help -m log",
+        "git -c web.browser=b -c browser.b.path=/usr/bin/touch help -w log",
+        "git -c some.future.key=x status",
+        "git -c 'alias.x=-c core.pager=touch log' x",
     ] {
         let got = verdict(
             PermissionMode::Normal,
@@ -546,6 +566,20 @@ fn the_attacks_that_got_through_are_refused() {
             json!({ "command": command }),
         );
         assert_eq!(short(&got), "ask", "{command}");
+    }
+    // Settings known to be data pass under `bash(git *)`.
+    for command in [
+        "git -c user.name=Me -c user.email=me@x commit -m x",
+        "git -c color.ui=never -c core.quotepath=off log",
+        "git config user.name Me",
+    ] {
+        let got = verdict(
+            PermissionMode::Normal,
+            git,
+            ToolName::Bash,
+            json!({ "command": command }),
+        );
+        assert_eq!(short(&got), "allow:Rule", "{command}");
     }
     // Ordinary commands of the same families still pass.
     for command in [

@@ -139,6 +139,48 @@ fn rules_hold_through_programs_that_run_their_arguments() {
     assert!(env.work().join("victim/a/f").exists());
 }
 
+/// The sixth attack's ways around a deny rule, run for real under `--yes`:
+/// an extended glob as the program, `BASH_CMDS`, a function fed `"$@"`,
+/// awk after `--`, sed with a letter as delimiter or an `I` address, and a
+/// command in a variable's value. None makes its marker; and a secret split
+/// by OSC and 8-bit CSI sequences and control characters is scrubbed.
+#[test]
+fn the_sixth_attack_is_refused() {
+    let env = TestEnv::new();
+    env.write(".env", "API_KEY=sk-live-4f9a8b7c6d5e\n");
+    let attempts = [
+        "shopt -s extglob\n/usr/bin/@(tou)ch m1",
+        "printf -v 'BASH_CMDS[head]' %s /usr/bin/touch; head m2",
+        "f(){ touch \"$@\"; }; f m3",
+        "awk -- '-1{system(\"touch m4\");exit}' README.md",
+        "sed -n 'sxhelloxtouch m5xe' README.md",
+        "sed -n '/x/Ie touch m6' README.md",
+        "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch m7' tar -cf a.tar README.md",
+    ];
+    let mut calls: Vec<&str> = attempts.to_vec();
+    calls.push("grep -rh sk-live . | sed 's/./&\\x1b]0;t\\x07\\xc2\\x9b31m\\x01/g'");
+    let server = bash_calls(&calls);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    for (attempt, result) in attempts.iter().zip(&results) {
+        assert!(
+            result.contains("forbids it") || result.contains("destructive commands"),
+            "{attempt}: {result}"
+        );
+    }
+    for n in 1..=attempts.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    let last = &results[attempts.len()];
+    assert!(last.contains("API_KEY=[redacted secret]"), "{last}");
+    let kept = everything_kept(&env, &server, &out.get_output().stdout);
+    assert!(!kept.contains("sk-live-4f9a8b7c6d5e"));
+}
+
 /// Allow rules do not stretch to what a command's options do: `git diff
 /// --output=FILE` is a write, `git -c alias.x='!cmd'` runs another command.
 /// Without a terminal neither is approved, and nothing is written.
