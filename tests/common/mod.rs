@@ -226,3 +226,21 @@ pub fn tool_messages(request: &Value) -> Vec<Value> {
         .cloned()
         .collect()
 }
+
+/// The text of each tool message of a chat request body.
+pub fn tool_results(request: &Value) -> Vec<String> {
+    tool_messages(request)
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A fake server that asks for `commands` as bash calls in one reply, then
+/// answers "done".
+pub fn bash_calls(commands: &[&str]) -> FakeOllama {
+    let calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|c| ("bash", serde_json::json!({ "command": c })))
+        .collect();
+    FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")])
+}

@@ -2,26 +2,13 @@
 //! "Secrets"): a fake server plays a model that tries the ways around them
 //! under `--yes`, and each test shows the way closed.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
-
-/// A server that asks for `commands` as bash calls in one reply, then
-/// answers.
-fn bash_calls(commands: &[&str]) -> FakeOllama {
-    let calls: Vec<(&str, Value)> = commands
-        .iter()
-        .map(|c| ("bash", json!({ "command": c })))
-        .collect();
-    FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")])
-}
+use crate::common::{FakeOllama, Reply, TestEnv, bash_calls, tool_messages, tool_results};
 
 /// The tool results the model was sent after its calls.
 fn results(server: &FakeOllama) -> Vec<String> {
-    tool_messages(&server.chat_requests()[1])
-        .iter()
-        .map(|m| m["content"].as_str().unwrap().to_string())
-        .collect()
+    tool_results(&server.chat_requests()[1])
 }
 
 /// Everything a run leaves where a secret could leak to: what the model

@@ -4,7 +4,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+use crate::common::{FakeOllama, Reply, TestEnv, tool_messages, tool_results};
 
 fn read(env: &TestEnv, path: &str) -> String {
     std::fs::read_to_string(env.work().join(path)).unwrap()
@@ -12,10 +12,7 @@ fn read(env: &TestEnv, path: &str) -> String {
 
 /// The tool results the last request carried, as text.
 fn results(server: &FakeOllama) -> Vec<String> {
-    tool_messages(server.chat_requests().last().unwrap())
-        .iter()
-        .map(|m| m["content"].as_str().unwrap().to_string())
-        .collect()
+    tool_results(server.chat_requests().last().unwrap())
 }
 
 const LIB: &str = "pub fn a() -> u8 {\n    1\n}\n";

@@ -9,25 +9,12 @@ use serde_json::{Value, json};
 
 use super::signals::{send, wait};
 use crate::common::{
-    FakeOllama, Reply, TestEnv, processes_named, tool_messages, wait_for_processes,
+    FakeOllama, Reply, TestEnv, bash_calls, processes_named, tool_results, wait_for_processes,
 };
 
 /// The tool results of the first request after the calls.
 fn results(server: &FakeOllama) -> Vec<String> {
-    tool_messages(&server.chat_requests()[1])
-        .iter()
-        .map(|m| m["content"].as_str().unwrap().to_string())
-        .collect()
-}
-
-/// A server that asks for `commands` as bash calls in one reply, then
-/// answers.
-fn bash_calls(commands: &[&str]) -> FakeOllama {
-    let calls: Vec<(&str, Value)> = commands
-        .iter()
-        .map(|c| ("bash", json!({ "command": c })))
-        .collect();
-    FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")])
+    tool_results(&server.chat_requests()[1])
 }
 
 fn stderr_of(output: &std::process::Output) -> String {
