@@ -90,6 +90,10 @@ const INERT: [&str; 68] = [
     "uniq",
 ];
 
+/// How many words of a tail rules read: enough for any rule, and a line
+/// of thousands of words (`git add` of every file) stays cheap.
+const MAX_TAIL_WORDS: usize = 64;
+
 /// What one program's arguments may run.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Candidates {
@@ -124,12 +128,17 @@ pub fn of(words: &[String], trusted: bool) -> Candidates {
         if is_message(words, i) {
             continue;
         }
-        if found.computed.is_none() && is_computed(word) {
-            found.computed = Some(format!(
-                "`{program}` may run a command whose name is computed at run time"
-            ));
+        // A command does not start with an option; rules read a tail's
+        // first words (a long line stays cheap to check).
+        if !word.starts_with('-') {
+            if found.computed.is_none() && is_computed(word) {
+                found.computed = Some(format!(
+                    "`{program}` may run a command whose name is computed at run time"
+                ));
+            }
+            let end = words.len().min(i + MAX_TAIL_WORDS);
+            found.tails.push(words[i..end].to_vec());
         }
-        found.tails.push(words[i..].to_vec());
         if word.contains(char::is_whitespace) {
             found.lines.push(word.trim_start_matches('!').to_string());
         }
@@ -225,6 +234,18 @@ mod tests {
         assert!(!names_trusted("cat() { env \"$@\"; }; cat touch m"));
         assert!(!names_trusted("PATH=.:$PATH cat touch m"));
         assert!(names_trusted("grep -rn touch src"));
+    }
+
+    #[test]
+    fn long_lines_give_short_tails() {
+        let mut line = vec!["git".to_string(), "add".to_string()];
+        line.extend((0..2000).map(|i| format!("f{i}.py")));
+        let found = of(&line, true);
+        assert_eq!(found.tails.len(), 2001);
+        assert!(found.tails.iter().all(|t| t.len() <= MAX_TAIL_WORDS));
+        let found = of(&words("valgrind -q -q touch m"), true);
+        assert!(found.tails.contains(&words("touch m")));
+        assert!(!found.tails.iter().any(|t| t[0] == "-q"));
     }
 
     #[test]
