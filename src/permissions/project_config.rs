@@ -77,8 +77,8 @@ pub fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
 pub struct ProjectConfigGuard {
     /// The config in use.
     path: PathBuf,
-    /// Config files and their bytes (`None`: no file).
-    configs: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// Config files as they were.
+    configs: Vec<(PathBuf, Saved)>,
     /// `.git` entries that did not exist.
     absent_git: Vec<PathBuf>,
 }
@@ -89,12 +89,12 @@ impl ProjectConfigGuard {
     /// root (the first directory up holding `.git`; without one, every
     /// directory up).
     pub fn new(path: &Path, workspace: &Path) -> Self {
-        let mut configs = vec![(path.to_path_buf(), read_file(path))];
+        let mut configs = vec![(path.to_path_buf(), Saved::capture(path))];
         let mut absent_git = Vec::new();
         for dir in workspace.ancestors() {
             let config = dir.join(PROJECT_CONFIG);
             if config != path {
-                let saved = read_file(&config);
+                let saved = Saved::capture(&config);
                 configs.push((config, saved));
             }
             let git = dir.join(".git");
@@ -112,7 +112,7 @@ impl ProjectConfigGuard {
 
     /// Takes the config in use as the new original (after `oc` changed it).
     pub fn accept(&mut self) {
-        let current = read_file(&self.path);
+        let current = Saved::capture(&self.path);
         if let Some(entry) = self.configs.iter_mut().find(|(p, _)| *p == self.path) {
             entry.1 = current;
         }
@@ -123,7 +123,7 @@ impl ProjectConfigGuard {
         let mut said: Vec<String> = self
             .configs
             .iter()
-            .filter_map(|(path, saved)| restore_config(path, saved.as_deref()))
+            .filter_map(|(path, saved)| restore_config(path, saved))
             .collect();
         for git in &self.absent_git {
             if git.symlink_metadata().is_err() {
@@ -144,15 +144,38 @@ impl ProjectConfigGuard {
     }
 }
 
-/// The bytes of a regular file at `path`, or `None`.
-fn read_file(path: &Path) -> Option<Vec<u8>> {
-    let is_file = path
-        .symlink_metadata()
-        .is_ok_and(|m| m.file_type().is_file());
-    if is_file {
-        std::fs::read(path).ok()
-    } else {
-        None
+/// What was at a config's place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Saved {
+    Absent,
+    /// A regular file and its bytes.
+    File(Vec<u8>),
+    /// A symbolic link (a user's own setup): where it points, and the bytes
+    /// read through it (`None`: it dangles).
+    Link {
+        target: PathBuf,
+        content: Option<Vec<u8>>,
+    },
+    /// Something else (a folder): left alone.
+    Other,
+}
+
+impl Saved {
+    fn capture(path: &Path) -> Saved {
+        match path.symlink_metadata() {
+            Err(_) => Saved::Absent,
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
+                Ok(target) => Saved::Link {
+                    target,
+                    content: std::fs::read(path).ok(),
+                },
+                Err(_) => Saved::Other,
+            },
+            Ok(m) if m.file_type().is_file() => {
+                std::fs::read(path).map_or(Saved::Other, Saved::File)
+            }
+            Ok(_) => Saved::Other,
+        }
     }
 }
 
@@ -212,32 +235,54 @@ fn walkdir_all(path: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Puts one config file back as `saved` (`None`: no file) if it changed.
-fn restore_config(path: &Path, saved: Option<&[u8]>) -> Option<String> {
-    let exists = path.symlink_metadata().is_ok();
-    let current = read_file(path);
-    if current.as_deref() == saved && exists == saved.is_some() {
+/// Puts one config back as `saved` if it changed: a file's bytes; a link,
+/// and the bytes of the file it points to.
+fn restore_config(path: &Path, saved: &Saved) -> Option<String> {
+    let current = Saved::capture(path);
+    if current == *saved || *saved == Saved::Other {
         return None;
     }
-    if exists && let Err(e) = remove(path) {
-        return Some(format!(
+    let failed = |e: std::io::Error| {
+        Some(format!(
             "the command changed `{}`, and it could not be put back: {e}",
             path.display()
-        ));
-    }
-    let write = |bytes: &[u8]| crate::fsutil::write_atomic(path, bytes, 0o666);
-    if let Some(bytes) = saved
-        && let Err(e) = write(bytes).or_else(|_| {
-            if let Some(parent) = path.parent() {
+        ))
+    };
+    let write = |to: &Path, bytes: &[u8]| {
+        crate::fsutil::write_atomic(to, bytes, 0o666).or_else(|_| {
+            if let Some(parent) = to.parent() {
                 add_owner_rights(parent, 0o300);
             }
-            write(bytes)
+            crate::fsutil::write_atomic(to, bytes, 0o666)
         })
+    };
+    let same_link = matches!((&current, saved), (Saved::Link { target: now, .. }, Saved::Link { target, .. }) if now == target);
+    if current != Saved::Absent
+        && !same_link
+        && let Err(e) = remove(path)
     {
-        return Some(format!(
-            "the command changed `{}`, and it could not be put back: {e}",
-            path.display()
-        ));
+        return failed(e);
+    }
+    let restored = match saved {
+        Saved::File(bytes) => write(path, bytes),
+        Saved::Link { target, content } => {
+            let linked = match same_link {
+                true => Ok(()),
+                false => std::os::unix::fs::symlink(target, path),
+            };
+            // Written where the link points, never over the link.
+            let real = path.parent().unwrap_or(Path::new(".")).join(target);
+            match (linked, content) {
+                (Ok(()), Some(bytes)) if std::fs::read(path).ok().as_ref() != Some(bytes) => {
+                    write(&real, bytes)
+                }
+                (linked, _) => linked,
+            }
+        }
+        Saved::Absent | Saved::Other => Ok(()),
+    };
+    if let Err(e) = restored {
+        return failed(e);
     }
     Some(format!(
         "the command changed `{}`, oc's project config, which the agent may not change; the change was undone",
@@ -249,6 +294,29 @@ fn restore_config(path: &Path, saved: Option<&[u8]>) -> Option<String> {
 mod tests {
     use super::*;
     use crate::config::load_file;
+
+    #[test]
+    fn a_linked_config_is_kept_and_put_back_through_its_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("cfg")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join("cfg/oc.json"), "{\"a\": 1}").unwrap();
+        let config = root.join(PROJECT_CONFIG);
+        std::os::unix::fs::symlink("cfg/oc.json", &config).unwrap();
+        let guard = ProjectConfigGuard::new(&config, root);
+        assert_eq!(guard.restore(), None, "nothing changed");
+        assert!(config.is_symlink());
+        std::fs::write(root.join("cfg/oc.json"), "{}").unwrap();
+        assert!(guard.restore().is_some());
+        assert!(config.is_symlink());
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"a\": 1}");
+        std::fs::remove_file(&config).unwrap();
+        std::fs::write(&config, "{}").unwrap();
+        assert!(guard.restore().is_some());
+        assert!(config.is_symlink());
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"a\": 1}");
+    }
 
     #[test]
     fn allow_rules_are_added_keeping_the_rest() {

@@ -168,6 +168,47 @@ fn the_sixth_attack_is_refused() {
     assert!(!kept.contains("sk-live-4f9a8b7c6d5e"));
 }
 
+/// A project config that is a link (the user's own setup) stays one: an
+/// ordinary command leaves it alone, and a command that changes the file
+/// it points to or replaces the link has both put back, so the next run
+/// keeps its rules.
+#[test]
+fn a_linked_project_config_keeps_binding_the_next_run() {
+    let env = TestEnv::new();
+    env.write(
+        "cfg/oc.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "bash(touch*)"}]}}"#,
+    );
+    let config = env.work().join(".ollama-code.json");
+    std::os::unix::fs::symlink("cfg/oc.json", &config).unwrap();
+    let server = bash_calls(&[
+        "echo hi",
+        "echo '{}' > cfg/oc.json",
+        "rm .ollama-code.json; echo '{}' > .ollama-code.json",
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "try"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert_eq!(results[0], "hi\n[exit code 0]");
+    for result in &results[1..] {
+        assert!(result.contains("the change was undone"), "{result}");
+    }
+    assert!(config.is_symlink());
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("bash(touch*)")
+    );
+    let next = bash_calls(&["touch made-by-next-run"]);
+    env.oc(&next)
+        .args(["run", "--yes", "try again"])
+        .assert()
+        .success();
+    assert!(!env.work().join("made-by-next-run").exists());
+}
+
 /// Allow rules do not stretch to what a command's options do: `git diff
 /// --output=FILE` is a write, `git -c alias.x='!cmd'` runs another command.
 /// Without a terminal neither is approved, and nothing is written.
