@@ -146,12 +146,13 @@ pub fn project_instructions(cwd: &Path) -> Option<String> {
         // Not in a repository: only the workspace's own file.
         dirs.truncate(1);
     }
+    let top = dirs.last().and_then(|d| d.canonicalize().ok());
     let mut parts: Vec<String> = Vec::new();
     let mut left = MAX_INSTRUCTIONS_BYTES;
     for dir in dirs {
         let Some((name, text)) = INSTRUCTION_FILES
             .iter()
-            .find_map(|n| std::fs::read_to_string(dir.join(n)).ok().map(|t| (*n, t)))
+            .find_map(|n| instruction_text(&dir.join(n), top.as_deref()?).map(|t| (*n, t)))
         else {
             continue;
         };
@@ -176,6 +177,18 @@ pub fn project_instructions(cwd: &Path) -> Option<String> {
     }
     parts.reverse();
     (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// The text of an instructions file, if it is one: a file, or a link to
+/// one, inside the repository (`top`) and not a secret `.env` file. A link
+/// that leads out (a command may have made `AGENTS.md → ~/.aws/credentials`)
+/// is not read: `oc` reads these itself, outside the sandbox.
+fn instruction_text(path: &Path, top: &Path) -> Option<String> {
+    let real = path.canonicalize().ok()?;
+    let inside = real.starts_with(top) && !crate::secret_files::is_secret_env_file(&real);
+    inside
+        .then(|| std::fs::read_to_string(&real).ok())
+        .flatten()
 }
 
 /// The workspace: `flag` or the current directory, canonical.

@@ -263,6 +263,37 @@ fn project_instructions_reach_the_system_prompt() {
     assert!(system.contains("Python 3.9"), "{system}");
 }
 
+/// An `AGENTS.md` or `.ollama-code.md` that links out of the repository (a
+/// command may make one pointing at a credential store) or to a `.env` file
+/// is not read into the system prompt: `oc` reads them outside the sandbox.
+#[test]
+fn instructions_that_link_out_are_not_read() {
+    let env = TestEnv::new();
+    let store = env.home.path().join("credentials");
+    std::fs::write(&store, "aws_secret_access_key=fakeAwsSecretValue987654\n").unwrap();
+    std::os::unix::fs::symlink(&store, env.work().join("AGENTS.md")).unwrap();
+    env.write(".env", "TOKEN=envsecretvalue123\n");
+    env.write("pkg/keep.txt", "");
+    std::os::unix::fs::symlink(".env", env.work().join(".ollama-code.md")).unwrap();
+    env.write("sub/AGENTS.md", "Use tabs.\n");
+    std::os::unix::fs::symlink("../sub/AGENTS.md", env.work().join("pkg/AGENTS.md")).unwrap();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .current_dir(env.work().join("pkg"))
+        .args(["run", "--dry-run", "x"])
+        .assert()
+        .success();
+    let body: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(!system.contains("fakeAwsSecretValue"), "{system}");
+    assert!(!system.contains("envsecretvalue"), "{system}");
+    assert!(
+        system.contains("Use tabs."),
+        "a link inside the repository is read: {system}"
+    );
+}
+
 /// `oc sessions list --here` shows the sessions of this directory only.
 #[test]
 fn sessions_can_be_listed_for_this_directory() {
