@@ -155,8 +155,15 @@ const COMMAND_VARIABLES: [&str; 12] = [
 ];
 
 /// Environment variables that hand git settings the command line does not
-/// show.
-const OPAQUE_VARIABLES: [&str; 3] = ["GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH"];
+/// show, or another repository's.
+const OPAQUE_VARIABLES: [&str; 6] = [
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_EXEC_PATH",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CONFIG_GLOBAL",
+];
 
 /// The effects of the simple command `name` (its program's base name)
 /// with `args`, given the `assignments` in front of it.
@@ -256,19 +263,34 @@ fn git(args: &[String], effects: &mut Effects) {
                 effects.hidden =
                     Some("`git --exec-path` runs git's commands from elsewhere".into());
             }
+            // Another repository's settings and hooks, which a command may
+            // have written (`git -C made-here x`, `--work-tree=.git/hooks`).
+            a if i < subcommand_at(args)
+                && (a == "-C"
+                    || a.starts_with("--git-dir")
+                    || a.starts_with("--work-tree")
+                    || a.starts_with("--namespace")) =>
+            {
+                effects.hidden = Some(format!(
+                    "`git {a}` uses another repository or work tree, whose settings and hooks the rules cannot read"
+                ));
+            }
             _ => {}
         }
     }
     let sub = subcommand(args);
     if sub == Some("config") {
         // `git config [--global] alias.x '!cmd'` stores a command for later.
+        // Options before the key; the value may start with `-` (an alias
+        // to `-c …`).
         let words: Vec<&String> = args
             .iter()
             .skip_while(|a| a.as_str() != "config")
             .skip(1)
-            .filter(|a| !a.starts_with('-'))
+            .skip_while(|a| a.starts_with('-'))
             // `git config set|add|replace-all KEY VALUE` (git 2.46 and later)
             .skip_while(|a| matches!(a.as_str(), "set" | "add" | "replace-all"))
+            .skip_while(|a| a.starts_with('-'))
             .collect();
         if let [key, value, ..] = words.as_slice() {
             settings.push(format!("{key}={value}"));
@@ -354,7 +376,14 @@ fn git(args: &[String], effects: &mut Effects) {
         Some("worktree") if args.iter().any(|a| a == "add") => {
             effects.writes.push(new_folder(args, "add"));
         }
-        Some("checkout-index") => effects.writes.extend(value_of(args, &["--prefix"])),
+        Some("checkout-index") => {
+            // `--pref=DIR` is `--prefix=DIR` to git.
+            effects.writes.extend(args.iter().filter_map(|a| {
+                let (name, value) = a.split_once('=')?;
+                (name.len() >= 4 && "--prefix".starts_with(name)).then(|| value.to_string())
+            }));
+            effects.writes.extend(value_of(args, &["--prefix"]));
+        }
         // Patches applied, a repository made, a config file written.
         Some("apply") | Some("am") => effects.writes.push(".".to_string()),
         Some("init") => effects.writes.push(new_folder(args, "init")),
@@ -411,15 +440,20 @@ fn new_folder(args: &[String], after: &str) -> String {
 /// Git's subcommand: the first word that is neither an option nor the
 /// value of `-c` or `-C`.
 fn subcommand(args: &[String]) -> Option<&str> {
+    args.get(subcommand_at(args)).map(String::as_str)
+}
+
+/// Where git's subcommand is among `args` (`args.len()` when none).
+fn subcommand_at(args: &[String]) -> usize {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
             "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
             a if a.starts_with('-') => i += 1,
-            a => return Some(a),
+            _ => return i,
         }
     }
-    None
+    args.len()
 }
 
 /// Whether a git setting `key` matches `pattern`, whose `*` stands for

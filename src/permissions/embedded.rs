@@ -149,7 +149,27 @@ pub fn of(words: &[String], trusted: bool) -> Candidates {
             }
         }
     }
+    found.lines = with_recipe_forms(found.lines);
     found
+}
+
+/// `lines`, and each with make's recipe prefixes (`@`, `+`, `-`) taken off
+/// the start of its lines (`--eval=$'x:\n\t@cmd'` runs `cmd`).
+fn with_recipe_forms(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let bare: Vec<&str> = line
+            .lines()
+            .map(|l| l.trim_start().trim_start_matches(['@', '+', '-']))
+            .collect();
+        let bare = bare.join("\n");
+        let differs = bare != line;
+        out.push(line);
+        if differs {
+            out.push(bare);
+        }
+    }
+    out
 }
 
 /// A git commit or tag message (`-m TEXT`, `--message=TEXT`): git never
@@ -172,7 +192,7 @@ pub fn assigned_lines(assignments: &[String]) -> Vec<String> {
             }
         }
     }
-    lines
+    with_recipe_forms(lines)
 }
 
 /// A glob bash expands: `*`, `?`, `[…]` (not the `[` command), and the extended `@(…)`, `+(…)`,

@@ -32,7 +32,10 @@ pub fn of(name: &str, args: &[String]) -> Option<String> {
         "vim" | "vi" | "nvim" | "ex" | "view" | "gdb" => editor(args),
         "make" | "gmake" => args
             .iter()
-            .any(|a| a == "-E" || a.starts_with("--eval"))
+            .any(|a| {
+                let name = a.split('=').next().unwrap_or(a);
+                a == "-E" || (name.len() >= 4 && "--eval".starts_with(name))
+            })
             .then(|| "`make --eval` runs recipes given inline".to_string()),
         _ => interpreter(name, args),
     }
@@ -80,7 +83,7 @@ pub fn awk_commands(args: &[String]) -> Vec<String> {
 fn sed(args: &[String]) -> Option<String> {
     // `[address]e [command]`, or `s/…/…/FLAGS` with an `e` among FLAGS.
     let runs = |script: &str| {
-        script.split([';', '\n']).any(|part| {
+        sed_parts(script).into_iter().any(|part| {
             let command = without_address(part.trim_start());
             // sed's commands are one letter: `e` runs the rest.
             command.starts_with('e') || substitute_flags(command).is_some_and(|f| f.contains('e'))
@@ -99,17 +102,59 @@ pub fn sed_commands(args: &[String]) -> Vec<String> {
     let scripts = sed_scripts(args);
     let mut found = Vec::new();
     for script in scripts {
-        for part in script.split([';', '\n']) {
+        let parts = sed_parts(&script);
+        // A bare `e` runs the pattern space, which any `s` may have built.
+        let bare_e = parts
+            .iter()
+            .any(|p| without_address(p.trim_start()).trim_end_matches('}').trim() == "e");
+        for part in parts {
             let command = without_address(part.trim_start());
             if let Some(rest) = command.strip_prefix('e') {
                 found.push(rest.trim_end_matches('}').to_string());
-            } else if substitute_flags(command).is_some_and(|f| f.contains('e')) {
-                let delimiter = command.chars().nth(1).unwrap_or('/');
-                found.extend(command.split(delimiter).nth(2).map(str::to_string));
+            } else if let Some(flags) = substitute_flags(command)
+                && (flags.contains('e') || bare_e)
+            {
+                found.extend(replacement(command));
             }
         }
     }
     found
+}
+
+/// The replacement of a sed `s` command (`s/a/b/g` → `b`).
+fn replacement(command: &str) -> Option<String> {
+    let rest = command.strip_prefix('s')?;
+    let delimiter = rest.chars().next()?;
+    let after_pattern = after_delimiter(&rest[delimiter.len_utf8()..], delimiter);
+    let flags = after_delimiter(after_pattern, delimiter);
+    let end = after_pattern.len() - flags.len();
+    Some(after_pattern[..end.saturating_sub(delimiter.len_utf8())].to_string())
+}
+
+/// A sed script cut into its commands at `;` and newlines, but not inside
+/// an `s` command's pattern or replacement (`s/x/a;b/e` is one command).
+fn sed_parts(script: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while start < script.len() {
+        let piece = &script[start..];
+        let command = without_address(piece);
+        let at = piece.len() - command.len();
+        let body_end = match command.strip_prefix('s') {
+            Some(rest) if rest.chars().next().is_some_and(|d| d != '\\' && d != '\n') => {
+                let d = rest.chars().next().unwrap_or('/');
+                let flags = after_delimiter(after_delimiter(&rest[d.len_utf8()..], d), d);
+                piece.len() - flags.len()
+            }
+            _ => at,
+        };
+        let end = piece[body_end..]
+            .find([';', '\n'])
+            .map_or(piece.len(), |i| body_end + i);
+        parts.push(&piece[..end]);
+        start += end + 1;
+    }
+    parts
 }
 
 /// The scripts of a sed command line: `-e S`, `-eS`, the `e` ending a
@@ -122,11 +167,11 @@ fn sed_scripts(args: &[String]) -> Vec<String> {
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         if let Some((name, value)) = arg.split_once('=')
-            && name.len() > 3
+            && name.len() >= 3
             && "--expression".starts_with(name)
         {
             scripts.push(value.to_string());
-        } else if arg.len() > 3 && "--expression".starts_with(arg.as_str()) {
+        } else if arg.len() >= 3 && "--expression".starts_with(arg.as_str()) {
             scripts.extend(rest.next().cloned());
         } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) {
             // `-n`, `-i.bak`, `-ne S`, `-e1d`: what follows `e` is the script.
@@ -213,10 +258,9 @@ fn editor(args: &[String]) -> Option<String> {
             args.iter()
                 .filter_map(|a| a.strip_prefix('+').map(str::to_string)),
         );
-    commands
-        .into_iter()
-        .any(|c| c.contains('!') || c.contains("shell") || c.contains("system"))
-        .then(|| "an editor or debugger command runs shell commands".into())
+    // Their command languages can all start programs (`!`, `shell`,
+    // `call system()`, `job_start`, `python …`): any command counts.
+    (commands.count() > 0).then(|| "an editor or debugger command may run shell commands".into())
 }
 
 /// The inline code an interpreter is given, said as `python3 -c`; also
@@ -241,6 +285,11 @@ fn interpreter(name: &str, args: &[String]) -> Option<String> {
             "`{name}` reading code from its input may start any command"
         ));
     }
+    if let Some(code) = code_in_options(args) {
+        return Some(format!(
+            "`{name} {code}` gives code in an option, which may start any command"
+        ));
+    }
     let option = args.iter().find(|a| {
         options.iter().any(|o| {
             *a == o
@@ -257,6 +306,44 @@ fn interpreter(name: &str, args: &[String]) -> Option<String> {
         "`{name} {}` runs code that may start any command",
         option
     ))
+}
+
+/// Options that take a value, for the interpreters above.
+const VALUE_OPTIONS: [&str; 10] = [
+    "-W",
+    "-X",
+    "--import",
+    "--require",
+    "-r",
+    "-M",
+    "-I",
+    "--loader",
+    "--experimental-loader",
+    "-C",
+];
+
+/// An option (or an option's value) before the script that holds code:
+/// `python3 '-Ecimport os;…'`, `perl '-Mstrict;system…'`, `node --import
+/// 'data:…'`. The options end at the script, or at `-m MODULE`.
+fn code_in_options(args: &[String]) -> Option<&String> {
+    let looks_like_code = |a: &str| {
+        a.contains([';', '(', '"', '\'']) || a.contains(char::is_whitespace) || a.contains("data:")
+    };
+    let mut value_next = false;
+    for a in args {
+        if value_next || a.starts_with('-') {
+            if looks_like_code(a) {
+                return Some(a);
+            }
+            if a == "-m" {
+                return None;
+            }
+            value_next = !value_next && VALUE_OPTIONS.contains(&a.as_str());
+            continue;
+        }
+        return None;
+    }
+    None
 }
 
 #[cfg(test)]

@@ -473,4 +473,6 @@ pub struct PermissionRecord {
 }
 
 #[cfg(test)]
+mod attack_tests;
+#[cfg(test)]
 mod tests;

@@ -343,8 +343,27 @@ fn strip_ansi(text: &str) -> String {
             '\u{1b}' => match chars.next() {
                 Some('[') => Sequence::Csi,
                 Some(']' | 'P' | 'X' | '^' | '_') => Sequence::String,
+                // A character set chosen: `ESC ( B` (`tput sgr0`).
+                Some('(' | ')' | '*' | '+' | '-' | '.' | '/' | '#' | '%') => {
+                    chars.next();
+                    continue;
+                }
                 _ => continue,
             },
+            // Overstrike (`s\bs`, as `man` prints bold): the character
+            // before is written again.
+            '\u{8}' => {
+                out.pop();
+                continue;
+            }
+            // A raw 8-bit CSI that was not UTF-8 arrives as U+FFFD.
+            '\u{fffd}'
+                if chars
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_digit() || *c == ';') =>
+            {
+                Sequence::Csi
+            }
             '\u{9b}' => Sequence::Csi,
             '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => Sequence::String,
             '\t' | '\n' | '\r' => {
@@ -444,6 +463,7 @@ mod tests {
             "\u{1b}[01;31msk-dist\u{1b}[m-999999",
             "s\u{9b}31mk-dist-9\u{1b}]0;x\u{7}99999",
             "sk\u{1}-di\u{1b}]8;;u\u{1b}\\st-999999",
+            "s\u{8}sk\u{1b}(B-d\u{1b}_x\u{1b}\\ist-\u{fffd}31m999999",
         ] {
             let clean = secrets.scrub(text);
             assert!(clean.contains(REDACTED), "{text:?} -> {clean:?}");

@@ -103,15 +103,6 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
         }
         parser.opaque("a shell reads its commands from a pipe or input redirection");
     }
-    if line.contains("expand_aliases") || line.contains("alias ") || line.contains("BASH_ALIASES") {
-        parser.opaque("it defines or expands aliases");
-    }
-    if line.contains("BASH_CMDS") || line.contains("enable -f") {
-        parser.opaque("`BASH_CMDS` or `enable -f` gives a program another name");
-    }
-    if defines_function(line) && uses_positional_parameters(line) {
-        parser.opaque("a function runs the words its callers give it");
-    }
     // The same command found twice (structured and raw) counts once.
     let mut seen = Vec::new();
     parser.parsed.commands.retain(|c| {
@@ -144,6 +135,22 @@ pub fn command_text(words: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Why `text` may make a name run another program than its own, if it
+/// does: aliases, `BASH_CMDS`, `enable -f`, a function fed its callers'
+/// words.
+fn renames_programs(text: &str) -> Option<&'static str> {
+    if text.contains("expand_aliases") || text.contains("alias ") || text.contains("BASH_ALIASES") {
+        return Some("it defines or expands aliases");
+    }
+    if text.contains("BASH_CMDS") || text.contains("enable -f") {
+        return Some("`BASH_CMDS` or `enable -f` gives a program another name");
+    }
+    if defines_function(text) && uses_positional_parameters(text) {
+        return Some("a function runs the words its callers give it");
+    }
+    None
 }
 
 /// Whether `line` defines a shell function (`f() …`, `function f …`).
@@ -255,6 +262,14 @@ impl Parser {
         if depth > MAX_DEPTH {
             return Err("commands nested too deeply".into());
         }
+        // Read as written and with quotes taken out (`alia''s`), also in
+        // what `eval` and `bash -c` run.
+        let unquoted: String = line.chars().filter(|c| !"'\"\\".contains(*c)).collect();
+        for text in [line, unquoted.as_str()] {
+            if let Some(why) = renames_programs(text) {
+                self.opaque(why);
+            }
+        }
         let tokens = tokenize_str(line).map_err(|e| format!("cannot parse the command: {e}"))?;
         let mut words: Vec<String> = Vec::new();
         let mut tokens = tokens.into_iter().peekable();
@@ -357,7 +372,9 @@ impl Parser {
             // Also behind a wrapper: `nice $(echo rm) -rf x`.
             self.opaque("the command name is computed at run time");
         }
-        if name == "hash" && words.iter().any(|w| w.starts_with("-p")) {
+        let path_option =
+            |w: &String| w.starts_with('-') && !w.starts_with("--") && w.contains('p');
+        if name == "hash" && words.iter().any(path_option) {
             self.opaque("`hash -p` gives a program another name");
         }
         // A shell started with `BASH_ENV` or `ENV` set runs that file first.

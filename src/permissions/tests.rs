@@ -12,7 +12,12 @@ fn parse_rules(rules: &[(Action, &str)]) -> Vec<Rule> {
         .collect()
 }
 
-fn verdict(mode: PermissionMode, rules: &[(Action, &str)], tool: ToolName, args: Value) -> Verdict {
+pub(super) fn verdict(
+    mode: PermissionMode,
+    rules: &[(Action, &str)],
+    tool: ToolName,
+    args: Value,
+) -> Verdict {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     let ws = Workspace::new(dir.path()).unwrap();
@@ -30,7 +35,7 @@ fn verdict(mode: PermissionMode, rules: &[(Action, &str)], tool: ToolName, args:
     check(mode, &parse_rules(rules), &request)
 }
 
-fn short(v: &Verdict) -> String {
+pub(super) fn short(v: &Verdict) -> String {
     match v {
         Verdict::Allow { source, .. } => format!("allow:{source:?}"),
         Verdict::Deny { source, .. } => format!("deny:{source:?}"),
@@ -40,7 +45,12 @@ fn short(v: &Verdict) -> String {
 
 /// Asserts that every bash `command` gets a verdict whose short form
 /// ([`short`]) starts with `want` (`deny` takes a rule's or a hard rule's).
-fn expect_bash(mode: PermissionMode, rules: &[(Action, &str)], commands: &[&str], want: &str) {
+pub(super) fn expect_bash(
+    mode: PermissionMode,
+    rules: &[(Action, &str)],
+    commands: &[&str],
+    want: &str,
+) {
     for command in commands {
         let got = verdict(mode, rules, ToolName::Bash, json!({ "command": command }));
         assert!(short(&got).starts_with(want), "{command}: {got:?}");
@@ -392,209 +402,6 @@ fn rules_hold_however_a_command_is_invoked() {
     assert!(
         reason.contains("fail closed: `python3 -c` runs code"),
         "{reason}"
-    );
-}
-
-/// What a helper session's attack got past the rules, each now refused
-/// under `--deny 'bash(touch*)'` and `--yes`.
-#[test]
-fn the_attacks_that_got_through_are_refused() {
-    let deny_touch: &[(Action, &str)] = &[(Action::Deny, "bash(touch*)")];
-    expect_bash(
-        PermissionMode::Yolo,
-        deny_touch,
-        &[
-            "T=touch; \"$T\" m",
-            "bash <<EOF\ntouch m\nEOF",
-            "bash /dev/stdin <<< 'touch m'",
-            "bash <(echo touch m)",
-            ". /dev/stdin <<< 'touch m'",
-            "source <(echo touch m)",
-            "trap 'touch m' EXIT",
-            "mapfile -C 'touch m' -c 1 x < f",
-            "python3 -Ic 'import os'",
-            "python3 /dev/stdin <<< 'import os'",
-            "perl -le 'system(1)'",
-            "awk -v x=1 'BEGIN{system(\"touch m\")}'",
-            "sed -n '1e touch m' f",
-            "sed 's/x/touch m/e' f",
-            "vim -c '!touch m' -c q",
-            "gdb -ex 'shell touch m' -batch",
-            "tclsh <<< 'exec touch m'",
-            "watch -n 1 touch m",
-            "chroot / touch m",
-            "setarch x86_64 touch m",
-            "su -c 'touch m' root",
-            "runuser -u root -- touch m",
-            "setpriv --reuid 0 touch m",
-            "strace -o /dev/null touch m",
-            "prlimit --nofile=10 touch m",
-            "git config alias.x '!touch m'",
-            "git config --global core.pager 'touch m'",
-            "git clone 'ext::sh -c touch% m' x",
-            "git fetch --upload-pa='touch m' origin",
-            "git -c remote.o.uploadpack='touch m' fetch o",
-            "git difftool --extcmd='touch m'",
-            "git rebase -x 'touch m' HEAD~1",
-            "git grep --open-files-in-pager='touch m' x",
-            "export GIT_SSH_COMMAND='touch m'",
-            "export LESSOPEN='|touch m'",
-            "tar --to-comm='touch m' -xf a.tar",
-            "tar -cf a.tar --checkpoint=1 --checkpoint-action 'exec=touch m' .",
-            // a second attack
-            "fakeroot touch m",
-            "sg root -c 'touch m'",
-            "ssh-agent touch m",
-            "/usr/bin/tou? m",
-            "hash -p /usr/bin/touch t; t m",
-            "BASH_ENV=<(echo touch m) bash -c true",
-            "sqlite3 :memory: '.shell touch m'",
-            "zip -T -TT 'touch m' x.zip a",
-            "git bisect run touch m",
-            "GIT_SEQUENCE_EDITOR='touch m' git rebase -i --root",
-            "git filter-branch -f --tree-filter 'touch m' HEAD",
-            "git config set alias.x '!touch m'",
-            // a third attack
-            "compgen -C 'touch m' x",
-            "sed -n '1etouch m' f",
-            "sed -n $'1{e touch m\\n}' f",
-            "trap -- 'touch m' DEBUG; true",
-            "printf '%s\\n' 'touch m' | xargs -I{} bash -c {}",
-            "git grep -O'touch m' x",
-            "git -c trailer.s.command='touch m' interpret-trailers --trailer s=1",
-            "git -c man.viewer=q -c man.q.cmd='touch m' help -m log",
-            "git -c gpg.format=ssh -c gpg.ssh.defaultKeyCommand='touch m' commit -S -m x",
-            "git -c 'url.ext::touch% m.insteadOf=x' fetch x",
-            // a fifth attack
-            "split -n 1 --filter='touch m' f",
-            "logsave lg touch m",
-            "capsh -- -c 'touch m'",
-            "gdb -batch -ex run --args touch m",
-            "valgrind -q touch m",
-            "make --eval=$'x:\\n\\ttouch m' x",
-            "nsenter -- touch m",
-            "perf stat -o /dev/null touch m",
-            "git -c tar.tgz.command='touch m' archive --format=tgz HEAD",
-            "env 'BASH_FUNC_f%%=() { touch m; }' bash -c f",
-            // any program that may run its arguments, listed anywhere or not
-            "busybox touch m",
-            "ltrace -o /dev/null touch m",
-            "catchsegv touch m",
-            "unbuffer touch m",
-            "proxychains4 -q touch m",
-            "firejail --quiet touch m",
-            "bwrap --bind / / touch m",
-            "systemd-run --user --wait touch m",
-            "parallel touch ::: m",
-            "some-new-runner --flag touch m",
-            "git -c tar.zz.command='touch m' archive --format=zz HEAD",
-            "split -l 1 --filter=\"$(printf 'to%sch m' u)\" f",
-            "nsenter -- $(echo touch) m",
-            "nsenter -- /usr/bin/tou? m",
-            "runner --cmd='X=1 touch m'",
-            // a sixth attack
-            "shopt -s extglob\n/usr/bin/@(tou)ch m",
-            "nsenter -- /usr/bin/+(t)ouch m",
-            "printf -v 'BASH_CMDS[head]' %s /usr/bin/touch; head m",
-            "f(){ touch \"$@\"; }; f m",
-            "awk -- '-1{system(\"touch m\");exit}' README.md",
-            "sed -n 'sxhelloxtouch mxe' README.md",
-            "sed -n '0,/x/e touch m' README.md",
-            "sed -n '/x/Ie touch m' README.md",
-            "sed README.md -ne '1e touch m'",
-            "sed --expr='1e touch m' README.md",
-            "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch m' tar -cf a.tar f",
-            "MAKEFLAGS=\"--eval=$(printf 'x:\\n\\ttouch m')\" make x",
-            "PERL5DB='BEGIN{system \"touch m\"}' perl -d /dev/null",
-            "BROWSER='touch m' python3 -m webbrowser x",
-        ],
-        "deny",
-    );
-    expect_bash(
-        PermissionMode::Yolo,
-        &[],
-        &[
-            "r=rm; \"$r\" -rf victim",
-            ". /dev/stdin <<< 'rm -rf victim'",
-            "trap 'rm -rf victim' EXIT",
-            "fakeroot rm -rf victim",
-            "sg root -c 'rm -rf victim'",
-            "ssh-agent rm -rf victim",
-            "/usr/bin/r? -rf victim",
-            "hash -p /usr/bin/rm r; r -rf victim",
-            "BASH_ENV=<(echo rm -rf victim) bash -c true",
-            "sqlite3 :memory: '.shell rm -rf victim'",
-            "zip -T -TT 'rm -rf victim' x.zip a",
-            "git bisect run rm -rf victim",
-            "GIT_SEQUENCE_EDITOR='rm -rf victim' git rebase -i --root",
-            "rm -r --interactive=none victim",
-            "split -n 1 --filter='rm -rf victim' f",
-            "logsave lg rm -rf victim",
-            "capsh -- -c 'rm -rf victim'",
-            "valgrind -q rm -rf victim",
-            "nsenter -- rm -rf victim",
-            "git -c tar.tgz.command='rm -rf victim' archive --format=tgz HEAD",
-            "sed 's/.*/rm -rf victim/e' README.md",
-            "sed -n '1erm -rf victim' README.md",
-            "x86_64 rm -rf victim",
-            "git -c credential.https://x.helper='!rm -rf victim' credential fill",
-            "rm -r --interactive=no victim",
-            "trap -- 'rm -rf victim' DEBUG; true",
-        ],
-        "deny:HardRule",
-    );
-    let git: &[(Action, &str)] = &[(Action::Allow, "bash(git *)")];
-    expect_bash(
-        PermissionMode::Normal,
-        git,
-        &[
-            "git archive -o out.tar HEAD",
-            "git format-patch -o patches HEAD~1",
-            "git bundle create out.bundle HEAD",
-            "git format-patch -1 HEAD",
-            "git worktree add -q wt",
-            "git checkout-index -a --prefix=cp/",
-            "git clone -q . cl",
-            "git apply p.diff",
-            "git init -q nd",
-            "git config --file=newf a.b c",
-            "git format-patch --output-directory=pd -1",
-            // a sixth attack: settings nobody listed
-            "git -c man.viewer=man -c man.man.path=/usr/bin/touch help -m log",
-            "git -c web.browser=b -c browser.b.path=/usr/bin/touch help -w log",
-            "git -c some.future.key=x status",
-            "git -c 'alias.x=-c core.pager=touch log' x",
-        ],
-        "ask",
-    );
-    // Settings known to be data pass under `bash(git *)`.
-    expect_bash(
-        PermissionMode::Normal,
-        git,
-        &[
-            "git -c user.name=Me -c user.email=me@x commit -m x",
-            "git -c color.ui=never -c core.quotepath=off log",
-            "git config user.name Me",
-        ],
-        "allow:Rule",
-    );
-    // Ordinary commands of the same families still pass.
-    expect_bash(
-        PermissionMode::Yolo,
-        deny_touch,
-        &[
-            "git config user.name Me",
-            "git fetch origin",
-            "sed -n '1,5p' f",
-            "awk '{print $1}' f",
-            "python3 -m pytest -q",
-            "cat <<EOF > notes.txt\nhello\nEOF",
-            "grep -rn 'touch m' src",
-            "git commit -m 'touch up the docs'",
-            "python3 -m pytest tests/test_*.py -k 'not slow'",
-            "cargo test --features=serde -- --nocapture",
-        ],
-        "allow:Yes",
     );
 }
 
