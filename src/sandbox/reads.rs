@@ -14,7 +14,7 @@ pub struct Reads {
 }
 
 /// Credential stores, relative to the home directory.
-pub const CREDENTIAL_STORES: [&str; 14] = [
+pub const CREDENTIAL_STORES: [&str; 15] = [
     ".ssh",
     ".gnupg",
     ".aws",
@@ -22,6 +22,7 @@ pub const CREDENTIAL_STORES: [&str; 14] = [
     ".kube",
     ".netrc",
     ".git-credentials",
+    ".config/git/credentials",
     ".pypirc",
     ".docker/config.json",
     ".config/gh",
