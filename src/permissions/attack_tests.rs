@@ -129,6 +129,7 @@ fn the_attacks_that_got_through_are_refused() {
             "python3 '-Ecimport os;os.system(\"tou\"+\"ch m\")' /dev/null",
             "sed 's/.*/touch m;/e' README.md",
             "sed -n --e='1e touch m' README.md",
+            "MAKEFLAGS='--eval=x:;touch\\ m' make x",
         ],
         "deny",
     );
@@ -170,6 +171,7 @@ fn the_attacks_that_got_through_are_refused() {
             "make -f /dev/null --eval=$'x:\\n\\t@rm -rf victim' x",
             "sed 's/.*/rm -rf victim;/e' README.md",
             "sed -n '1s/.*/rm -rf victim/;1e' README.md",
+            "MAKEFLAGS='--eval=x:;rm\\ -rf\\ victim' make x",
         ],
         "deny:HardRule",
     );

@@ -153,8 +153,9 @@ pub fn of(words: &[String], trusted: bool) -> Candidates {
     found
 }
 
-/// `lines`, and each with make's recipe prefixes (`@`, `+`, `-`) taken off
-/// the start of its lines (`--eval=$'x:\n\t@cmd'` runs `cmd`).
+/// `lines`, and each as make reads it: recipe prefixes (`@`, `+`, `-`)
+/// taken off the start of its lines (`--eval=$'x:\n\t@cmd'` runs `cmd`),
+/// and `\ ` as a space (`MAKEFLAGS='--eval=x:;cmd\ arg'`).
 fn with_recipe_forms(lines: Vec<String>) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
@@ -162,7 +163,7 @@ fn with_recipe_forms(lines: Vec<String>) -> Vec<String> {
             .lines()
             .map(|l| l.trim_start().trim_start_matches(['@', '+', '-']))
             .collect();
-        let bare = bare.join("\n");
+        let bare = bare.join("\n").replace("\\ ", " ");
         let differs = bare != line;
         out.push(line);
         if differs {
