@@ -8,6 +8,8 @@
 //! - every tail of its words (`valgrind -q rm -rf x` may run `rm -rf x`);
 //! - every argument that holds a space or an `=`, read as a command line
 //!   (`capsh -- -c 'touch m'`, `--filter=touch m`, `key=!touch m`).
+//! - the value of every `NAME=value` in front of it, the same way
+//!   (`BROWSER=cmd`, `MAKEFLAGS=--eval=…`), also as make reads it.
 //!
 //! Allow rules never read these: they only make refusals more likely. A
 //! tail whose first word is computed at run time (`$(echo rm) -rf x`) cannot
@@ -17,8 +19,9 @@
 /// scan skips them when they are named by a bare name (a path may be a copy
 /// of anything) and the line neither defines functions nor changes `PATH`.
 /// awk and sed programs that run commands are read by
-/// [`super::inline_code`]. Left out on purpose: `sort` (`--compress-program`), `rg` (`--pre`),
-/// `fd` (`--exec`), `find`, `git`, `make`, `tar`, interpreters, `diff`.
+/// [`super::inline_code`]. Left out on purpose: `sort`
+/// (`--compress-program`), `rg` (`--pre`), `fd` (`--exec`), `find`, `git`,
+/// `make`, `tar`, interpreters, `diff`.
 const INERT: [&str; 68] = [
     "[",
     "[[",
