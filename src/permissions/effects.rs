@@ -376,14 +376,7 @@ fn git(args: &[String], effects: &mut Effects) {
         Some("worktree") if args.iter().any(|a| a == "add") => {
             effects.writes.push(new_folder(args, "add"));
         }
-        Some("checkout-index") => {
-            // `--pref=DIR` is `--prefix=DIR` to git.
-            effects.writes.extend(args.iter().filter_map(|a| {
-                let (name, value) = a.split_once('=')?;
-                (name.len() >= 4 && "--prefix".starts_with(name)).then(|| value.to_string())
-            }));
-            effects.writes.extend(value_of(args, &["--prefix"]));
-        }
+        Some("checkout-index") => effects.writes.extend(value_of(args, &["--prefix"])),
         // Patches applied, a repository made, a config file written.
         Some("apply") | Some("am") => effects.writes.push(".".to_string()),
         Some("init") => effects.writes.push(new_folder(args, "init")),
@@ -510,8 +503,11 @@ fn ssh(args: &[String], effects: &mut Effects) {
 }
 
 /// Long options that take a value, per program, whose unambiguous
-/// abbreviations (`--upload-pa=…`, `--to-comm=…`) GNU and git accept.
-const LONG_OPTIONS: [(&str, &[&str]); 2] = [
+/// abbreviations (`--upload-pa=…`, `--to-comm=…`, `--e=…`) GNU and git
+/// accept.
+const LONG_OPTIONS: [(&str, &[&str]); 4] = [
+    ("sed", &["--expression"]),
+    ("make", &["--eval"]),
     (
         "git",
         &[
@@ -523,6 +519,7 @@ const LONG_OPTIONS: [(&str, &[&str]); 2] = [
             "--output",
             "--config-env",
             "--exec-path",
+            "--prefix",
         ],
     ),
     (
@@ -541,7 +538,7 @@ const LONG_OPTIONS: [(&str, &[&str]); 2] = [
 fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
     let Some((_, known)) = LONG_OPTIONS
         .iter()
-        .find(|(n, _)| *n == name || (name == "gtar" && *n == "tar"))
+        .find(|(n, _)| *n == name || name.strip_prefix('g') == Some(*n))
     else {
         return args.to_vec();
     };
@@ -550,7 +547,7 @@ fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
             let (option, value) = arg
                 .split_once('=')
                 .map_or((arg.as_str(), None), |(o, v)| (o, Some(v)));
-            if !option.starts_with("--") || option.len() < 5 || known.contains(&option) {
+            if !option.starts_with("--") || option.len() < 3 || known.contains(&option) {
                 return arg.clone();
             }
             let matching: Vec<&&str> = known.iter().filter(|k| k.starts_with(option)).collect();

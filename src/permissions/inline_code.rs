@@ -32,10 +32,7 @@ pub fn of(name: &str, args: &[String]) -> Option<String> {
         "vim" | "vi" | "nvim" | "ex" | "view" | "gdb" => editor(args),
         "make" | "gmake" => args
             .iter()
-            .any(|a| {
-                let name = a.split('=').next().unwrap_or(a);
-                a == "-E" || (name.len() >= 4 && "--eval".starts_with(name))
-            })
+            .any(|a| a == "-E" || a.starts_with("--eval"))
             .then(|| "`make --eval` runs recipes given inline".to_string()),
         _ => interpreter(name, args),
     }
@@ -158,20 +155,18 @@ fn sed_parts(script: &str) -> Vec<&str> {
 }
 
 /// The scripts of a sed command line: `-e S`, `-eS`, the `e` ending a
-/// cluster of short options (`-ne S`), `--expression=S` and its
-/// abbreviations (`--expr=S`), and every argument that is not an option
+/// cluster of short options (`-ne S`), `--expression=S` (abbreviations such
+/// as `--expr=S` are written out by [`super::effects`] first), and every
+/// argument that is not an option
 /// (the script when no `-e` is given; reading a file name as a script only
 /// refuses more).
 fn sed_scripts(args: &[String]) -> Vec<String> {
     let mut scripts = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
-        if let Some((name, value)) = arg.split_once('=')
-            && name.len() >= 3
-            && "--expression".starts_with(name)
-        {
+        if let Some(value) = arg.strip_prefix("--expression=") {
             scripts.push(value.to_string());
-        } else if arg.len() >= 3 && "--expression".starts_with(arg.as_str()) {
+        } else if arg == "--expression" {
             scripts.extend(rest.next().cloned());
         } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) {
             // `-n`, `-i.bak`, `-ne S`, `-e1d`: what follows `e` is the script.
