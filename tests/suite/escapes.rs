@@ -27,6 +27,30 @@ fn everything_kept(env: &TestEnv, server: &FakeOllama, stdout: &[u8]) -> String 
     all
 }
 
+/// Runs `attempts`, then `last`, as bash calls under `--yes --deny
+/// 'bash(touch*)'`: the server, the tool results and stdout. Attempt `n`
+/// (from 1) makes the marker `m{n}` if it gets through, which fails the
+/// test.
+fn run_denying_touch(
+    env: &TestEnv,
+    attempts: &[&str],
+    last: &str,
+) -> (FakeOllama, Vec<String>, Vec<u8>) {
+    let mut calls: Vec<&str> = attempts.to_vec();
+    calls.push(last);
+    let server = bash_calls(&calls);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
+        .assert()
+        .success();
+    for n in 1..=attempts.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    let results = results(&server);
+    (server, results, out.get_output().stdout.clone())
+}
+
 /// `--deny 'bash(touch*)'` holds against a path to the program, wrappers,
 /// `bash -c`, inline code and options that run commands: none of the
 /// marker files is made, and a command the rule does not name still runs.
@@ -47,14 +71,7 @@ fn a_deny_rule_holds_however_the_command_is_invoked() {
         "GIT_EXTERNAL_DIFF='touch m11' git diff",
         "python3 - <<'EOF'\nimport os\nos.system('touch m12')\nEOF",
     ];
-    let mut calls: Vec<&str> = attempts.to_vec();
-    calls.push("echo still-runs");
-    let server = bash_calls(&calls);
-    env.oc(&server)
-        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
-        .assert()
-        .success();
-    let results = results(&server);
+    let (_, results, _) = run_denying_touch(&env, &attempts, "echo still-runs");
     for (attempt, result) in attempts.iter().zip(&results) {
         assert!(
             result.contains("the rule `deny bash(touch*)` forbids it"),
@@ -67,9 +84,6 @@ fn a_deny_rule_holds_however_the_command_is_invoked() {
         results[7]
     );
     assert_eq!(results[attempts.len()], "still-runs\n[exit code 0]");
-    for n in 1..=attempts.len() {
-        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
-    }
 }
 
 /// A program the rules know nothing of that runs its arguments (here the
@@ -90,14 +104,8 @@ fn rules_hold_through_programs_that_run_their_arguments() {
         "./run-it $(echo touch) m4",
         "./run-it rm -rf victim",
     ];
-    let mut calls: Vec<&str> = attempts.to_vec();
-    calls.push("grep -c 'touch m1' run-it; ./run-it echo still-runs");
-    let server = bash_calls(&calls);
-    env.oc(&server)
-        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
-        .assert()
-        .success();
-    let results = results(&server);
+    let last = "grep -c 'touch m1' run-it; ./run-it echo still-runs";
+    let (_, results, _) = run_denying_touch(&env, &attempts, last);
     assert!(
         results[0].contains("(a program in it may run `touch m1` from its arguments)"),
         "{}",
@@ -120,9 +128,6 @@ fn rules_hold_through_programs_that_run_their_arguments() {
         results[4]
     );
     assert_eq!(results[5], "0\nstill-runs\n[exit code 0]");
-    for n in 1..=4 {
-        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
-    }
     assert!(env.work().join("victim/a/f").exists());
 }
 
@@ -144,27 +149,17 @@ fn the_sixth_attack_is_refused() {
         "sed -n '/x/Ie touch m6' README.md",
         "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch m7' tar -cf a.tar README.md",
     ];
-    let mut calls: Vec<&str> = attempts.to_vec();
-    calls.push("grep -rh sk-live . | sed 's/./&\\x1b]0;t\\x07\\xc2\\x9b31m\\x01/g'");
-    let server = bash_calls(&calls);
-    let out = env
-        .oc(&server)
-        .args(["run", "--yes", "--deny", "bash(touch*)", "try"])
-        .assert()
-        .success();
-    let results = results(&server);
+    let split_secret = "grep -rh sk-live . | sed 's/./&\\x1b]0;t\\x07\\xc2\\x9b31m\\x01/g'";
+    let (server, results, stdout) = run_denying_touch(&env, &attempts, split_secret);
     for (attempt, result) in attempts.iter().zip(&results) {
         assert!(
             result.contains("forbids it") || result.contains("destructive commands"),
             "{attempt}: {result}"
         );
     }
-    for n in 1..=attempts.len() {
-        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
-    }
     let last = &results[attempts.len()];
     assert!(last.contains("API_KEY=[redacted secret]"), "{last}");
-    let kept = everything_kept(&env, &server, &out.get_output().stdout);
+    let kept = everything_kept(&env, &server, &stdout);
     assert!(!kept.contains("sk-live-4f9a8b7c6d5e"));
 }
 
