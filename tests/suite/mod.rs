@@ -1,5 +1,6 @@
 mod answers;
 mod architecture;
+mod big_files;
 mod config;
 mod context;
 mod dry_run;

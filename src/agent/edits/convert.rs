@@ -174,7 +174,10 @@ fn definition_calls(
     root: &Path,
 ) -> Option<Vec<EditCall>> {
     let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
-    let seen = scope.seen.get(path).cloned().unwrap_or_default();
+    let seen = Seen {
+        first: scope.first.get(path).cloned(),
+        ..scope.seen.get(path).cloned().unwrap_or_default()
+    };
     let spliced = match elision(path, &old, content) {
         Some(elision) => Err(format!(
             "the block for {path} leaves code out (`{elision}`); send each definition you change whole, from its first line to its last, unchanged lines too"
@@ -183,8 +186,8 @@ fn definition_calls(
     };
     match spliced {
         Ok(spliced) if spliced.edits.is_empty() => None,
-        Ok(spliced) => Some(
-            spliced
+        Ok(spliced) => {
+            let mut calls: Vec<EditCall> = spliced
                 .edits
                 .into_iter()
                 .map(|(old_string, new_string)| {
@@ -195,8 +198,14 @@ fn definition_calls(
                         verdict: Ok(arguments),
                     }
                 })
-                .collect(),
-        ),
+                .collect();
+            // The definitions left as they are: one refused call says why.
+            calls.extend(spliced.refused.map(|why| EditCall {
+                call: ToolCall::new("write_file", json!({"path": path, "content": content})),
+                verdict: Err(why),
+            }));
+            Some(calls)
+        }
         Err(why) => Some(vec![EditCall {
             call: ToolCall::new("write_file", json!({"path": path, "content": content})),
             verdict: Err(why),

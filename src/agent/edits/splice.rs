@@ -13,6 +13,9 @@ use std::collections::BTreeSet;
 use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
+use indent::{Unit, dedent, indent_unit, leading, reindent};
+
+mod indent;
 
 /// What a block of definitions does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +26,9 @@ pub struct Spliced {
     /// Lines outside any definition that are not in the file and were left
     /// out (a usage example, a stray call).
     pub ignored: Vec<String>,
+    /// Why some definitions of the block were left as they are (the model
+    /// was not shown them), for the model; the others are in `edits`.
+    pub refused: Option<String>,
 }
 
 /// A change to the file's lines: lines `start..=end` (1-based; `end` is
@@ -41,6 +47,9 @@ pub struct Seen {
     pub definitions: Vec<String>,
     /// Line ranges shown, 1-based and inclusive.
     pub lines: Vec<(usize, usize)>,
+    /// The file's text when the run first showed it: a definition that is
+    /// not in it, the model wrote in this run, so it knows it.
+    pub first: Option<String>,
 }
 
 impl Seen {
@@ -58,11 +67,14 @@ impl Seen {
 /// The edits that put the definitions of `block` into `old`, the text of
 /// `path`. `seen` is what the model was shown of the file: a name that two
 /// definitions share means the one shown, and only a definition it saw may
-/// be replaced (one it did not see would be rewritten from a guess).
+/// be replaced (one it did not see would be rewritten from a guess). A
+/// block that also changes definitions the model was not shown has the
+/// others put in and those named in [`Spliced::refused`]; one sent back as
+/// the file has it changes nothing.
 ///
 /// Errors (for the model): the file's type has no grammar, the block holds
-/// no definition, replaces one the model was not shown, or a new one cannot
-/// be placed.
+/// no definition, changes only definitions the model was not shown, or a
+/// new one cannot be placed.
 pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
     let no_grammar = || {
         format!(
@@ -80,7 +92,7 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         unit: indent_unit(old),
         seen,
         python: path.ends_with(".py") || path.ends_with(".pyi"),
-        path,
+        first: seen.first.as_ref().map(|text| text.replace("\r\n", "\n")),
     };
     let ours = Block {
         lines: &block_lines,
@@ -94,7 +106,11 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         ));
     }
     let mut changes = Vec::new();
-    place_all(&file, &ours, &top, None, &mut changes)?;
+    let mut unseen = Vec::new();
+    place_all(&file, &ours, &top, None, &mut changes, &mut unseen)?;
+    if changes.is_empty() && !unseen.is_empty() {
+        return Err(not_shown(path, &unseen, false));
+    }
     let (imports, ignored) = loose_lines(&file, &ours);
     if !imports.is_empty() {
         changes.push(Change {
@@ -104,7 +120,41 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         });
     }
     let edits = to_edits(old, &old_lines, changes)?;
-    Ok(Spliced { edits, ignored })
+    let refused = (!unseen.is_empty()).then(|| not_shown(path, &unseen, true));
+    Ok(Spliced {
+        edits,
+        ignored,
+        refused,
+    })
+}
+
+/// Why definitions the model was not shown (`(name, first line, last
+/// line)`) were not replaced, and the `READ` that shows them; `applied`
+/// when the block's other definitions were put in.
+fn not_shown(path: &str, unseen: &[(String, usize, usize)], applied: bool) -> String {
+    let from = unseen.iter().map(|u| u.1).min().unwrap_or(1);
+    let to = unseen.iter().map(|u| u.2).max().unwrap_or(from);
+    let read =
+        format!("READ {path} {from}-{to} first, or send only the definitions you were shown");
+    let mut text = match unseen {
+        [(name, start, end)] => format!(
+            "`{name}` (lines {start}-{end} of {path}) was not shown to you, so it cannot be replaced from a guess: {read}"
+        ),
+        _ => {
+            let names: Vec<String> = unseen
+                .iter()
+                .map(|(name, start, end)| format!("`{name}` (lines {start}-{end})"))
+                .collect();
+            format!(
+                "{} of {path} were not shown to you, so they cannot be replaced from a guess: {read}",
+                names.join(", ")
+            )
+        }
+    };
+    if applied {
+        text.push_str("; the block's other definitions were put in");
+    }
+    text
 }
 
 /// The definitions of the block. Methods of a JavaScript or TypeScript
@@ -139,7 +189,8 @@ struct File<'a> {
     unit: Unit,
     seen: &'a Seen,
     python: bool,
-    path: &'a str,
+    /// [`Seen::first`] with `\n` line ends.
+    first: Option<String>,
 }
 
 /// The model's block, dedented.
@@ -193,7 +244,7 @@ impl File<'_> {
         let shown: Vec<&Definition> = candidates
             .iter()
             .copied()
-            .filter(|d| self.seen.covers(d))
+            .filter(|d| self.knows(d))
             .collect();
         let pool = if shown.is_empty() { candidates } else { shown };
         let text = Bigrams::of(&block.text_of(def).join("\n"));
@@ -206,6 +257,16 @@ impl File<'_> {
 
     fn text_of(&self, def: &Definition) -> Vec<&str> {
         self.lines[def.start_line - 1..def.end_line].to_vec()
+    }
+
+    /// Whether the model knows all of `def`: it was shown it, or wrote it
+    /// (it is not in the file as the run first showed it).
+    fn knows(&self, def: &Definition) -> bool {
+        self.seen.covers(def)
+            || self
+                .first
+                .as_deref()
+                .is_some_and(|first| !first.contains(&self.text_of(def).join("\n")))
     }
 
     fn members(&self, parent: &Definition) -> Vec<&Definition> {
@@ -245,7 +306,7 @@ impl File<'_> {
 /// A container the model saw members of: it may send the container with
 /// those members (the others stay), never the container whole.
 fn is_container_of_seen(file: &File<'_>, target: &Definition) -> bool {
-    target.kind == Kind::Container && file.members(target).iter().any(|m| file.seen.covers(m))
+    target.kind == Kind::Container && file.members(target).iter().any(|m| file.knows(m))
 }
 
 /// A Python or Rust function that takes `self` (or `cls`): a method.
@@ -256,34 +317,42 @@ fn is_method(def: &Definition) -> bool {
             .any(|p| def.signature.contains(p))
 }
 
+/// Whether two texts are the same code, indentation and blank lines aside.
+fn same_code(a: &[&str], b: &[&str]) -> bool {
+    let code = |lines: &[&str]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    code(a) == code(b)
+}
+
 fn same_kind(a: Kind, b: Kind) -> bool {
     a == b || (a == Kind::Value && b == Kind::Function) || (a == Kind::Function && b == Kind::Value)
 }
 
 /// Places the block's definitions `defs` (siblings, in block order) into
-/// the file, inside `within` when they are a container's members.
+/// the file, inside `within` when they are a container's members. A
+/// definition the model was not shown stays as it is: `unseen` gets its
+/// name and lines when the block changes it.
 fn place_all(
     file: &File<'_>,
     block: &Block<'_>,
     defs: &[&Definition],
     within: Option<&Definition>,
     changes: &mut Vec<Change>,
+    unseen: &mut Vec<(String, usize, usize)>,
 ) -> Result<(), String> {
     let targets: Vec<Option<&Definition>> =
         defs.iter().map(|d| file.target(d, block, within)).collect();
     for (i, def) in defs.iter().enumerate() {
         match targets[i] {
-            Some(target) if !file.seen.covers(target) && !is_container_of_seen(file, target) => {
-                return Err(format!(
-                    "`{}` (lines {}-{} of {}) was not shown to you, so it cannot be replaced from a guess: READ {} {}-{} first, or send only the definitions you were shown",
-                    target.qualified(),
-                    target.start_line,
-                    target.end_line,
-                    file.path,
-                    file.path,
-                    target.start_line,
-                    target.end_line
-                ));
+            Some(target) if !file.knows(target) && !is_container_of_seen(file, target) => {
+                if !same_code(&block.text_of(def), &file.text_of(target)) {
+                    unseen.push((target.qualified(), target.start_line, target.end_line));
+                }
             }
             Some(target) if def.kind == Kind::Container && target.kind == Kind::Container => {
                 let old_members = file.members(target);
@@ -294,11 +363,11 @@ fn place_all(
                     .iter()
                     .all(|m| new_members.iter().any(|n| n.name == m.name))
                     && def.lines() * 10 >= target.lines() * 7;
-                if (complete || old_members.is_empty()) && file.seen.covers(target) {
+                if (complete || old_members.is_empty()) && file.knows(target) {
                     changes.push(replace(file, block, def, target));
                 } else {
                     let direct: Vec<&Definition> = new_members;
-                    place_all(file, block, &direct, Some(target), changes)?;
+                    place_all(file, block, &direct, Some(target), changes, unseen)?;
                 }
             }
             Some(target) => changes.push(replace(file, block, def, target)),
@@ -540,121 +609,6 @@ fn join(lines: &[String], ending: &str, trailing: bool) -> String {
         text.push_str(ending);
     }
     text
-}
-
-/// A file's indentation step: a tab, or a number of spaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    Tab,
-    Spaces(usize),
-}
-
-impl Unit {
-    fn one(self) -> String {
-        match self {
-            Unit::Tab => "\t".to_string(),
-            Unit::Spaces(n) => " ".repeat(n),
-        }
-    }
-}
-
-/// The indentation step of `text`: tabs when its indented lines start
-/// with one, else the step by which a line most often goes deeper than the
-/// line before it (four spaces when nothing is indented). The most common
-/// step, not the smallest: a docstring's examples or a continued argument
-/// list indent by odd amounts that are not the file's step.
-fn indent_unit(text: &str) -> Unit {
-    let indents: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(leading)
-        .collect();
-    let indented = indents.iter().filter(|i| !i.is_empty()).count();
-    if indents.iter().filter(|i| i.starts_with('\t')).count() * 2 > indented {
-        return Unit::Tab;
-    }
-    let mut steps: Vec<(usize, usize)> = Vec::new();
-    for pair in indents.windows(2) {
-        let (before, after) = (pair[0].len(), pair[1].len());
-        if after > before {
-            let step = after - before;
-            match steps.iter_mut().find(|(s, _)| *s == step) {
-                Some((_, count)) => *count += 1,
-                None => steps.push((step, 1)),
-            }
-        }
-    }
-    let step = steps
-        .iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map_or(4, |(step, _)| *step);
-    Unit::Spaces(step.clamp(1, 8))
-}
-
-fn leading(line: &str) -> &str {
-    &line[..line.len() - line.trim_start().len()]
-}
-
-/// The block's lines moved to `to` (the target's indentation), each line's
-/// depth below the first kept, converted from the block's indentation step
-/// to the file's.
-fn reindent(lines: &[&str], from_unit: Unit, to: &str, to_unit: Unit) -> Vec<String> {
-    let base = lines.first().map_or(0, |l| width(leading(l), from_unit));
-    lines
-        .iter()
-        .map(|line| {
-            if line.trim().is_empty() {
-                return String::new();
-            }
-            let depth = width(leading(line), from_unit).saturating_sub(base);
-            let levels = depth / step_width(from_unit);
-            let rest = depth % step_width(from_unit);
-            format!(
-                "{to}{}{}{}",
-                to_unit.one().repeat(levels),
-                " ".repeat(rest),
-                line.trim_start()
-            )
-        })
-        .collect()
-}
-
-/// The width of an indentation in columns (a tab is one step).
-fn width(indent: &str, unit: Unit) -> usize {
-    indent
-        .chars()
-        .map(|c| if c == '\t' { step_width(unit) } else { 1 })
-        .sum()
-}
-
-fn step_width(unit: Unit) -> usize {
-    match unit {
-        Unit::Tab => 4,
-        Unit::Spaces(n) => n,
-    }
-}
-
-/// `text` without the indentation all its non-blank lines share.
-fn dedent(text: &str) -> String {
-    let common = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| leading(l).len())
-        .min()
-        .unwrap_or(0);
-    let mut out: String = text
-        .lines()
-        .map(|l| {
-            if l.trim().is_empty() {
-                ""
-            } else {
-                &l[common.min(l.len())..]
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]

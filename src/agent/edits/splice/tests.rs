@@ -3,15 +3,15 @@ use super::*;
 /// The model saw everything.
 fn all() -> Seen {
     Seen {
-        definitions: Vec::new(),
         lines: vec![(1, usize::MAX)],
+        ..Seen::default()
     }
 }
 
 fn names(list: &[&str]) -> Seen {
     Seen {
         definitions: list.iter().map(|s| s.to_string()).collect(),
-        lines: Vec::new(),
+        ..Seen::default()
     }
 }
 use pretty_assertions::assert_eq;
@@ -60,13 +60,68 @@ fn one_method_of_a_big_file_is_replaced_and_nothing_else() {
     // The same method unchanged is no edit at all.
     let same = "def step_7(self, value):\n    \"\"\"Step 7.\"\"\"\n    total = value + 7\n    return total * 2\n";
     assert_eq!(splice("s.py", &old, same, &all()).unwrap().edits, []);
-    // A method it was not shown is not rewritten from a guess.
-    let err = splice("s.py", &old, same, &names(&["Signer.step_150"])).unwrap_err();
+    // A method it was not shown is not rewritten from a guess; sent back
+    // as the file has it, it changes nothing.
+    let guess = same.replace("value + 7", "value + 70");
+    let err = splice("s.py", &old, &guess, &names(&["Signer.step_150"])).unwrap_err();
     assert!(
         err.contains("`Signer.step_7` (lines 45-48 of s.py) was not shown to you"),
         "{err}"
     );
     assert!(err.contains("READ s.py 45-48"), "{err}");
+    let unchanged = splice("s.py", &old, same, &names(&["Signer.step_150"])).unwrap();
+    assert_eq!(unchanged.edits, []);
+    assert_eq!(unchanged.refused, None);
+}
+
+/// A class sent back with a shown method fixed and unshown ones rewritten
+/// from a guess (seen: a 1.5B model's whole `Duration` class for a fix to
+/// `__rsub__`): the shown one goes in, the others stay and are named, and
+/// those sent as they are draw nothing.
+#[test]
+fn shown_definitions_go_in_and_guessed_ones_are_named() {
+    let old = big_module(20);
+    let block = "class Signer:\n    def step_1(self, value):\n        \"\"\"Step 1.\"\"\"\n        total = value + 1\n        return total * 2\n\n    def step_2(self, value):\n        return value\n\n    def step_3(self, value):\n        return value\n\n    def step_9(self, value):\n        \"\"\"Step 9.\"\"\"\n        total = value - 9\n        return total * 2\n";
+    let spliced = splice("s.py", &old, block, &names(&["Signer.step_9"])).unwrap();
+    assert_eq!(
+        apply(&old, &spliced),
+        old.replace("value + 9\n", "value - 9\n")
+    );
+    let refused = spliced.refused.unwrap();
+    assert!(
+        refused.starts_with("`Signer.step_2` (lines 20-23), `Signer.step_3` (lines 25-28) of s.py were not shown to you"),
+        "{refused}"
+    );
+    assert!(refused.contains("READ s.py 20-28"), "{refused}");
+    assert!(
+        refused.ends_with("the block's other definitions were put in"),
+        "{refused}"
+    );
+}
+
+/// A definition the model added in this run is its own to change again,
+/// though it was never shown (seen: `Bits.from_bytes`, added in the first
+/// reply, refused as "not shown" in the second).
+#[test]
+fn what_the_model_wrote_it_may_change_again() {
+    let old = big_module(20);
+    let first = old.clone();
+    let now = old.replace(
+        "\n\ndef helper(x):",
+        "\n    def added(self):\n        return 1\n\n\ndef helper(x):",
+    );
+    let block = "def added(self):\n    return 2\n";
+    let seen = Seen {
+        first: Some(first),
+        ..names(&["Signer.step_9"])
+    };
+    let spliced = splice("s.py", &now, block, &seen).unwrap();
+    assert_eq!(
+        apply(&now, &spliced),
+        now.replace("return 1\n", "return 2\n")
+    );
+    let err = splice("s.py", &now, block, &names(&["Signer.step_9"])).unwrap_err();
+    assert!(err.contains("`Signer.added`"), "{err}");
 }
 
 #[test]

@@ -1,0 +1,242 @@
+//! Big files changed one definition at a time: only what the model was
+//! shown (or wrote itself) is replaced, from a block with or without its
+//! path, and a block that leaves code out is refused.
+
+use pretty_assertions::assert_eq;
+
+use super::repositories::{filler, last_message, opening, read, stderr_of, streamed};
+use crate::common::{FakeOllama, TestEnv};
+
+/// A 1,500-line file is never asked for whole: the opening shows the
+/// definition the prompt names, and one definition back changes only its
+/// lines; every other byte (CRLF line ends too) stays.
+#[test]
+fn a_big_file_changes_through_one_definition() {
+    let env = TestEnv::new();
+    let mut text = String::from("import math\r\n\r\n\r\n");
+    text.push_str(&filler("step", 150).replace('\n', "\r\n"));
+    text.push_str("def area(r):\r\n    return math.pi * r\r\n\r\n\r\n");
+    text.push_str(&filler("more", 230).replace('\n', "\r\n"));
+    assert!(text.lines().count() > 1500);
+    env.write("geometry.py", &text);
+    let fix = "geometry.py\n```python\ndef area(r):\n    return math.pi * r * r\n```";
+    let server = FakeOllama::start(vec![streamed(fix)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Fix `area` in geometry.py: it must return the area of the circle.",
+        ])
+        .assert()
+        .success();
+    let first = opening(&server);
+    let total = text.lines().count();
+    assert!(
+        first.contains(&format!(
+            "geometry.py: {total} lines, too long to show whole"
+        )),
+        "{first}"
+    );
+    assert!(
+        first.contains("geometry.py lines 754-755 (area)"),
+        "{first}"
+    );
+    assert!(first.contains("too long to send whole"), "{first}");
+    assert!(
+        first.len() < 3000,
+        "never the whole file: {} bytes",
+        first.len()
+    );
+    let after = std::fs::read(env.work().join("geometry.py")).unwrap();
+    let want = text.replace("return math.pi * r\r\n", "return math.pi * r * r\r\n");
+    assert_eq!(String::from_utf8(after).unwrap(), want);
+}
+
+/// A big file's definitions the model was not shown are not rewritten
+/// from a guess: the block's shown definitions go in, the others are
+/// named with the `READ` that shows them; a block without a path that holds
+/// a shown definition goes to its file.
+#[test]
+fn only_shown_definitions_change() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3 * r\n\n\n{}",
+        filler("step", 40),
+        filler("more", 40)
+    );
+    env.write("geometry.py", &text);
+    let guess =
+        "```python\ndef step_3(x):\n    return 0\n\n\ndef area(r):\n    return 3.14 * r * r\n```";
+    let only_guess = "```python\ndef step_4(x):\n    return 0\n```";
+    let server = FakeOllama::start(vec![
+        streamed(guess),
+        streamed(only_guess),
+        streamed("Done."),
+    ]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Fix `area` in geometry.py: r squared."])
+        .assert()
+        .success();
+    let refused = last_message(&server, 1);
+    assert!(
+        refused.contains("`step_3` (lines 16-18 of geometry.py) was not shown to you"),
+        "{refused}"
+    );
+    assert!(refused.contains("READ geometry.py 16-18"), "{refused}");
+    assert!(
+        refused.contains("the block's other definitions were put in"),
+        "{refused}"
+    );
+    let refused = last_message(&server, 2);
+    assert!(
+        refused.contains("`step_4` (lines 21-23 of geometry.py) was not shown to you"),
+        "{refused}"
+    );
+    assert!(!refused.contains("other definitions"), "{refused}");
+    assert_eq!(
+        read(&env, "geometry.py"),
+        text.replace("return 3 * r\n", "return 3.14 * r * r\n")
+    );
+}
+
+/// What the model added in this run it may change again, though it was
+/// never shown (seen: a 1.5B model's new `from_bytes`, refused as "not
+/// shown" in its second reply); the header of a shown part, echoed inside
+/// the fence, names the file and is not written into it.
+#[test]
+fn the_models_own_definitions_are_its_to_change() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3.14 * r * r\n",
+        filler("step", 40)
+    );
+    env.write("geometry.py", &text);
+    let add = "```python\n# geometry.py lines 201-202 (area)\ndef perimeter(r):\n    return 3.14 * r\n```";
+    let fix = "geometry.py\n```python\ndef perimeter(r):\n    return 2 * 3.14 * r\n```";
+    let server = FakeOllama::start(vec![streamed(add), streamed(fix)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "--check",
+            "grep -q '2 [*] 3.14' geometry.py",
+            "Add perimeter(r) next to area(r) in geometry.py.",
+        ])
+        .assert()
+        .success();
+    assert!(
+        !stderr_of(&out).contains("not shown"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(server.chat_requests().len(), 2);
+    assert_eq!(
+        read(&env, "geometry.py"),
+        format!("{text}\n\ndef perimeter(r):\n    return 2 * 3.14 * r\n")
+    );
+}
+
+/// A block without a path holding a new function goes to the one file that
+/// may change, shown in parts (seen: a 1.5B model's new method, without a
+/// path, was dropped and the reply called empty, exit 1).
+#[test]
+fn a_new_definition_without_a_path_goes_to_the_one_file() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3.14 * r * r\n",
+        filler("step", 40)
+    );
+    env.write("geometry.py", &text);
+    let new = "```python\ndef perimeter(r):\n    return 2 * 3.14 * r\n```";
+    let server = FakeOllama::start(vec![streamed(new), streamed("Done.")]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Add perimeter(r) next to area(r) in geometry.py.",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        read(&env, "geometry.py"),
+        format!("{text}\n\ndef perimeter(r):\n    return 2 * 3.14 * r\n")
+    );
+}
+
+/// Blocks without a path when several files may change: nothing is
+/// written, and the model is told to name the files, not that its reply
+/// was empty.
+#[test]
+fn blocks_without_a_path_are_asked_for_their_paths() {
+    let env = TestEnv::new();
+    env.write("geometry.py", "def area(r):\n    return 3 * r\n");
+    env.write("main.py", "from geometry import area\n\nprint(area(2))\n");
+    let bare = "```python\ndef area(r):\n    return 3.14 * r * r\n```";
+    let named = "geometry.py\n```python\ndef area(r):\n    return 3.14 * r * r\n```";
+    let server = FakeOllama::start(vec![streamed(bare), streamed(named), streamed("Done.")]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Fix area in geometry.py (r squared) and print area(3) in main.py too.",
+        ])
+        .assert()
+        .success();
+    let asked = last_message(&server, 1);
+    assert!(asked.contains("your code blocks name no file"), "{asked}");
+    assert!(!asked.contains("empty"), "{asked}");
+    assert!(
+        stderr_of(&out).contains("name no file"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        read(&env, "geometry.py"),
+        "def area(r):\n    return 3.14 * r * r\n"
+    );
+}
+
+/// A definition block that leaves code out (`# ... rest unchanged`) is
+/// refused, not spliced in over the code it stands for.
+#[test]
+fn a_definition_with_an_elision_is_refused() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def discount(total, percent):\n    if percent < 0:\n        raise ValueError(percent)\n    cut = total * percent / 100\n    return total - cut\n",
+        filler("step", 40)
+    );
+    env.write("orders.py", &text);
+    let lazy = "orders.py\n```python\ndef discount(total, percent):\n    # ... rest unchanged\n    return total - cut\n```";
+    let server = FakeOllama::start(vec![streamed(lazy), streamed(lazy)]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Fix discount in orders.py: round the cut."])
+        .assert()
+        .code(4);
+    // The refused call is named on screen by its path.
+    assert!(
+        stderr_of(&out).contains("● write_file orders.py"),
+        "{}",
+        stderr_of(&out)
+    );
+    let refused = last_message(&server, 1);
+    assert!(
+        refused.contains("leaves code out (`# ... rest unchanged`)"),
+        "{refused}"
+    );
+    assert_eq!(read(&env, "orders.py"), text);
+}
