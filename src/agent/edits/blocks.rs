@@ -189,7 +189,9 @@ fn fenced_block(
     let mut content_lines = body;
     if path.is_none()
         && let Some(first) = body.first()
-        && let Some(p) = comment_path(first.text, known).or_else(|| bare_path(first.text, known))
+        && let Some(p) = comment_path(first.text, known)
+            .or_else(|| bare_path(first.text, known))
+            .or_else(|| part_header(first.text.trim(), known))
     {
         path = Some(p);
         path_in_comment = true;
@@ -300,7 +302,18 @@ fn comment_path(line: &str, known: &[String]) -> Option<String> {
         .or_else(|| rest.strip_prefix("file:"))
         .unwrap_or(rest)
         .trim();
-    bare_path(rest, known)
+    bare_path(rest, known).or_else(|| part_header(rest, known))
+}
+
+/// The header of a part as the model was shown it, written back inside
+/// the fence: `utils.py lines 10-20 (area)`, `utils.py: lines 10-20`.
+fn part_header(text: &str, known: &[String]) -> Option<String> {
+    let (first, rest) = text.split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    if !(rest.starts_with("line") || rest.starts_with('(')) {
+        return None;
+    }
+    bare_path(first.trim_end_matches([':', ',']), known)
 }
 
 /// A known path alone on a block's first line: the header written inside
@@ -460,6 +473,11 @@ mod tests {
             "```python utils.py\ndef f():\n    return 1\n```",
             "```utils.py\ndef f():\n    return 1\n```",
             "```python\n# utils.py\ndef f():\n    return 1\n```",
+            // A shown part's header echoed in the fence (seen on the 1.5B
+            // model, and written into the file as a comment).
+            "```python\n# utils.py lines 3-4 (f)\ndef f():\n    return 1\n```",
+            "```python\n    # utils.py: lines 3-4\ndef f():\n    return 1\n```",
+            "```python\nutils.py lines 3-4 (f)\ndef f():\n    return 1\n```",
         ] {
             let (prose, blocks) = shape(reply);
             assert_eq!(blocks, [whole(Some("utils.py"), body)], "{reply}");
