@@ -33,6 +33,9 @@ pub struct Focus {
     /// Identifiers the task names: in the prompt, the traceback's frames,
     /// and the shown tests' code.
     pub names: BTreeSet<String>,
+    /// The identifiers the prompt itself names: their definitions come
+    /// before those only the tests' code uses.
+    pub asked: BTreeSet<String>,
 }
 
 /// One shown part of a big file.
@@ -74,9 +77,14 @@ pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: us
             None => wanted.push(Wanted::Window(line)),
         }
     }
-    for def in defs.iter().filter(|d| focus.names.contains(&d.name)) {
-        wanted.push(Wanted::Def(def));
-    }
+    // What the prompt names first: a test's code names many definitions
+    // (seen: `Cache.clear` and three others in file order filled the
+    // parts, and the `expire` the prompt asked about was not shown).
+    let (asked, used): (Vec<&Definition>, Vec<&Definition>) = defs
+        .iter()
+        .filter(|d| focus.names.contains(&d.name) || focus.asked.contains(&d.name))
+        .partition(|d| focus.asked.contains(&d.name));
+    wanted.extend(asked.into_iter().chain(used).map(Wanted::Def));
     if wanted.is_empty() {
         wanted.extend(
             best_by_words(&defs, &all, focus)
@@ -396,6 +404,21 @@ mod tests {
         assert_eq!(
             labels(&choose("s.py", &text, &focus, &[], 10_000)),
             ["Signer.unsign"]
+        );
+        // The prompt's names before the ones a test's code uses, whatever
+        // their order in the file.
+        let focus = Focus {
+            names: ["derive_key", "get_signature", "sign", "unsign", "__init__"]
+                .map(String::from)
+                .into(),
+            asked: ["unsign".to_string()].into(),
+            ..Focus::default()
+        };
+        let parts = choose("s.py", &text, &focus, &[], 3_000);
+        assert!(
+            labels(&parts).contains(&"Signer.unsign".to_string()),
+            "{:?}",
+            labels(&parts)
         );
         // Nothing named: the definitions that share the prompt's words.
         let focus = Focus {

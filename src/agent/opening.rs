@@ -93,6 +93,7 @@ pub async fn open(
     let focus = Focus {
         words: relevance::words(&prompt),
         names: grounding.names.clone(),
+        asked: grounding.names.clone(),
     };
     match protocol {
         Protocol::FileBlocks(blocks) => {
@@ -112,6 +113,7 @@ pub async fn open(
             blocks.focus = Focus {
                 words: relevance::words(&prompt),
                 names: grounding.names.clone(),
+                asked: grounding.names.clone(),
             };
             blocks.tests_editable = grounding.tests_editable;
             let text = blocks.opening(&prompt, &files, &context);
