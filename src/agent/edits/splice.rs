@@ -128,6 +128,10 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
     })
 }
 
+/// Definitions named when a block changes ones the model was not shown;
+/// the others are counted.
+const NAMED_UNSEEN: usize = 5;
+
 /// Why definitions the model was not shown (`(name, first line, last
 /// line)`) were not replaced, and the `READ` that shows them; `applied`
 /// when the block's other definitions were put in.
@@ -141,10 +145,14 @@ fn not_shown(path: &str, unseen: &[(String, usize, usize)], applied: bool) -> St
             "`{name}` (lines {start}-{end} of {path}) was not shown to you, so it cannot be replaced from a guess: {read}"
         ),
         _ => {
-            let names: Vec<String> = unseen
+            let mut names: Vec<String> = unseen
                 .iter()
+                .take(NAMED_UNSEEN)
                 .map(|(name, start, end)| format!("`{name}` (lines {start}-{end})"))
                 .collect();
+            if unseen.len() > NAMED_UNSEEN {
+                names.push(format!("{} more", unseen.len() - NAMED_UNSEEN));
+            }
             format!(
                 "{} of {path} were not shown to you, so they cannot be replaced from a guess: {read}",
                 names.join(", ")

@@ -97,6 +97,22 @@ fn shown_definitions_go_in_and_guessed_ones_are_named() {
         refused.ends_with("the block's other definitions were put in"),
         "{refused}"
     );
+    // A whole class guessed: five are named, the rest counted.
+    let guessed: String = (0..8)
+        .map(|i| format!("    def step_{i}(self, value):\n        return {i}\n\n"))
+        .collect();
+    let err = splice(
+        "s.py",
+        &old,
+        &format!("class Signer:\n{guessed}"),
+        &names(&["Signer.step_9"]),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("`Signer.step_4` (lines 30-33), 3 more of s.py were not shown"),
+        "{err}"
+    );
+    assert!(err.contains("READ s.py 10-48"), "{err}");
 }
 
 /// A definition the model added in this run is its own to change again,
