@@ -322,7 +322,8 @@ fn output_schema(
 /// The `--check` of the run: the command given, or with `--check auto`
 /// the one the prompt or the project gives (said on stderr).
 ///
-/// Errors: `--check auto` finds no test command (exit 2).
+/// Errors (exit 2): `--check auto` finds no test command; the hard or deny
+/// rules refuse the check.
 fn check_plan(
     args: &cli::PromptArgs,
     settings: &Settings,
@@ -346,6 +347,15 @@ fn check_plan(
     } else {
         given.clone()
     };
+    // A check the rules refuse would be found out only after the model's
+    // work was paid for.
+    if let Ok(workspace) = agent::setup::open_workspace(&settings.cwd)
+        && let Some(reason) = agent::check::refusal(&command, &settings.rules, workspace.root())
+    {
+        return Err(Error::Usage(format!(
+            "the check `{command}` cannot run: {reason}; change the check, or the rule that refuses it"
+        )));
+    }
     Ok(Some(agent::check::CheckPlan {
         command,
         max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),

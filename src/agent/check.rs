@@ -149,6 +149,25 @@ fn tail(text: &str, cap: usize) -> String {
     }
 }
 
+/// Why the hard or deny rules refuse the check `command` in the workspace
+/// at `root`, if they do (the check is the user's own: it needs no
+/// approval, but no rule is lifted for it).
+pub fn refusal(command: &str, rules: &[Rule], root: &std::path::Path) -> Option<String> {
+    let input = ToolInput::Bash(tools::bash::Args {
+        command: command.to_string(),
+        timeout_secs: None,
+    });
+    let request = permissions::Request {
+        input: &input,
+        paths: &[],
+        root,
+    };
+    match permissions::check(PermissionMode::Yolo, rules, &request) {
+        Verdict::Deny { reason, .. } => Some(reason),
+        _ => None,
+    }
+}
+
 /// Runs the check once under the hard and deny rules (it is the user's own,
 /// so it needs no approval). Returns its record (with `attempts` 0 for the
 /// caller to fill) and its output.
@@ -168,14 +187,7 @@ pub async fn run_once(
         command: command.to_string(),
         timeout_secs: Some(tools::bash::MAX_TIMEOUT_SECS),
     };
-    let input = ToolInput::Bash(args.clone());
-    let request = permissions::Request {
-        input: &input,
-        paths: &[],
-        root: workspace.root(),
-    };
-    if let Verdict::Deny { reason, .. } = permissions::check(PermissionMode::Yolo, rules, &request)
-    {
+    if let Some(reason) = refusal(command, rules, workspace.root()) {
         out.warn(&format!("the check `{command}` was not run: {reason}"));
         return (not_run(), String::new());
     }

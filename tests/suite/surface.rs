@@ -13,7 +13,8 @@ fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
 
-/// `oc "fix the tests"` says to use `oc run "…"`.
+/// `oc "fix the tests"` says to use `oc run "…"`; `oc undoo` asks
+/// whether `oc undo` was meant.
 #[test]
 fn a_prompt_without_a_command_points_to_run() {
     let env = TestEnv::new();
@@ -24,6 +25,57 @@ fn a_prompt_without_a_command_points_to_run() {
         stderr.contains("use `oc run \"fix the tests\"`"),
         "{stderr}"
     );
+    assert!(!stderr.contains("did you mean"), "{stderr}");
+    // A command misspelt: the one it is close to, and every command.
+    let out = env.oc(&server).arg("undoo").assert().code(2);
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("did you mean `oc undo`?"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "(commands: run, plan, chat, sessions, undo, models, export-ft, completions)"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A `--check` the deny rules refuse is a usage error before anything is
+/// sent (it cost a whole model run, then exit 6); a check the rules let
+/// through runs.
+#[test]
+fn a_check_the_rules_refuse_is_said_before_the_model_is_asked() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![Reply::answer("ok")]);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--deny",
+            "bash(make*)",
+            "--check",
+            "make test",
+            "fix the tests",
+        ])
+        .assert()
+        .code(2);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("the check `make test` cannot run:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("change the check, or the rule"), "{stderr}");
+    assert!(server.chat_requests().is_empty());
+    env.oc(&server)
+        .args([
+            "run",
+            "--deny",
+            "bash(make*)",
+            "--check",
+            "true",
+            "fix the tests",
+        ])
+        .assert()
+        .success();
+    assert_eq!(server.chat_requests().len(), 1);
 }
 
 /// Errors that point to the fix: the default model missing names
