@@ -133,7 +133,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     let mut de = serde_json::Deserializer::from_str(text);
     let mut unknown_keys = Vec::new();
     let config: FileConfig =
-        serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key.to_string()))
+        serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key_path(&key)))
             .map_err(syntax)?;
     de.end().map_err(syntax)?;
     Ok(LoadedFile {
@@ -206,6 +206,24 @@ const KNOWN_KEYS: [&str; 29] = [
     "runtime",
     "opencode_url",
 ];
+
+/// A key as the config file writes it: `permissions.rule`,
+/// `permissions.rules[0].note` (serde_ignored's own form marks each
+/// optional value with a `?`: `permissions.?.rule`).
+fn key_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", key_path(parent)),
+        Path::Map { parent, key } => match key_path(parent) {
+            parent if parent.is_empty() => key.clone(),
+            parent => format!("{parent}.{key}"),
+        },
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => key_path(parent),
+    }
+}
 
 /// The key whose value starts at `line`, `column` (1-based, as serde_json
 /// counts) of `text`, if it is one.
@@ -361,6 +379,16 @@ mod tests {
             f.unknown_keys,
             vec!["modle".to_string(), "extra".to_string()]
         );
+        // Keys inside sections are named as the file writes them, and get
+        // their suggestion (it was `permissions.?.rule`, with none).
+        let f = file(
+            r#"{"permissions":{"rule":"bash(ls*)","rules":[{"action":"allow","rule":"x","note":1}]}}"#,
+        );
+        assert_eq!(
+            f.unknown_keys,
+            ["permissions.rule", "permissions.rules[0].note"]
+        );
+        assert_eq!(closest_key(&f.unknown_keys[0]), Some("permissions.rules"));
     }
 
     #[test]
