@@ -208,6 +208,33 @@ fn blocks_without_a_path_are_asked_for_their_paths() {
     );
 }
 
+/// A class sent with `# ...` for the methods left as they are (seen on the
+/// 1.5B model, three times in a row, each refused as leaving code out):
+/// its methods go in, the placeholders are not written.
+#[test]
+fn placeholders_for_the_other_methods_are_no_loss() {
+    let env = TestEnv::new();
+    let methods: String = (0..40)
+        .map(|i| format!("    def step_{i}(self, x):\n        \"\"\"Step {i}.\"\"\"\n        return x + {i}\n\n"))
+        .collect();
+    let text = format!(
+        "class Bits:\n    \"\"\"Bits.\"\"\"\n\n{methods}    def as_hex(self):\n        return '%X' % self.val\n"
+    );
+    env.write("bits.py", &text);
+    let reply = "```python\n# bits.py\nclass Bits:\n    # ...\n    def as_bytes(self):\n        return bytes.fromhex(self.as_hex())\n\n    # ...\n```";
+    let server = FakeOllama::start(vec![streamed(reply)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Add as_bytes() to Bits, next to as_hex()."])
+        .assert()
+        .success();
+    assert_eq!(
+        read(&env, "bits.py"),
+        format!("{text}\n    def as_bytes(self):\n        return bytes.fromhex(self.as_hex())\n")
+    );
+}
+
 /// A definition block that leaves code out (`# ... rest unchanged`) is
 /// refused, not spliced in over the code it stands for.
 #[test]

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
-use super::splice::{Seen, splice};
+use super::splice::{Seen, splice, without_placeholders};
 use crate::client::ToolCall;
 use crate::tools::losses::{self, Loss, elision, kept_share};
 
@@ -178,11 +178,14 @@ fn definition_calls(
         first: scope.first.get(path).cloned(),
         ..scope.seen.get(path).cloned().unwrap_or_default()
     };
-    let spliced = match elision(path, &old, content) {
+    // `# ...` for the methods left as they are is no loss: only the
+    // definitions sent are replaced.
+    let placed = without_placeholders(path, content);
+    let spliced = match elision(path, &old, &placed) {
         Some(elision) => Err(format!(
             "the block for {path} leaves code out (`{elision}`); send each definition you change whole, from its first line to its last, unchanged lines too"
         )),
-        None => splice(path, &old, content, &seen),
+        None => splice(path, &old, &placed, &seen),
     };
     match spliced {
         Ok(spliced) if spliced.edits.is_empty() => None,

@@ -165,6 +165,30 @@ fn not_shown(path: &str, unseen: &[(String, usize, usize)], applied: bool) -> St
     text
 }
 
+/// `block` without the lines that stand for definitions left as they are
+/// (`# ...` between the methods of a class, or between functions): they
+/// are no code to put in, as only the definitions sent are replaced. A
+/// line inside a function that stands for left-out code stays, for the
+/// elision check to refuse.
+pub fn without_placeholders(path: &str, block: &str) -> String {
+    let block = dedent(block);
+    let Some(defs) = block_definitions(path, &block) else {
+        return block;
+    };
+    let in_function = |n: usize| {
+        defs.iter()
+            .any(|d| d.kind != Kind::Container && d.start_line <= n && n <= d.end_line)
+    };
+    block
+        .lines()
+        .enumerate()
+        .filter(|(i, line)| {
+            in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none()
+        })
+        .map(|(_, line)| format!("{line}\n"))
+        .collect()
+}
+
 /// The definitions of the block. Methods of a JavaScript or TypeScript
 /// class sent without their class do not parse as definitions alone: they
 /// are read inside a class of their own.

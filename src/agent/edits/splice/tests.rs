@@ -258,3 +258,18 @@ fn odd_docstring_indents_are_not_the_files_step() {
             .replace("return 0", "return -1")
     );
 }
+
+/// `# ...` for the methods left as they are is dropped (seen: a 1.5B
+/// model's class holding two new methods between `# ...` lines, refused as
+/// leaving code out three times); inside a method it stays, for the
+/// elision check.
+#[test]
+fn placeholders_between_definitions_are_dropped() {
+    let block = "class Bits:\n    # ...\n    def as_bytes(self):\n        return b''\n\n    # ... rest of the class\n";
+    assert_eq!(
+        without_placeholders("m.py", block),
+        "class Bits:\n    def as_bytes(self):\n        return b''\n\n"
+    );
+    let inside = "def f(x):\n    # ... rest unchanged\n    return x\n";
+    assert_eq!(without_placeholders("m.py", inside), inside);
+}
