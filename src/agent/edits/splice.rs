@@ -108,9 +108,6 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
     let mut changes = Vec::new();
     let mut unseen = Vec::new();
     place_all(&file, &ours, &top, None, &mut changes, &mut unseen)?;
-    if changes.is_empty() && !unseen.is_empty() {
-        return Err(not_shown(path, &unseen, false));
-    }
     let (imports, ignored) = loose_lines(&file, &ours);
     if !imports.is_empty() {
         changes.push(Change {
@@ -120,6 +117,10 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         });
     }
     let edits = to_edits(old, &old_lines, changes)?;
+    if edits.is_empty() && !unseen.is_empty() {
+        // Only guesses changed anything: the block is refused, not an echo.
+        return Err(not_shown(path, &unseen, false));
+    }
     let refused = (!unseen.is_empty()).then(|| not_shown(path, &unseen, true));
     Ok(Spliced {
         edits,

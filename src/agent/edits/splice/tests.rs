@@ -69,6 +69,12 @@ fn one_method_of_a_big_file_is_replaced_and_nothing_else() {
         "{err}"
     );
     assert!(err.contains("READ s.py 45-48"), "{err}");
+    // A shown one sent back as it is beside a guess: the guess is refused,
+    // not taken for an echo.
+    let shown_too = format!("{}\n{guess}", same.replace('7', "150"));
+    let err = splice("s.py", &old, &shown_too, &names(&["Signer.step_150"])).unwrap_err();
+    assert!(err.contains("`Signer.step_7`"), "{err}");
+    assert!(!err.contains("other definitions"), "{err}");
     let unchanged = splice("s.py", &old, same, &names(&["Signer.step_150"])).unwrap();
     assert_eq!(unchanged.edits, []);
     assert_eq!(unchanged.refused, None);
