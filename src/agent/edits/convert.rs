@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
 use super::splice::{Seen, splice, without_placeholders};
+use super::unseen::{self, Revealed};
 use crate::client::ToolCall;
 use crate::tools::losses::{self, Loss, elision, kept_share};
 
@@ -86,6 +87,10 @@ pub struct Converted {
     /// indices. They stay in the reply's text (a command, sample output,
     /// example code).
     pub unplaced: Vec<usize>,
+    /// Definitions of big files a block changed without the model having
+    /// been shown them, shown with the refusal: `(path, definition)`. The
+    /// model has seen them now.
+    pub revealed: Vec<(String, Revealed)>,
 }
 
 /// The calls of a reply's blocks, in order. Blocks without a path that
@@ -113,7 +118,7 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
         let verdict = check_scope(&path, scope, root);
         match &block.kind {
             BlockKind::Whole(content) if scope.by_definition.contains(&path) => {
-                match definition_calls(&path, content, scope, root) {
+                match definition_calls(&path, content, scope, root, &mut converted.revealed) {
                     Some(spliced) if verdict.is_ok() => calls.extend(spliced),
                     None if verdict.is_ok() => converted.echoes += 1,
                     _ => calls.push(EditCall {
@@ -166,12 +171,14 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
 
 /// A whole block for a file shown in parts, as the `edit_file` calls that
 /// put its definitions in; `None` when it changes nothing; one refused
-/// call when it cannot be placed.
+/// call when it cannot be placed, or for the definitions the model was not
+/// shown (they go to `revealed` when the refusal shows them).
 fn definition_calls(
     path: &str,
     content: &str,
     scope: &Scope,
     root: &Path,
+    revealed: &mut Vec<(String, Revealed)>,
 ) -> Option<Vec<EditCall>> {
     let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
     let seen = Seen {
@@ -188,8 +195,9 @@ fn definition_calls(
         None => splice(path, &old, &placed, &seen),
     };
     match spliced {
-        Ok(spliced) if spliced.edits.is_empty() => None,
+        Ok(spliced) if spliced.edits.is_empty() && spliced.unseen.is_empty() => None,
         Ok(spliced) => {
+            let applied = !spliced.edits.is_empty();
             let mut calls: Vec<EditCall> = spliced
                 .edits
                 .into_iter()
@@ -202,11 +210,16 @@ fn definition_calls(
                     }
                 })
                 .collect();
-            // The definitions left as they are: one refused call says why.
-            calls.extend(spliced.refused.map(|why| EditCall {
-                call: ToolCall::new("write_file", json!({"path": path, "content": content})),
-                verdict: Err(why),
-            }));
+            // The definitions left as they are: one refused call says why,
+            // and shows them.
+            if !spliced.unseen.is_empty() {
+                let (why, shown) = unseen::refusal(path, &old, &spliced.unseen, applied);
+                revealed.extend(shown.into_iter().map(|r| (path.to_string(), r)));
+                calls.push(EditCall {
+                    call: ToolCall::new("write_file", json!({"path": path, "content": content})),
+                    verdict: Err(why),
+                });
+            }
             Some(calls)
         }
         Err(why) => Some(vec![EditCall {

@@ -301,6 +301,16 @@ impl FileBlocks {
         };
         let converted = convert::to_calls(files, &self.scope, &self.root);
         self.echoes = converted.echoes;
+        // Definitions shown with a refusal are seen now: the next reply may
+        // change them.
+        for (path, shown) in &converted.revealed {
+            let seen = self.scope.seen.entry(path.clone()).or_default();
+            seen.definitions.push(shown.unseen.name.clone());
+            seen.lines
+                .push((shown.unseen.start_line, shown.unseen.end_line));
+            let texts = self.scope.shown.entry(path.clone()).or_default();
+            texts.push(shown.text.clone());
+        }
         // Blocks that name no file are asked about only when the reply is
         // nothing else; beside prose they are part of the answer.
         // A tool call in a fence is no code to place: it is reported unrun.

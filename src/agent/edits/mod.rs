@@ -11,6 +11,7 @@ pub mod file_blocks;
 pub mod lookaround;
 pub mod shown;
 pub mod splice;
+pub mod unseen;
 
 use std::borrow::Cow;
 

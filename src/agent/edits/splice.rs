@@ -26,9 +26,18 @@ pub struct Spliced {
     /// Lines outside any definition that are not in the file and were left
     /// out (a usage example, a stray call).
     pub ignored: Vec<String>,
-    /// Why some definitions of the block were left as they are (the model
-    /// was not shown them), for the model; the others are in `edits`.
-    pub refused: Option<String>,
+    /// The file's definitions the block changes that the model was never
+    /// shown: they stay as they are (one would be rewritten from a guess).
+    pub unseen: Vec<Unseen>,
+}
+
+/// A definition of the file the model was not shown: `Signer.sign`, lines
+/// `start_line..=end_line` (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unseen {
+    pub name: String,
+    pub start_line: usize,
+    pub end_line: usize,
 }
 
 /// A change to the file's lines: lines `start..=end` (1-based; `end` is
@@ -67,14 +76,13 @@ impl Seen {
 /// The edits that put the definitions of `block` into `old`, the text of
 /// `path`. `seen` is what the model was shown of the file: a name that two
 /// definitions share means the one shown, and only a definition it saw may
-/// be replaced (one it did not see would be rewritten from a guess). A
-/// block that also changes definitions the model was not shown has the
-/// others put in and those named in [`Spliced::refused`]; one sent back as
-/// the file has it changes nothing.
+/// be replaced (one it did not see would be rewritten from a guess): those
+/// the block changes stay as they are and are listed in
+/// [`Spliced::unseen`], the others go in; one sent back as the file has it
+/// changes nothing.
 ///
 /// Errors (for the model): the file's type has no grammar, the block holds
-/// no definition, changes only definitions the model was not shown, or a
-/// new one cannot be placed.
+/// no definition, or a new one cannot be placed.
 pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
     let no_grammar = || {
         format!(
@@ -117,53 +125,11 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         });
     }
     let edits = to_edits(old, &old_lines, changes)?;
-    if edits.is_empty() && !unseen.is_empty() {
-        // Only guesses changed anything: the block is refused, not an echo.
-        return Err(not_shown(path, &unseen, false));
-    }
-    let refused = (!unseen.is_empty()).then(|| not_shown(path, &unseen, true));
     Ok(Spliced {
         edits,
         ignored,
-        refused,
+        unseen,
     })
-}
-
-/// Definitions named when a block changes ones the model was not shown;
-/// the others are counted.
-const NAMED_UNSEEN: usize = 5;
-
-/// Why definitions the model was not shown (`(name, first line, last
-/// line)`) were not replaced, and the `READ` that shows them; `applied`
-/// when the block's other definitions were put in.
-fn not_shown(path: &str, unseen: &[(String, usize, usize)], applied: bool) -> String {
-    let from = unseen.iter().map(|u| u.1).min().unwrap_or(1);
-    let to = unseen.iter().map(|u| u.2).max().unwrap_or(from);
-    let read =
-        format!("READ {path} {from}-{to} first, or send only the definitions you were shown");
-    let mut text = match unseen {
-        [(name, start, end)] => format!(
-            "`{name}` (lines {start}-{end} of {path}) was not shown to you, so it cannot be replaced from a guess: {read}"
-        ),
-        _ => {
-            let mut names: Vec<String> = unseen
-                .iter()
-                .take(NAMED_UNSEEN)
-                .map(|(name, start, end)| format!("`{name}` (lines {start}-{end})"))
-                .collect();
-            if unseen.len() > NAMED_UNSEEN {
-                names.push(format!("{} more", unseen.len() - NAMED_UNSEEN));
-            }
-            format!(
-                "{} of {path} were not shown to you, so they cannot be replaced from a guess: {read}",
-                names.join(", ")
-            )
-        }
-    };
-    if applied {
-        text.push_str("; the block's other definitions were put in");
-    }
-    text
 }
 
 /// `block` without the lines that stand for definitions left as they are
@@ -376,7 +342,7 @@ fn place_all(
     defs: &[&Definition],
     within: Option<&Definition>,
     changes: &mut Vec<Change>,
-    unseen: &mut Vec<(String, usize, usize)>,
+    unseen: &mut Vec<Unseen>,
 ) -> Result<(), String> {
     let targets: Vec<Option<&Definition>> =
         defs.iter().map(|d| file.target(d, block, within)).collect();
@@ -384,7 +350,11 @@ fn place_all(
         match targets[i] {
             Some(target) if !file.knows(target) && !is_container_of_seen(file, target) => {
                 if !same_code(&block.text_of(def), &file.text_of(target)) {
-                    unseen.push((target.qualified(), target.start_line, target.end_line));
+                    unseen.push(Unseen {
+                        name: target.qualified(),
+                        start_line: target.start_line,
+                        end_line: target.end_line,
+                    });
                 }
             }
             Some(target) if def.kind == Kind::Container && target.kind == Kind::Container => {

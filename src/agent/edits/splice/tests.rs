@@ -62,22 +62,25 @@ fn one_method_of_a_big_file_is_replaced_and_nothing_else() {
     assert_eq!(splice("s.py", &old, same, &all()).unwrap().edits, []);
     // A method it was not shown is not rewritten from a guess; sent back
     // as the file has it, it changes nothing.
+    let step_7 = |start_line, end_line| Unseen {
+        name: "Signer.step_7".into(),
+        start_line,
+        end_line,
+    };
     let guess = same.replace("value + 7", "value + 70");
-    let err = splice("s.py", &old, &guess, &names(&["Signer.step_150"])).unwrap_err();
-    assert!(
-        err.contains("`Signer.step_7` (lines 45-48 of s.py) was not shown to you"),
-        "{err}"
-    );
-    assert!(err.contains("READ s.py 45-48"), "{err}");
-    // A shown one sent back as it is beside a guess: the guess is refused,
-    // not taken for an echo.
+    let spliced = splice("s.py", &old, &guess, &names(&["Signer.step_150"])).unwrap();
+    assert_eq!(spliced.edits, []);
+    assert_eq!(spliced.unseen, [step_7(45, 48)]);
+    // A shown one sent back as it is beside a guess: the guess is still
+    // named, not taken for an echo.
     let shown_too = format!("{}\n{guess}", same.replace('7', "150"));
-    let err = splice("s.py", &old, &shown_too, &names(&["Signer.step_150"])).unwrap_err();
-    assert!(err.contains("`Signer.step_7`"), "{err}");
-    assert!(!err.contains("other definitions"), "{err}");
+    let spliced = splice("s.py", &old, &shown_too, &names(&["Signer.step_150"])).unwrap();
+    assert_eq!(
+        (spliced.edits, spliced.unseen),
+        (vec![], vec![step_7(45, 48)])
+    );
     let unchanged = splice("s.py", &old, same, &names(&["Signer.step_150"])).unwrap();
-    assert_eq!(unchanged.edits, []);
-    assert_eq!(unchanged.refused, None);
+    assert_eq!((unchanged.edits, unchanged.unseen), (vec![], vec![]));
 }
 
 /// A class sent back with a shown method fixed and unshown ones rewritten
@@ -93,32 +96,15 @@ fn shown_definitions_go_in_and_guessed_ones_are_named() {
         apply(&old, &spliced),
         old.replace("value + 9\n", "value - 9\n")
     );
-    let refused = spliced.refused.unwrap();
-    assert!(
-        refused.starts_with("`Signer.step_2` (lines 20-23), `Signer.step_3` (lines 25-28) of s.py were not shown to you"),
-        "{refused}"
-    );
-    assert!(refused.contains("READ s.py 20-28"), "{refused}");
-    assert!(
-        refused.ends_with("the block's other definitions were put in"),
-        "{refused}"
-    );
-    // A whole class guessed: five are named, the rest counted.
-    let guessed: String = (0..8)
-        .map(|i| format!("    def step_{i}(self, value):\n        return {i}\n\n"))
+    let named: Vec<(&str, usize, usize)> = spliced
+        .unseen
+        .iter()
+        .map(|u| (u.name.as_str(), u.start_line, u.end_line))
         .collect();
-    let err = splice(
-        "s.py",
-        &old,
-        &format!("class Signer:\n{guessed}"),
-        &names(&["Signer.step_9"]),
-    )
-    .unwrap_err();
-    assert!(
-        err.contains("`Signer.step_4` (lines 30-33), 3 more of s.py were not shown"),
-        "{err}"
+    assert_eq!(
+        named,
+        [("Signer.step_2", 20, 23), ("Signer.step_3", 25, 28)]
     );
-    assert!(err.contains("READ s.py 10-48"), "{err}");
 }
 
 /// A definition the model added in this run is its own to change again,
@@ -142,8 +128,10 @@ fn what_the_model_wrote_it_may_change_again() {
         apply(&now, &spliced),
         now.replace("return 1\n", "return 2\n")
     );
-    let err = splice("s.py", &now, block, &names(&["Signer.step_9"])).unwrap_err();
-    assert!(err.contains("`Signer.added`"), "{err}");
+    let unseen = splice("s.py", &now, block, &names(&["Signer.step_9"]))
+        .unwrap()
+        .unseen;
+    assert_eq!(unseen[0].name, "Signer.added");
 }
 
 #[test]
