@@ -41,25 +41,64 @@ pub fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String>
     out
 }
 
-/// The model's definition `new` (lines, at the file's indentation) with a
-/// shortened docstring given back whole from `old_doc` (the docstring's
-/// lines as the file has them); `new` unchanged when it holds no note.
+/// The model's definition `new` (lines, at the file's indentation, from
+/// its `def` line on) with a shortened docstring given back whole from
+/// `old_doc` (the docstring's lines as the file has them): when `new`
+/// holds the note, or when its docstring is the shown opening line with
+/// the note dropped or reworded. A docstring the model rewrote is its own;
+/// `new` is unchanged when it holds neither.
 pub fn restore(new: Vec<String>, old_doc: &[&str]) -> Vec<String> {
-    let Some(note) = new
-        .iter()
-        .position(|l| NOTE.as_ref().is_some_and(|re| re.is_match(l)))
-    else {
+    let Some((opening, closing)) = noted(&new).or_else(|| cut_short(&new, old_doc)) else {
         return new;
     };
-    let opening = (0..=note).rev().find(|&i| quote_of(&new[i]).is_some());
-    let closing = (note + 1..new.len()).find(|&i| quote_of(&new[i]).is_some());
-    let (Some(opening), Some(closing), false) = (opening, closing, old_doc.is_empty()) else {
+    if old_doc.is_empty() {
         return new;
-    };
+    }
     let mut out = new[..opening].to_vec();
     out.extend(old_doc.iter().map(|l| l.to_string()));
     out.extend(new[closing + 1..].iter().cloned());
     out
+}
+
+/// The lines that open and close the docstring holding the note.
+fn noted(new: &[String]) -> Option<(usize, usize)> {
+    let note = new
+        .iter()
+        .position(|l| NOTE.as_ref().is_some_and(|re| re.is_match(l)))?;
+    let opening = (0..=note).rev().find(|&i| quote_of(&new[i]).is_some())?;
+    let closing = (note + 1..new.len()).find(|&i| quote_of(&new[i]).is_some())?;
+    Some((opening, closing))
+}
+
+/// The docstring of `new` when it is the shortened one without its note:
+/// at most three lines whose opening words are those of a long `old_doc`.
+fn cut_short(new: &[String], old_doc: &[&str]) -> Option<(usize, usize)> {
+    if old_doc.len() <= LONG_DOCSTRING {
+        return None;
+    }
+    let header_end = new.iter().position(|l| code_of(l).ends_with(':'))?;
+    let opening = (header_end + 1..new.len()).find(|&i| !new[i].trim().is_empty())?;
+    let quotes = quote_of(&new[opening])?;
+    let closing = if new[opening].matches(quotes).count() >= 2 {
+        opening
+    } else {
+        (opening + 1..new.len()).find(|&i| new[i].contains(quotes))?
+    };
+    let words = |line: &str| {
+        line.trim()
+            .trim_start_matches(['r', 'u', 'R', 'U'])
+            .replace(quotes, "")
+            .trim()
+            .to_string()
+    };
+    let first = words(&new[opening]);
+    (closing - opening < 3 && !first.is_empty() && first == words(old_doc[0]))
+        .then_some((opening, closing))
+}
+
+/// A line without its trailing comment, trimmed.
+fn code_of(line: &str) -> &str {
+    line.split(" #").next().unwrap_or_default().trim()
 }
 
 /// The triple quotes a line holds, if any.
@@ -96,5 +135,31 @@ mod tests {
         assert_eq!(shorten(&lines[..3], 1, (2, 3)).len(), 3);
         let own = vec!["def f(x):".to_string(), "    return x".to_string()];
         assert_eq!(restore(own.clone(), &lines[1..9]), own);
+        // The note dropped or reworded: the docstring is still the file's.
+        for cut in [
+            vec!["    \"\"\"Add one.", "    \"\"\""],
+            vec!["    \"\"\"Add one.\"\"\""],
+            vec![
+                "    \"\"\"Add one.",
+                "    (the rest is unchanged)",
+                "    \"\"\"",
+            ],
+        ] {
+            let mut reply = vec!["def f(x):".to_string()];
+            reply.extend(cut.iter().map(|l| l.to_string()));
+            reply.push("    return x + 2".to_string());
+            let restored = restore(reply, &lines[1..9]);
+            assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
+        }
+        // A docstring it rewrote, or a short one, is the model's.
+        let rewritten: Vec<String> = ["def f(x):", "    \"\"\"Add two.\"\"\"", "    return x + 2"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(restore(rewritten.clone(), &lines[1..9]), rewritten);
+        let short = ["    \"\"\"Add one.", "    More.", "    \"\"\""];
+        let reply: Vec<String> = ["def f(x):", "    \"\"\"Add one.\"\"\"", "    return x"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(restore(reply.clone(), &short), reply);
     }
 }

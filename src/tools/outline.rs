@@ -31,6 +31,9 @@ pub struct Definition {
     /// First and last line, 1-based and inclusive, whole lines.
     pub start_line: usize,
     pub end_line: usize,
+    /// The line the definition itself starts on (`def`, `class`, `fn`),
+    /// after the comments, decorators and attributes above it; 1-based.
+    pub header_line: usize,
     /// The header, whitespace collapsed: `def sign(self, value: bytes) -> bytes`.
     pub signature: String,
     /// The lines of its docstring (Python), 1-based and inclusive.
@@ -116,6 +119,7 @@ fn collect(
             kind,
             start_line: start + 1,
             end_line: end_row(*child) + 1,
+            header_line: item.start_position().row + 1,
             signature: signature(item, text),
             docstring: docstring(item, grammar),
         });

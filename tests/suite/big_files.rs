@@ -6,6 +6,14 @@ use pretty_assertions::assert_eq;
 
 use super::repositories::{filler, last_message, opening, read, stderr_of, streamed};
 use crate::common::{FakeOllama, TestEnv};
+use assert_cmd::Command;
+
+/// `oc` in whole-file mode with every tool on, against `server`.
+fn whole_run(env: &TestEnv, server: &FakeOllama) -> Command {
+    let mut oc = env.oc(server);
+    oc.env("OC_EDIT_FORMAT", "whole").env("OC_DISABLE", "");
+    oc
+}
 
 /// A 1,500-line file is never asked for whole: the opening shows the
 /// definition the prompt names, and one definition back changes only its
@@ -21,9 +29,7 @@ fn a_big_file_changes_through_one_definition() {
     env.write("geometry.py", &text);
     let fix = "geometry.py\n```python\ndef area(r):\n    return math.pi * r * r\n```";
     let server = FakeOllama::start(vec![streamed(fix)]);
-    env.oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    whole_run(&env, &server)
         .args([
             "run",
             "--yes",
@@ -73,9 +79,7 @@ fn only_shown_definitions_change() {
     let now_seen =
         "geometry.py\n```python\ndef step_3(x):\n    \"\"\"Filler 3.\"\"\"\n    return x + 30\n```";
     let server = FakeOllama::start(vec![streamed(guess), streamed(now_seen)]);
-    env.oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    whole_run(&env, &server)
         .args(["run", "--yes", "Fix `area` in geometry.py: r squared."])
         .assert()
         .success();
@@ -114,10 +118,7 @@ fn the_models_own_definitions_are_its_to_change() {
     let add = "```python\n# geometry.py lines 201-202 (area)\ndef perimeter(r):\n    return 3.14 * r\n```";
     let fix = "geometry.py\n```python\ndef perimeter(r):\n    return 2 * 3.14 * r\n```";
     let server = FakeOllama::start(vec![streamed(add), streamed(fix)]);
-    let out = env
-        .oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    let out = whole_run(&env, &server)
         .args([
             "run",
             "--yes",
@@ -152,9 +153,7 @@ fn a_new_definition_without_a_path_goes_to_the_one_file() {
     env.write("geometry.py", &text);
     let new = "```python\ndef perimeter(r):\n    return 2 * 3.14 * r\n```";
     let server = FakeOllama::start(vec![streamed(new), streamed("Done.")]);
-    env.oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    whole_run(&env, &server)
         .args([
             "run",
             "--yes",
@@ -179,10 +178,7 @@ fn blocks_without_a_path_are_asked_for_their_paths() {
     let bare = "```python\ndef area(r):\n    return 3.14 * r * r\n```";
     let named = "geometry.py\n```python\ndef area(r):\n    return 3.14 * r * r\n```";
     let server = FakeOllama::start(vec![streamed(bare), streamed(named), streamed("Done.")]);
-    let out = env
-        .oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    let out = whole_run(&env, &server)
         .args([
             "run",
             "--yes",
@@ -219,9 +215,7 @@ fn placeholders_for_the_other_methods_are_no_loss() {
     env.write("bits.py", &text);
     let reply = "```python\n# bits.py\nclass Bits:\n    # ...\n    def as_bytes(self):\n        return bytes.fromhex(self.as_hex())\n\n    # ...\n```";
     let server = FakeOllama::start(vec![streamed(reply)]);
-    env.oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    whole_run(&env, &server)
         .args(["run", "--yes", "Add as_bytes() to Bits, next to as_hex()."])
         .assert()
         .success();
@@ -243,10 +237,7 @@ fn a_definition_with_an_elision_is_refused() {
     env.write("orders.py", &text);
     let lazy = "orders.py\n```python\ndef discount(total, percent):\n    # ... rest unchanged\n    return total - cut\n```";
     let server = FakeOllama::start(vec![streamed(lazy), streamed(lazy)]);
-    let out = env
-        .oc(&server)
-        .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "")
+    let out = whole_run(&env, &server)
         .args(["run", "--yes", "Fix discount in orders.py: round the cut."])
         .assert()
         .code(4);
@@ -262,4 +253,36 @@ fn a_definition_with_an_elision_is_refused() {
         "{refused}"
     );
     assert_eq!(read(&env, "orders.py"), text);
+}
+
+/// What a small model leaves out of a definition of a big file, or copies
+/// into it, does not reach the file: the decorator it dropped stays, the
+/// part's header it echoed is not written, and a changed main block (only
+/// definitions are placed) is said rather than dropped, so the next reply
+/// sends it as SEARCH/REPLACE.
+#[test]
+fn what_the_model_drops_or_echoes_stays_out_of_the_file() {
+    let env = TestEnv::new();
+    let text = format!(
+        "import functools\n\n\n{}@functools.cache\ndef area(r):\n    return 3 * r\n\n\nif __name__ == \"__main__\":\n    print(area(2))\n",
+        filler("step", 40)
+    );
+    env.write("geometry.py", &text);
+    let reply = "geometry.py\n```python\n# geometry.py lines 201-203 (area)\ndef area(r):\n    return 3.14 * r * r\n\n\nif __name__ == \"__main__\":\n    print(area(3))\n```";
+    let main = "geometry.py\n```python\n<<<<<<< SEARCH\n    print(area(2))\n=======\n    print(area(3))\n>>>>>>> REPLACE\n```";
+    let server = FakeOllama::start(vec![streamed(reply), streamed(main), streamed("Done.")]);
+    whole_run(&env, &server)
+        .args(["run", "--yes", "Fix `area` in geometry.py: r squared."])
+        .assert()
+        .success();
+    let said = last_message(&server, 1);
+    assert!(
+        said.contains("`print(area(3))` of the block for geometry.py lie outside any function or class and were not put in; the block's definitions were put in"),
+        "{said}"
+    );
+    assert_eq!(
+        read(&env, "geometry.py"),
+        text.replace("return 3 * r\n", "return 3.14 * r * r\n")
+            .replace("print(area(2))", "print(area(3))")
+    );
 }

@@ -195,12 +195,18 @@ fn definition_calls(
         None => splice(path, &old, &placed, &seen),
     };
     match spliced {
-        Ok(spliced) if spliced.edits.is_empty() && spliced.unseen.is_empty() => None,
+        Ok(spliced)
+            if spliced.edits.is_empty()
+                && spliced.unseen.is_empty()
+                && spliced.left_out.is_empty() =>
+        {
+            None
+        }
         Ok(spliced) => {
             let applied = !spliced.edits.is_empty();
             let mut calls: Vec<EditCall> = spliced
                 .edits
-                .into_iter()
+                .iter()
                 .map(|(old_string, new_string)| {
                     let arguments =
                         json!({"path": path, "old_string": old_string, "new_string": new_string});
@@ -213,11 +219,22 @@ fn definition_calls(
             // The definitions left as they are: one refused call says why,
             // and shows them.
             if !spliced.unseen.is_empty() {
-                let (why, shown) = unseen::refusal(path, &old, &spliced.unseen, applied);
+                let now = spliced
+                    .edits
+                    .iter()
+                    .fold(old.clone(), |text, (from, to)| text.replacen(from, to, 1));
+                let (why, shown) = unseen::refusal(path, &now, &spliced.unseen, applied);
                 revealed.extend(shown.into_iter().map(|r| (path.to_string(), r)));
                 calls.push(EditCall {
                     call: ToolCall::new("write_file", json!({"path": path, "content": content})),
                     verdict: Err(why),
+                });
+            }
+            // Changed lines outside definitions: said, not lost.
+            if !spliced.left_out.is_empty() {
+                calls.push(EditCall {
+                    call: ToolCall::new("write_file", json!({"path": path, "content": content})),
+                    verdict: Err(left_out_message(path, &spliced.left_out, applied)),
                 });
             }
             Some(calls)
@@ -227,6 +244,24 @@ fn definition_calls(
             verdict: Err(why),
         }]),
     }
+}
+
+/// The refusal of a block's changed lines outside any definition.
+fn left_out_message(path: &str, lines: &[String], applied: bool) -> String {
+    let quoted: Vec<String> = lines.iter().take(3).map(|l| format!("`{l}`")).collect();
+    let more = match lines.len() {
+        0..=3 => String::new(),
+        n => format!(" and {} more", n - 3),
+    };
+    let put_in = if applied {
+        "; the block's definitions were put in"
+    } else {
+        ""
+    };
+    format!(
+        "{} of the block for {path} lie outside any function or class and were not put in{put_in}: a file shown in parts takes whole definitions and imports. To change those lines, send a SEARCH/REPLACE block for them",
+        quoted.join(", ") + &more
+    )
 }
 
 /// Whether a block changes nothing: a whole block that is the file as it

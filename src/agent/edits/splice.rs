@@ -8,14 +8,15 @@
 //! rest of the file. The result is exact `edit_file` replacements, so the
 //! write guards and the syntax guard see the spliced file.
 
-use std::collections::BTreeSet;
-
 use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
 use indent::{Unit, dedent, indent_unit, leading, reindent};
+use loose::{last_import, loose_lines};
 
 mod indent;
+mod kept;
+mod loose;
 
 /// What a block of definitions does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,16 +24,19 @@ pub struct Spliced {
     /// `(old_string, new_string)` pairs, exact and unique in the file, in
     /// file order; empty when every definition is as it was.
     pub edits: Vec<(String, String)>,
-    /// Lines outside any definition that are not in the file and were left
-    /// out (a usage example, a stray call).
-    pub ignored: Vec<String>,
+    /// Lines outside any definition that change lines of the file (an
+    /// edited `if __name__ == "__main__":` block): they were left out, as
+    /// only definitions and imports are placed. New stray lines (a usage
+    /// example) are left out without a word.
+    pub left_out: Vec<String>,
     /// The file's definitions the block changes that the model was never
     /// shown: they stay as they are (one would be rewritten from a guess).
     pub unseen: Vec<Unseen>,
 }
 
 /// A definition of the file the model was not shown: `Signer.sign`, lines
-/// `start_line..=end_line` (1-based).
+/// `start_line..=end_line` (1-based) of the file once the block's other
+/// definitions are in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unseen {
     pub name: String,
@@ -116,7 +120,7 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
     let mut changes = Vec::new();
     let mut unseen = Vec::new();
     place_all(&file, &ours, &top, None, &mut changes, &mut unseen)?;
-    let (imports, ignored) = loose_lines(&file, &ours);
+    let (imports, left_out) = loose_lines(&old_lines, &block_lines, &block_defs);
     if !imports.is_empty() {
         changes.push(Change {
             start: last_import(&old_lines) + 1,
@@ -124,19 +128,30 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
             lines: imports,
         });
     }
+    // Unseen definitions are named where they are once the block is in.
+    for u in &mut unseen {
+        let shift: isize = changes
+            .iter()
+            .filter(|c| c.end < u.start_line)
+            .map(|c| c.lines.len() as isize - (c.end + 1 - c.start) as isize)
+            .sum();
+        u.start_line = u.start_line.saturating_add_signed(shift);
+        u.end_line = u.end_line.saturating_add_signed(shift);
+    }
     let edits = to_edits(old, &old_lines, changes)?;
     Ok(Spliced {
         edits,
-        ignored,
+        left_out,
         unseen,
     })
 }
 
 /// `block` without the lines that stand for definitions left as they are
-/// (`# ...` between the methods of a class, or between functions): they
-/// are no code to put in, as only the definitions sent are replaced. A
-/// line inside a function that stands for left-out code stays, for the
-/// elision check to refuse.
+/// (`# ...` between the methods of a class, or between functions, or right
+/// above one) and the headers of shown parts echoed as comments: they are
+/// no code to put in, as only the definitions sent are replaced. A line
+/// inside a function that stands for left-out code stays, for the elision
+/// check to refuse.
 pub fn without_placeholders(path: &str, block: &str) -> String {
     let block = dedent(block);
     let Some(defs) = block_definitions(path, &block) else {
@@ -144,13 +159,15 @@ pub fn without_placeholders(path: &str, block: &str) -> String {
     };
     let in_function = |n: usize| {
         defs.iter()
-            .any(|d| d.kind != Kind::Container && d.start_line <= n && n <= d.end_line)
+            .any(|d| d.kind != Kind::Container && d.header_line <= n && n <= d.end_line)
     };
     block
         .lines()
         .enumerate()
         .filter(|(i, line)| {
-            in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none()
+            in_function(i + 1)
+                || (crate::tools::losses::elision(path, "", line).is_none()
+                    && !kept::is_part_header(path, line))
         })
         .map(|(_, line)| format!("{line}\n"))
         .collect()
@@ -175,6 +192,7 @@ fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
             parent: d.parent.filter(|p| p != "OcBlock"),
             start_line: d.start_line - 1,
             end_line: d.end_line - 1,
+            header_line: d.header_line - 1,
             ..d
         })
         .collect();
@@ -225,10 +243,10 @@ impl File<'_> {
         block: &Block<'_>,
         within: Option<&Definition>,
     ) -> Option<&Definition> {
-        let candidates: Vec<&Definition> = self
+        let named: Vec<&Definition> = self
             .defs
             .iter()
-            .filter(|d| d.name == def.name && same_kind(d.kind, def.kind))
+            .filter(|d| d.name == def.name)
             .filter(|d| {
                 within.is_none_or(|w| {
                     d.start_line > w.start_line
@@ -237,6 +255,22 @@ impl File<'_> {
                 })
             })
             .collect();
+        let alike: Vec<&Definition> = named
+            .iter()
+            .copied()
+            .filter(|d| same_kind(d.kind, def.kind))
+            .collect();
+        // A name the file gives a definition of another kind at the same
+        // level is that definition, never a new one beside it.
+        let candidates = if alike.is_empty() {
+            named
+                .into_iter()
+                .filter(|d| d.parent.is_none() == def.parent.is_none())
+                .take(1)
+                .collect()
+        } else {
+            alike
+        };
         if candidates.len() <= 1 {
             return candidates.first().copied();
         }
@@ -328,6 +362,14 @@ fn same_code(a: &[&str], b: &[&str]) -> bool {
     code(a) == code(b)
 }
 
+fn kind_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Function => "function",
+        Kind::Container => "class",
+        Kind::Value => "value",
+    }
+}
+
 fn same_kind(a: Kind, b: Kind) -> bool {
     a == b || (a == Kind::Value && b == Kind::Function) || (a == Kind::Function && b == Kind::Value)
 }
@@ -348,6 +390,8 @@ fn place_all(
         defs.iter().map(|d| file.target(d, block, within)).collect();
     for (i, def) in defs.iter().enumerate() {
         match targets[i] {
+            // `...` for a body: the model left it as it is.
+            Some(_) if file.python && kept::ellipsis_body(block.lines, def) => {}
             Some(target) if !file.knows(target) && !is_container_of_seen(file, target) => {
                 if !same_code(&block.text_of(def), &file.text_of(target)) {
                     unseen.push(Unseen {
@@ -365,13 +409,24 @@ fn place_all(
                 let complete = old_members
                     .iter()
                     .all(|m| new_members.iter().any(|n| n.name == m.name))
-                    && def.lines() * 10 >= target.lines() * 7;
+                    && def.lines() * 10 >= target.lines() * 7
+                    && !new_members
+                        .iter()
+                        .any(|m| file.python && kept::ellipsis_body(block.lines, m));
                 if (complete || old_members.is_empty()) && file.knows(target) {
                     changes.push(replace(file, block, def, target));
                 } else {
                     let direct: Vec<&Definition> = new_members;
                     place_all(file, block, &direct, Some(target), changes, unseen)?;
                 }
+            }
+            Some(target) if target.kind != def.kind && !same_kind(target.kind, def.kind) => {
+                return Err(format!(
+                    "`{}` is a {} in the file and a {} in your block; send it as the file has it, changed",
+                    def.name,
+                    kind_word(target.kind),
+                    kind_word(def.kind)
+                ));
             }
             Some(target) => changes.push(replace(file, block, def, target)),
             None => {
@@ -436,23 +491,30 @@ fn place_all(
     Ok(())
 }
 
-/// The block's `def` in place of the file's `target`, at its indentation;
+/// The block's `def` in place of the file's `target`, at its indentation:
+/// the decorators and comments above it that the model left out stay, and
 /// a docstring the model was shown shortened is given back whole.
 fn replace(file: &File<'_>, block: &Block<'_>, def: &Definition, target: &Definition) -> Change {
-    let lines = reindent(
+    let mut lines = reindent(
         &block.text_of(def),
         block.unit,
         &file.indent_of(target),
         file.unit,
     );
+    let body = lines.split_off(def.header_line - def.start_line);
     let old_doc = target
         .docstring
         .and_then(|(start, end)| file.lines.get(start - 1..end))
         .unwrap_or_default();
+    let mut new = kept::prefix(
+        &file.lines[target.start_line - 1..target.header_line - 1],
+        &lines,
+    );
+    new.extend(docstrings::restore(body, old_doc));
     Change {
         start: target.start_line,
         end: target.end_line,
-        lines: docstrings::restore(lines, old_doc),
+        lines: new,
     }
 }
 
@@ -488,47 +550,6 @@ fn end_of_code(lines: &[&str]) -> usize {
         .rev()
         .find(|&n| !lines[n - 1].trim().is_empty())
         .unwrap_or(0)
-}
-
-/// Lines of the block outside its definitions: new imports (to add), and
-/// the others that are not in the file (left out).
-fn loose_lines(file: &File<'_>, block: &Block<'_>) -> (Vec<String>, Vec<String>) {
-    let inside: BTreeSet<usize> = block
-        .defs
-        .iter()
-        .filter(|d| d.parent.is_none())
-        .flat_map(|d| d.start_line..=d.end_line)
-        .collect();
-    let known: BTreeSet<&str> = file.lines.iter().map(|l| l.trim()).collect();
-    let mut imports = Vec::new();
-    let mut ignored = Vec::new();
-    for (i, line) in block.lines.iter().enumerate() {
-        let trimmed = line.trim();
-        if inside.contains(&(i + 1)) || trimmed.is_empty() || known.contains(trimmed) {
-            continue;
-        }
-        if is_import(line) {
-            imports.push(line.to_string());
-        } else if !trimmed.starts_with(['#', '/']) {
-            ignored.push(trimmed.to_string());
-        }
-    }
-    (imports, ignored)
-}
-
-fn is_import(line: &str) -> bool {
-    ["import ", "from ", "use ", "#include "]
-        .iter()
-        .any(|k| line.starts_with(k))
-        || (line.starts_with("const ") && line.contains("require("))
-}
-
-/// The line number of the file's last import at the top level (0: none).
-fn last_import(lines: &[&str]) -> usize {
-    lines[..lines.len().min(200)]
-        .iter()
-        .rposition(|l| is_import(l))
-        .map_or(0, |i| i + 1)
 }
 
 /// The changes as exact replacements of whole lines: overlapping or

@@ -267,3 +267,68 @@ fn placeholders_between_definitions_are_dropped() {
     let inside = "def f(x):\n    # ... rest unchanged\n    return x\n";
     assert_eq!(without_placeholders("m.py", inside), inside);
 }
+
+/// What small models leave out of a definition they send back stays in
+/// the file: the decorators and comments above it, and a body written as
+/// `...`; what they copy in from the prompt (a part's header) stays out.
+#[test]
+fn decorators_bodies_and_headers_the_model_leaves_out() {
+    let old = "class Shop:\n    # Cached for a minute.\n    @property\n    def total(self):\n        return 1\n\n    def count(self):\n        return 2\n";
+    let bare = "def total(self):\n    return 3\n";
+    let new = apply(old, &splice("s.py", old, bare, &all()).unwrap());
+    assert_eq!(new, old.replace("return 1", "return 3"));
+    // A method whose body is `...` is left as it is beside a changed one.
+    let block = "class Shop:\n    def total(self):\n        ...\n\n    def count(self):\n        return 4\n";
+    let new = apply(old, &splice("s.py", old, block, &all()).unwrap());
+    assert_eq!(new, old.replace("return 2", "return 4"));
+    // The header of the part, echoed above the method (and `# ...` right
+    // above one), is not code.
+    let echoed = "# s.py lines 2-5 (Shop.total)\n@property\ndef total(self):\n    return 5\n# ...\ndef count(self):\n    return 2\n";
+    let placed = without_placeholders("s.py", echoed);
+    assert_eq!(
+        placed,
+        "@property\ndef total(self):\n    return 5\ndef count(self):\n    return 2\n"
+    );
+    let new = apply(old, &splice("s.py", old, &placed, &all()).unwrap());
+    assert_eq!(new, old.replace("return 1", "return 5"));
+}
+
+/// A name the file gives a class is not a new function beside it; a
+/// changed main block is said, not dropped; an unseen definition is named
+/// at its lines once the block's insertions are in.
+#[test]
+fn shadows_main_blocks_and_shifted_lines() {
+    let old = "class Store:\n    def get(self):\n        return 1\n\n\ndef helper():\n    return 2\n\n\nif __name__ == \"__main__\":\n    print(helper())\n";
+    let err = splice("w.py", old, "def Store(x):\n    return x\n", &all()).unwrap_err();
+    assert!(err.contains("`Store` is a class in the file"), "{err}");
+    let guess = splice(
+        "w.py",
+        old,
+        "def Store(x):\n    return x\n",
+        &names(&["helper"]),
+    );
+    assert_eq!(guess.unwrap().unseen[0].name, "Store");
+    let block =
+        "def helper():\n    return 3\n\n\nif __name__ == \"__main__\":\n    print(helper() + 1)\n";
+    let spliced = splice("w.py", old, block, &all()).unwrap();
+    assert_eq!(apply(old, &spliced), old.replace("return 2", "return 3"));
+    assert_eq!(spliced.left_out, ["print(helper() + 1)"]);
+    // A usage example is no change to the file: nothing to say.
+    let example = "def helper():\n    return 3\n\n\nresult = helper()\nprint(result)\n";
+    assert_eq!(
+        splice("w.py", old, example, &all()).unwrap().left_out,
+        Vec::<String>::new()
+    );
+    // A new function before an unseen one moves it down.
+    let block = "def first():\n    return 0\n\n\ndef helper():\n    return 9\n";
+    let seen = Seen {
+        lines: vec![(1, 3)],
+        ..Seen::default()
+    };
+    let spliced = splice("w.py", old, block, &seen).unwrap();
+    let helper = &spliced.unseen[0];
+    let new = apply(old, &spliced);
+    let lines: Vec<&str> = new.lines().collect();
+    assert_eq!(lines[helper.start_line - 1], "def helper():");
+    assert_eq!(lines[helper.end_line - 1], "    return 2");
+}
