@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::reply::Cut;
 use crate::session::{CutReply, Session};
+use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::Task;
 
@@ -245,6 +246,17 @@ fn canonical(value: &Value) -> String {
         }
     }
     sorted(value).to_string()
+}
+
+/// What a call not run is shown by (its path, its command): the tool's
+/// own detail, or the `path` its arguments hold when they do not parse
+/// whole (a call cut off at the length limit).
+pub fn detail_of(name: &str, arguments: &Value) -> String {
+    ToolName::from_name(name)
+        .and_then(|t| ToolInput::parse(t, arguments).ok())
+        .map(|input| input.detail())
+        .or_else(|| arguments["path"].as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -23,7 +23,6 @@ use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
 use crate::session::{AbortedReply, Check, Session, Store, is_markup_only};
-use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
 
@@ -625,10 +624,7 @@ impl<'a> Turns<'a> {
                     return Ok(Answered::Stuck);
                 }
                 Repeat::Block(times) => {
-                    let detail = ToolName::from_name(&name)
-                        .and_then(|t| ToolInput::parse(t, &call.function.arguments).ok())
-                        .map(|input| input.detail())
-                        .unwrap_or_default();
+                    let detail = guards::detail_of(&name, &call.function.arguments);
                     out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     let text = guards::repeat_blocked(times);
                     out.tool_result(turn, &id, &name, false, &text, &text);
@@ -640,7 +636,8 @@ impl<'a> Turns<'a> {
                         Some(Cut::Repetition) => guards::REPEATED_REPLY,
                         _ => guards::CUT_OFF,
                     };
-                    out.tool_call(turn, &id, &name, "", &call.function.arguments);
+                    let detail = guards::detail_of(&name, &call.function.arguments);
+                    out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     out.tool_result(turn, &id, &name, false, text, text);
                     format!("error: {text}")
                 }

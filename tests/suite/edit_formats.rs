@@ -436,3 +436,38 @@ fn a_rename_changes_several_files_in_one_reply() {
     assert!(read(&env, "api.py").contains("return get_user(i)"));
     assert!(read(&env, "users.py").starts_with("def get_user(i):"));
 }
+
+/// A reply whose last fence the model never closed holds the file to the
+/// end of the reply; the same reply cut at the length limit writes nothing.
+#[test]
+fn a_last_fence_left_open_ends_with_the_reply() {
+    let fixed = UTILS.replace("items[-n - 1:]", "items[-n:]");
+    let reply = format!("utils.py\n```python\n{fixed}\n");
+    let env = off_by_one();
+    let server = FakeOllama::start(vec![streamed(&reply, 40)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "utils.py"), fixed);
+
+    let env = off_by_one();
+    let cut = Reply::lines(vec![content_chunk(&reply), done_chunk("length")]);
+    let server = FakeOllama::start(vec![cut, Reply::answer("I could not finish.")]);
+    let out = env
+        .oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", PROMPT])
+        .assert()
+        .success();
+    assert_eq!(read(&env, "utils.py"), UTILS);
+    // The call not run is named by its path.
+    assert!(
+        stderr_of(&out).contains("● write_file utils.py\n"),
+        "{}",
+        stderr_of(&out)
+    );
+}

@@ -101,11 +101,22 @@ pub fn parse(reply: &str, known: &[String]) -> ParsedReply {
     let mut floor = 0;
     while i < lines.len() {
         if let Some((ticks, info)) = fence_open(lines[i].text) {
-            let Some(close) = (i + 1..lines.len()).find(|&j| is_fence_close(lines[j].text, ticks))
-            else {
-                break;
-            };
+            // A last fence left open (the model stopped without closing
+            // it) ends with the reply; a reply cut at the length limit has
+            // its blocks refused as cut.
+            let close = (i + 1..lines.len())
+                .find(|&j| is_fence_close(lines[j].text, ticks))
+                .unwrap_or(lines.len());
             let body = &lines[i + 1..close];
+            if close == lines.len() {
+                let body = trim_blank_end(body);
+                if let Some(block) = fenced_block(&lines, i, close - 1, info, body, floor, known)
+                    .filter(|_| !body.is_empty())
+                {
+                    blocks.push(block);
+                }
+                break;
+            }
             let block = fenced_block(&lines, i, close, info, body, floor, known);
             if let Some(block) = block {
                 blocks.push(block);
@@ -149,6 +160,15 @@ pub fn parse(reply: &str, known: &[String]) -> ParsedReply {
         prose: squeeze_blank_lines(prose.trim()),
         blocks,
     }
+}
+
+/// `body` without the blank lines at its end.
+fn trim_blank_end<'a, 'b>(body: &'b [Line<'a>]) -> &'b [Line<'a>] {
+    let end = body
+        .iter()
+        .rposition(|l| !l.text.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    &body[..end]
 }
 
 /// The block of the fence from line `open` to line `close`, or `None` for a
@@ -523,12 +543,15 @@ mod tests {
     }
 
     #[test]
-    fn prose_with_paths_is_not_a_header_and_unclosed_fences_are_no_blocks() {
+    fn prose_with_paths_is_not_a_header_and_a_last_open_fence_ends_with_the_reply() {
         let (_, blocks) = shape("I changed utils.py and test_utils.py as follows:\n```\nx\n```");
         assert_eq!(blocks, [whole(None, "x\n")]);
-        let (prose, blocks) = shape("utils.py\n```python\nx = 1\n");
+        let (prose, blocks) = shape("utils.py\n```python\nx = 1\n\n");
+        assert_eq!(blocks, [whole(Some("utils.py"), "x = 1\n")]);
+        assert_eq!(prose, "");
+        let (prose, blocks) = shape("Here it is:\n```python\n\n");
         assert!(blocks.is_empty());
-        assert_eq!(prose, "utils.py\n```python\nx = 1");
+        assert_eq!(prose, "Here it is:\n```python");
     }
 
     /// Seen on the 1.5B model: request lines inside a fence, and a block
