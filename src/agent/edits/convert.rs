@@ -5,7 +5,7 @@
 //! an empty file, a fragment for the whole, `...` for the rest.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Component, Path};
 
 use serde_json::{Value, json};
 
@@ -346,6 +346,12 @@ fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
             "{path} is shown for reference only and must not be changed; {allowed}"
         ));
     }
+    let outside = Path::new(path)
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+    if outside {
+        return Err(format!("{path} is outside the project; {allowed}"));
+    }
     if root.join(path).exists() {
         return Err(format!(
             "{path} was not shown to you, so it cannot be rewritten; {allowed} (to see it, reply READ {path})"
@@ -505,6 +511,10 @@ mod tests {
             (
                 "src/main.rs\n```\nfn main() {}\n```",
                 "creating src/main.rs is not part of this task",
+            ),
+            (
+                "../outside.py\n```\nz = 1\n```",
+                "../outside.py is outside the project; change only: utils.py",
             ),
             ("utils.py\n```\n```", "is empty"),
             (
