@@ -168,13 +168,16 @@ fn read_shown(
         .collect();
     read.retain(|(g, text)| g.role == FileRole::New || text.is_some());
     for (g, text) in &read {
-        if let (FileRole::ReadOnly, Some((text, _))) = (g.role, text)
-            && !excerpts::fits_whole(text)
-        {
-            let parts = excerpts::choose(&g.path, text, &focus, &g.lines, budget);
-            for piece in &parts.pieces {
-                focus.names.extend(identifiers(&piece.text));
-            }
+        let (FileRole::ReadOnly, Some((text, _))) = (g.role, text) else {
+            continue;
+        };
+        if excerpts::fits_whole(text) {
+            focus.names.extend(identifiers(text));
+            continue;
+        }
+        let parts = excerpts::choose(&g.path, text, &focus, &g.lines, budget);
+        for piece in &parts.pieces {
+            focus.names.extend(identifiers(&piece.text));
         }
     }
     let order = priority(&read, &focus);

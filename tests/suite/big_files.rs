@@ -286,3 +286,34 @@ fn what_the_model_drops_or_echoes_stays_out_of_the_file() {
             .replace("print(area(2))", "print(area(3))")
     );
 }
+
+/// A prompt that names only a short test: the definitions the test calls
+/// are the parts shown of the big file it imports.
+#[test]
+fn the_definitions_a_short_test_calls_are_shown() {
+    let env = TestEnv::new();
+    let text = format!(
+        "{}def area(r):\n    return 3 * r\n\n\n{}",
+        filler("step", 40),
+        filler("more", 40)
+    );
+    env.write("geometry.py", &text);
+    env.write(
+        "test_geometry.py",
+        "from geometry import area\n\n\ndef test_area():\n    assert area(2) == 12\n",
+    );
+    let server = FakeOllama::start(vec![streamed("I cannot tell.")]);
+    whole_run(&env, &server)
+        .args([
+            "run",
+            "--yes",
+            "test_geometry.py fails; fix the code, not the test.",
+        ])
+        .assert()
+        .success();
+    let first = opening(&server);
+    assert!(
+        first.contains("geometry.py lines 201-202 (area)"),
+        "{first}"
+    );
+}
