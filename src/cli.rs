@@ -247,9 +247,18 @@ pub struct ExportArgs {
     /// Stop at the first malformed or invalid record instead of skipping it.
     #[arg(long)]
     pub strict: bool,
-    /// openai: `weight: 0` on assistant turns whose tool calls failed.
-    #[arg(long)]
-    pub weight_failed_turns: bool,
+    /// Do not learn from replies that failed (the default): `weight: 0`
+    /// (openai), `train: false` (hf), the conversation cut before the first
+    /// (sharegpt), `extra.train: false` (atif).
+    #[arg(
+        long,
+        alias = "weight-failed-turns",
+        overrides_with = "no_mask_failed_steps"
+    )]
+    pub mask_failed_steps: bool,
+    /// Learn from every reply, failed ones too.
+    #[arg(long, overrides_with = "mask_failed_steps")]
+    pub no_mask_failed_steps: bool,
     /// hf: tool-call arguments as JSON strings (for datasets whose argument types vary).
     #[arg(long)]
     pub arguments_as_string: bool,

@@ -28,6 +28,7 @@ pub mod repo_map;
 pub mod room;
 pub mod route;
 pub mod setup;
+pub mod steps;
 pub mod structured;
 pub mod text_calls;
 pub mod traceback;
@@ -40,17 +41,18 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::checkpoint::Checkpoint;
-use crate::client::ModelInfo;
+use crate::client::{Message, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::session::{FinetuneRecord, Session, Status, Store, Usage};
+use crate::session::{FinetuneRecord, Session, Status, Store, Trajectory, Usage};
 use crate::signals::Signals;
 use crate::ui::Output;
 use crate::vocab::Confinement;
 use calls::CallRunner;
 use check::CheckPlan;
+use edits::Protocol;
 use ending::Ending;
 use interrupt::Interruptions;
 use setup::ModelSetup;
@@ -160,6 +162,8 @@ pub async fn run(
     let attempts = turns.check_runs() + 1;
     let context = turns.context(&session);
     let speed = turns.speed();
+    let schemas = turns.model.wire_schemas().to_vec();
+    let protocol = turns.protocol;
     let calls = turns.calls;
     if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
         let (rules, ws) = (calls.rules(), &workspace);
@@ -184,7 +188,8 @@ pub async fn run(
         usage_before,
         max_turns: settings.max_turns,
         store: saves,
-        schemas: &model.schemas,
+        schemas: &schemas,
+        protocol: &protocol,
         last_message_file: job.last_message_file.as_deref(),
         structured_output,
         checkpoint: job.checkpoint.as_ref(),
@@ -206,7 +211,10 @@ struct Close<'a> {
     max_turns: u32,
     /// `None` with `--no-save`.
     store: Option<&'a Store>,
+    /// The tool schemas as sent (none in the text formats).
     schemas: &'a [Value],
+    /// How the conversation went on the wire, for the record.
+    protocol: &'a Protocol,
     last_message_file: Option<&'a Path>,
     /// The answer's JSON value, validated against `--output-schema`.
     structured_output: Option<Value>,
@@ -251,7 +259,9 @@ impl Close<'_> {
         session.exit_code = Some(exit.code());
         let reverted = settle_checkpoint(self.checkpoint, self.revert_on_fail, session, exit, out);
         if let Some(store) = self.store {
-            save_with_record(store, session, self.schemas, out);
+            let wire = |messages: &[Message]| self.protocol.wire(messages).into_owned();
+            let trajectory = steps::trajectory(session, &wire);
+            save_with_record(store, session, self.schemas, trajectory, out);
         }
         ending.explain(session.turns - self.first_turn, out);
         out.session_completed(&RunSummary {
@@ -294,17 +304,20 @@ impl Close<'_> {
     }
 }
 
-/// Saves the session and appends its fine-tuning record; a failure is a
-/// warning, as the run itself is over.
+/// Saves the session and appends its fine-tuning record (`trajectory`:
+/// the conversation as the model saw it); a failure is a warning, as the
+/// run itself is over.
 pub fn save_with_record(
     store: &Store,
     session: &mut Session,
     schemas: &[Value],
+    trajectory: Trajectory,
     out: &mut dyn Output,
 ) {
+    let record = FinetuneRecord::from_session(session, schemas, trajectory);
     let saved = store
         .save(session)
-        .and_then(|()| store.append_finetune(&FinetuneRecord::from_session(session, schemas)));
+        .and_then(|()| store.append_finetune(&record));
     if let Err(e) = saved {
         out.warn(&format!("{e:#}"));
     }

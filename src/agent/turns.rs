@@ -40,7 +40,7 @@ pub struct Turns<'a> {
     client: &'a ModelClient,
     /// How this run talks to the model (fenced after a server refused the
     /// tool schemas).
-    model: ModelSetup,
+    pub model: ModelSetup,
     options: ChatOptions,
     /// `None` with `--no-save`.
     store: Option<&'a Store>,

@@ -91,6 +91,10 @@ pub fn count(
 ) {
     session.usage.prompt_tokens += reply.prompt_eval_count;
     session.usage.completion_tokens += reply.eval_count;
+    session.reply_usage.push(Usage {
+        prompt_tokens: reply.prompt_eval_count,
+        completion_tokens: reply.eval_count,
+    });
     speed.measure(reply);
     let reply_tokens = message_tokens(&reply.message);
     meter.measure(

@@ -594,11 +594,6 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
             Error::io(format!("cannot read `{}`", input.display()), e)
         }
     })?;
-    if args.weight_failed_turns && args.format != export::Format::Openai {
-        crate::ui::print_warning(
-            "`--weight-failed-turns` only applies to `--format openai`; it is ignored",
-        );
-    }
     if args.arguments_as_string && args.format != export::Format::Hf {
         crate::ui::print_warning(
             "`--arguments-as-string` only applies to `--format hf`; it is ignored",
@@ -612,7 +607,7 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
         min_turns: args.min_turns,
         dedupe: args.dedupe,
         strict: args.strict,
-        weight_failed_turns: args.weight_failed_turns,
+        mask_failed_steps: !args.no_mask_failed_steps,
         arguments_as_string: args.arguments_as_string,
         // Records live in `OC_HOME/finetune.jsonl`; their images beside them.
         images: Some(ImageStore::new(&image_home(&input))),

@@ -12,7 +12,7 @@ use super::server;
 use super::transcript::{is_call_written_as_text, to_messages};
 use crate::agent::interrupt::{Interruption, Interruptions};
 use crate::agent::setup::open_workspace;
-use crate::agent::{Job, save_with_record, settle_checkpoint, write_last_message};
+use crate::agent::{Job, save_with_record, settle_checkpoint, steps, write_last_message};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
@@ -119,7 +119,8 @@ pub async fn run(
     let checkpoint = job.checkpoint.as_ref();
     let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, &mut session, exit, out);
     if job.save {
-        save_with_record(&store, &mut session, &[], out);
+        let trajectory = steps::trajectory(&session, &|messages| messages.to_vec());
+        save_with_record(&store, &mut session, &[], trajectory, out);
     }
     let summary = RunSummary {
         saved: job.save,

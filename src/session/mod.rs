@@ -17,11 +17,21 @@ use crate::vocab::{Confinement, Mode};
 pub mod export;
 mod export_images;
 pub mod redact;
+mod step;
+mod usage;
+
+pub use step::{Step, Trajectory};
+pub use usage::Usage;
 
 /// Version of the session file layout.
 pub const SESSION_VERSION: u32 = 1;
-/// Version of the fine-tuning record layout.
-pub const FINETUNE_VERSION: u32 = 1;
+/// Version of the fine-tuning record layout: 2 since records hold the
+/// conversation as the model saw it and a step for each of its replies.
+pub const FINETUNE_VERSION: u32 = 2;
+
+/// The placeholder for the run's working directory in fine-tuning
+/// records: a record says nothing of the machine it was made on.
+pub const WORKSPACE_PLACEHOLDER: &str = "/workspace";
 
 /// How a run stands or ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,14 +69,6 @@ pub struct AbortedReply {
     pub content: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub thinking: String,
-}
-
-/// Token counts summed over a run, from Ollama's `prompt_eval_count` and
-/// `eval_count`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
 }
 
 /// One saved run: `OC_HOME/sessions/<id>.json`.
@@ -131,6 +133,10 @@ pub struct Session {
     /// Replies cut short (reply cap or repetition).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
+    /// The tokens of each reply, in order: one per assistant message the
+    /// model wrote (Ollama's `prompt_eval_count` and `eval_count`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reply_usage: Vec<Usage>,
     /// Turns whose prompt the server cut (it evaluated clearly fewer
     /// tokens than were sent): the model did not see all of it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -230,6 +236,7 @@ impl Session {
             check: None,
             precheck: None,
             cut_replies: Vec::new(),
+            reply_usage: Vec::new(),
             truncated_turns: Vec::new(),
             compactions: Vec::new(),
             exit_code: None,
@@ -557,9 +564,16 @@ pub struct FinetuneRecord {
     pub system_prompt: String,
     /// The tool schemas offered, as sent to the server.
     pub tools: Vec<Value>,
-    /// The conversation after the system prompt: user, assistant (with
-    /// `tool_calls`, arguments as objects) and tool messages.
+    /// The conversation after the system prompt, as the model saw it and
+    /// wrote it: with tools, user, assistant (with `tool_calls`, arguments
+    /// as objects) and tool messages; in the text edit formats, the
+    /// replies as written (file blocks, requests) and the results as the
+    /// user messages that carried them. Nothing `oc` made up is in it.
     pub messages: Vec<Message>,
+    /// One per assistant message of `messages`, in order: whether that
+    /// reply did what it meant to (records before version 2 have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
     /// The run finished with an answer (and, with `--check`, the check
     /// passed).
     pub success: bool,
@@ -600,19 +614,22 @@ pub struct FinetuneRecord {
 }
 
 impl FinetuneRecord {
-    /// The record of a session as it stands.
-    pub fn from_session(session: &Session, tools: &[Value]) -> Self {
-        let (system_prompt, messages) = match session.messages.split_first() {
+    /// The record of a session as it stands, its conversation being
+    /// `trajectory`; the working directory is [`WORKSPACE_PLACEHOLDER`].
+    pub fn from_session(session: &Session, tools: &[Value], trajectory: Trajectory) -> Self {
+        let mut all = trajectory.messages;
+        if session.cwd.len() > 1 {
+            for m in &mut all {
+                m.content = m.content.replace(&session.cwd, WORKSPACE_PLACEHOLDER);
+            }
+        }
+        let (system_prompt, messages) = match all.split_first() {
             Some((first, rest)) if first.role == crate::client::Role::System => {
                 (first.content.clone(), rest.to_vec())
             }
-            _ => (String::new(), session.messages.clone()),
+            _ => (String::new(), all),
         };
         let success = succeeded(session);
-        let mut messages = messages;
-        if success && let Some(answer) = closing_answer(&messages, &session.failed_tool_calls) {
-            messages.push(answer);
-        }
         FinetuneRecord {
             version: FINETUNE_VERSION,
             session_id: session.id.clone(),
@@ -622,6 +639,7 @@ impl FinetuneRecord {
             system_prompt,
             tools: tools.to_vec(),
             messages,
+            steps: trajectory.steps,
             success,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             turns: session.turns,
@@ -638,31 +656,6 @@ impl FinetuneRecord {
             usage: session.usage,
         }
     }
-}
-
-/// A run whose last reply was only file blocks (`--edit-format
-/// whole|diff`) ends on the results of the calls they became, with no
-/// answer after them; trainers need one. Returns the answer such a run
-/// gave (`Changed a.py, b.py.`, as in its JSON result), or `None` when the
-/// conversation already ends with an answer.
-fn closing_answer(messages: &[Message], failed: &[String]) -> Option<Message> {
-    use crate::client::Role;
-    if messages.last()?.role != Role::Tool {
-        return None;
-    }
-    let calls = &messages
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::Assistant)?
-        .tool_calls;
-    let mut paths: Vec<&str> = calls
-        .iter()
-        .filter(|c| !c.id.as_ref().is_some_and(|id| failed.contains(id)))
-        .filter_map(|c| c.function.arguments["path"].as_str())
-        .collect();
-    paths.dedup();
-    (!paths.is_empty())
-        .then(|| Message::text(Role::Assistant, format!("Changed {}.", paths.join(", "))))
 }
 
 #[cfg(test)]

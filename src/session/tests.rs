@@ -32,9 +32,24 @@ fn save_is_atomic_and_round_trips() {
     session
         .messages
         .push(Message::text(Role::Assistant, "Fixed."));
-    let record = FinetuneRecord::from_session(&session, &[serde_json::json!({"type": "function"})]);
+    session.messages.push(Message::text(
+        Role::User,
+        format!("Results:\nchanged {}/a.py", home.path().display()),
+    ));
+    let trajectory = Trajectory {
+        messages: session.messages.clone(),
+        steps: vec![Step::default()],
+    };
+    let tools = [serde_json::json!({"type": "function"})];
+    let record = FinetuneRecord::from_session(&session, &tools, trajectory);
     assert_eq!(record.system_prompt, "sys");
-    assert_eq!(record.messages.len(), 2);
+    assert_eq!(record.messages.len(), 3);
+    assert_eq!(record.steps, [Step::default()]);
+    // The machine's working directory is not in the record.
+    assert_eq!(
+        record.messages[2].content,
+        "Results:\nchanged /workspace/a.py"
+    );
     assert!(record.success);
     store.append_finetune(&record).unwrap();
     store.append_finetune(&record).unwrap();

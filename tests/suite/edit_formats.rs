@@ -99,25 +99,19 @@ fn the_real_whole_file_reply_is_applied_in_one_turn() {
         written.contains("test_utils.py\n```python\nfrom utils import"),
         "{written}"
     );
-    // The record is what a trainer needs: the files shown, the calls made.
+    // The record is what the model saw and wrote: the files shown, its
+    // reply as written (no call it did not make), the results as the user
+    // message that carried them, and the reply's step.
     let record = &env.finetune()[0];
     assert_eq!(record["tools"], json!([]));
-    assert_eq!(
-        record["messages"][1]["tool_calls"][0]["function"]["name"],
-        "write_file"
-    );
-    // It ends with the run's answer, so every export format takes it.
-    let last = record["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
-    assert_eq!(
-        last,
-        json!({"role": "assistant", "content": "Changed utils.py."})
-    );
-    for format in ["openai", "hf", "sharegpt"] {
+    assert_eq!(record["messages"][1]["content"], json!(written));
+    assert!(record["messages"][1].get("tool_calls").is_none());
+    let results = record["messages"][2]["content"].as_str().unwrap();
+    assert!(results.starts_with("Results:\n"), "{results}");
+    assert_eq!(record["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(record["steps"][0]["ok"], true);
+    assert!(record["steps"][0]["usage"]["completion_tokens"].as_u64() > Some(0));
+    for format in ["openai", "hf", "sharegpt", "atif"] {
         let out = env
             .oc(&server)
             .args(["export-ft", "--strict", "--format", format])

@@ -22,17 +22,10 @@ fn exports_match_the_golden_files() {
         "{}/fixtures/finetune/records.jsonl",
         env!("CARGO_MANIFEST_DIR")
     );
-    for format in ["openai", "hf", "sharegpt"] {
+    for format in ["openai", "hf", "sharegpt", "atif"] {
         let out = env
             .oc(&server)
-            .args([
-                "export-ft",
-                "--input",
-                &input,
-                "--format",
-                format,
-                "--weight-failed-turns",
-            ])
+            .args(["export-ft", "--input", &input, "--format", format])
             .assert()
             .success();
         let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
@@ -42,14 +35,31 @@ fn exports_match_the_golden_files() {
             "{format}"
         );
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-        assert!(
-            stderr.contains("read 4 records, wrote 2, skipped 2"),
-            "{stderr}"
-        );
+        // ATIF keeps a run that ended on a call's result.
+        let counts = match format {
+            "atif" => "read 4 records, wrote 3, skipped 1",
+            _ => "read 4 records, wrote 2, skipped 2",
+        };
+        assert!(stderr.contains(counts), "{stderr}");
         assert!(
             stderr.contains("malformed") && stderr.contains("(line 4)"),
             "{stderr}"
         );
+    }
+    // Failed replies are masked by default; `--no-mask-failed-steps`
+    // learns from every one (the last flag given wins).
+    for (flags, weighted) in [
+        (vec!["--no-mask-failed-steps"], false),
+        (vec!["--no-mask-failed-steps", "--mask-failed-steps"], true),
+    ] {
+        let out = env
+            .oc(&server)
+            .args(["export-ft", "--input", &input])
+            .args(flags)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert_eq!(stdout.contains("\"weight\":0"), weighted, "{stdout}");
     }
 }
 
@@ -316,4 +326,96 @@ fn export_refuses_to_overwrite_its_input_and_skips_broken_bytes() {
         .args(["export-ft", "--input", "in.jsonl", "--mode", "bogus"])
         .assert()
         .code(2);
+}
+
+/// The python that holds the `atif` package: `OC_ATIF_PYTHON`, or the
+/// venv `.ci/run` makes (`target/atif-venv`).
+fn atif_python() -> String {
+    if let Ok(python) = std::env::var("OC_ATIF_PYTHON") {
+        return python;
+    }
+    let venv = format!("{}/target/atif-venv/bin/python", env!("CARGO_MANIFEST_DIR"));
+    assert!(
+        std::path::Path::new(&venv).is_file(),
+        "the ATIF check needs the `atif` package: run .ci/run once (it makes target/atif-venv), or set OC_ATIF_PYTHON to a python with `pip install atif`"
+    );
+    venv
+}
+
+/// Runs of both protocols, a failed step in each, exported as ATIF and
+/// checked by the `atif` package's own models; the other formats take the
+/// same records.
+#[test]
+fn atif_exports_pass_the_atif_models() {
+    let env = TestEnv::new();
+    env.write("utils.py", "def one():\n    return 2\n");
+    env.write("notes.py", "x = 1\n");
+    let chunked = |text: &str| {
+        Reply::lines(vec![
+            crate::common::fake_ollama::content_chunk(text),
+            crate::common::fake_ollama::done_chunk("stop"),
+        ])
+    };
+    let server = FakeOllama::start(vec![
+        chunked("notes.py\n```python\nx = 2\n```"),
+        chunked("utils.py\n```python\ndef one():\n    return 1\n```"),
+    ]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "Fix one() in utils.py: it must return 1."])
+        .assert()
+        .success();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "missing.txt"}))]),
+        Reply::answer("No such file."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--edit-format", "tools", "read missing.txt"])
+        .assert()
+        .success();
+    let records = env.finetune();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["steps"][0]["ok"], false, "{}", records[0]);
+    assert_eq!(records[1]["steps"][0]["ok"], false, "{}", records[1]);
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--strict", "--format", "atif"])
+        .assert()
+        .success();
+    let exported = out.get_output().stdout.clone();
+    assert_eq!(String::from_utf8_lossy(&exported).lines().count(), 2);
+    let mut child = std::process::Command::new(atif_python())
+        .arg(format!(
+            "{}/scripts/validate-atif.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&exported).unwrap();
+    let checked = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout).to_string()
+        + &String::from_utf8_lossy(&checked.stderr);
+    assert!(checked.status.success(), "{said}");
+    assert!(said.starts_with("2 trajectories valid"), "{said}");
+    // Both runs' first replies failed: ShareGPT, which can only end a
+    // conversation before a failed reply, has nothing to learn from.
+    for (format, lines) in [("openai", 2), ("hf", 2), ("sharegpt", 0)] {
+        let out = env
+            .oc(&server)
+            .args(["export-ft", "--strict", "--format", format])
+            .assert()
+            .success();
+        assert_eq!(stdout_lines(&out), lines, "{format}");
+    }
+}
+
+fn stdout_lines(out: &assert_cmd::assert::Assert) -> usize {
+    String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .count()
 }

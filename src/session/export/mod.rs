@@ -17,12 +17,17 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, Write};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::FinetuneRecord;
 use super::export_images::{Layout, attach};
-use crate::client::{Message, Role};
 use crate::images::ImageStore;
+
+mod atif;
+mod chat;
+mod sharegpt;
+mod steps;
+mod validate;
 
 /// The layout written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -30,6 +35,7 @@ pub enum Format {
     Openai,
     Hf,
     Sharegpt,
+    Atif,
 }
 
 impl Format {
@@ -39,6 +45,7 @@ impl Format {
             Format::Openai => "openai",
             Format::Hf => "hf",
             Format::Sharegpt => "sharegpt",
+            Format::Atif => "atif",
         }
     }
 }
@@ -55,8 +62,10 @@ pub struct Options {
     pub dedupe: bool,
     /// A malformed or invalid record is an error instead of a skip.
     pub strict: bool,
-    /// `openai`: `weight: 0` on assistant turns whose tool calls failed.
-    pub weight_failed_turns: bool,
+    /// Failed replies are not learned from, each format its own way
+    /// (`weight: 0`, `train: false`, the conversation cut before them,
+    /// `extra.train: false`).
+    pub mask_failed_steps: bool,
     /// `hf`: tool-call arguments as JSON strings.
     pub arguments_as_string: bool,
     /// Where the records' images are (the `OC_HOME` of the input); records
@@ -156,17 +165,25 @@ pub fn export(
                 continue;
             }
         }
-        let converted = convert(&record, format, options);
-        if let Err(why) = validate(&converted, format) {
-            if options.strict {
-                return Err(format!(
-                    "line {number} cannot be exported as {}: {why}",
-                    format.name()
-                ));
-            }
-            summary.skip(format!("invalid for this format: {why}"), number);
+        if options.mask_failed_steps && !learnable(&record, format) {
+            summary.skip("no reply to learn from once failed ones are masked", number);
             continue;
         }
+        let converted = convert(&record, format, options);
+        let converted = converted.and_then(|line| validate(&line, format).map(|()| line));
+        let converted = match converted {
+            Ok(line) => line,
+            Err(why) => {
+                if options.strict {
+                    return Err(format!(
+                        "line {number} cannot be exported as {}: {why}",
+                        format.name()
+                    ));
+                }
+                summary.skip(format!("invalid for this format: {why}"), number);
+                continue;
+            }
+        };
         let mut converted = converted;
         if let Err(why) = with_images(&mut converted, &record, format, options) {
             if options.strict {
@@ -190,6 +207,18 @@ pub fn export(
     }
 }
 
+/// Whether a masked export of `record` keeps a reply to learn from: ATIF
+/// keeps every step, ShareGPT the replies before the first failed one,
+/// the chat layouts every reply that worked.
+fn learnable(record: &FinetuneRecord, format: Format) -> bool {
+    let ok = steps::replies_ok(record);
+    match format {
+        Format::Atif => true,
+        Format::Sharegpt => ok.first() == Some(&true),
+        Format::Openai | Format::Hf => ok.contains(&true),
+    }
+}
+
 /// `line` with the record's images, when it has any (see
 /// [`super::export_images`]).
 fn with_images(
@@ -198,14 +227,15 @@ fn with_images(
     format: Format,
     options: &Options,
 ) -> Result<(), String> {
-    if record.messages.iter().all(|m| m.images.is_empty()) {
+    if format == Format::Atif || record.messages.iter().all(|m| m.images.is_empty()) {
+        // ATIF names its images in its steps.
         return Ok(());
     }
     let store = (options.images.as_ref()).ok_or("its images: no image folder given")?;
     let layout = match format {
         Format::Openai => Layout::DataUrlParts,
         Format::Hf => Layout::ImagePartsAndPaths,
-        Format::Sharegpt => Layout::TagsAndPaths,
+        Format::Sharegpt | Format::Atif => Layout::TagsAndPaths,
     };
     attach(line, record, layout, store)
         .map_err(|why| format!("its images cannot be exported: {why}"))
@@ -260,281 +290,30 @@ fn newer_or_equal(created: &str, since: &str) -> bool {
     }
 }
 
-/// Whether the assistant message made a call that failed.
-fn failed(message: &Message, record: &FinetuneRecord) -> bool {
-    message.tool_calls.iter().any(|c| {
-        c.id.as_ref()
-            .is_some_and(|id| record.failed_tool_calls.contains(id))
-    })
-}
-
 /// The record in `format`.
-pub fn convert(record: &FinetuneRecord, format: Format, options: &Options) -> Value {
-    match format {
-        Format::Openai => openai(record, options),
-        Format::Hf => hf(record, options),
-        Format::Sharegpt => sharegpt(record),
-    }
-}
-
-fn openai(record: &FinetuneRecord, options: &Options) -> Value {
-    let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
-    for m in &record.messages {
-        messages.push(match m.role {
-            Role::System | Role::User => json!({"role": role(m.role), "content": m.content}),
-            Role::Assistant => {
-                let mut out = json!({"role": "assistant"});
-                if m.tool_calls.is_empty() {
-                    out["content"] = json!(m.content);
-                } else {
-                    out["content"] = if m.content.is_empty() {
-                        Value::Null
-                    } else {
-                        json!(m.content)
-                    };
-                    out["tool_calls"] = m
-                        .tool_calls
-                        .iter()
-                        .map(|c| {
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {
-                                    "name": c.function.name,
-                                    "arguments": c.function.arguments.to_string(),
-                                }
-                            })
-                        })
-                        .collect();
-                }
-                if options.weight_failed_turns {
-                    out["weight"] = json!(if failed(m, record) { 0 } else { 1 });
-                }
-                out
-            }
-            Role::Tool => json!({
-                "role": "tool",
-                "tool_call_id": m.tool_call_id,
-                "content": m.content,
-            }),
-        });
-    }
-    json!({"messages": messages, "tools": record.tools})
-}
-
-fn hf(record: &FinetuneRecord, options: &Options) -> Value {
-    let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
-    for m in &record.messages {
-        messages.push(match m.role {
-            Role::System | Role::User => json!({"role": role(m.role), "content": m.content}),
-            Role::Assistant => {
-                let mut out = json!({"role": "assistant", "content": m.content});
-                if !m.tool_calls.is_empty() {
-                    out["tool_calls"] = m
-                        .tool_calls
-                        .iter()
-                        .map(|c| {
-                            let arguments = if options.arguments_as_string {
-                                json!(c.function.arguments.to_string())
-                            } else {
-                                c.function.arguments.clone()
-                            };
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {"name": c.function.name, "arguments": arguments}
-                            })
-                        })
-                        .collect();
-                }
-                out
-            }
-            Role::Tool => json!({
-                "role": "tool",
-                "name": m.tool_name,
-                "tool_call_id": m.tool_call_id,
-                "content": m.content,
-            }),
-        });
-    }
-    json!({"messages": messages, "tools": record.tools})
-}
-
-fn sharegpt(record: &FinetuneRecord) -> Value {
-    let mut conversations: Vec<Value> = Vec::new();
-    let mut results: Vec<String> = Vec::new();
-    let flush = |results: &mut Vec<String>, conversations: &mut Vec<Value>| {
-        if results.is_empty() {
-            return;
-        }
-        let value = if results.len() == 1 {
-            results[0].clone()
-        } else {
-            json!(results).to_string()
-        };
-        conversations.push(json!({"from": "observation", "value": value}));
-        results.clear();
-    };
-    for m in &record.messages {
-        if m.role != Role::Tool {
-            flush(&mut results, &mut conversations);
-        }
-        match m.role {
-            Role::System | Role::User => {
-                conversations.push(json!({"from": "human", "value": m.content}));
-            }
-            Role::Assistant if m.tool_calls.is_empty() => {
-                conversations.push(json!({"from": "gpt", "value": m.content}));
-            }
-            Role::Assistant => {
-                let calls: Vec<Value> = m
-                    .tool_calls
-                    .iter()
-                    .map(|c| json!({"name": c.function.name, "arguments": c.function.arguments}))
-                    .collect();
-                let value = if calls.len() == 1 {
-                    calls[0].to_string()
-                } else {
-                    json!(calls).to_string()
-                };
-                conversations.push(json!({"from": "function_call", "value": value}));
-            }
-            Role::Tool => results.push(m.content.clone()),
-        }
-    }
-    flush(&mut results, &mut conversations);
-    json!({
-        "conversations": conversations,
-        "system": record.system_prompt,
-        "tools": serde_json::to_string(&record.tools).unwrap_or_default(),
+///
+/// Errors: the record cannot be written in it (ATIF: a missing image).
+pub fn convert(
+    record: &FinetuneRecord,
+    format: Format,
+    options: &Options,
+) -> Result<Value, String> {
+    let mask = options.mask_failed_steps;
+    Ok(match format {
+        Format::Openai => chat::openai(record, mask),
+        Format::Hf => chat::hf(record, mask, options.arguments_as_string),
+        Format::Sharegpt => sharegpt::sharegpt(record, mask),
+        Format::Atif => atif::atif(record, mask, options.images.as_ref())?,
     })
-}
-
-fn role(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    }
 }
 
 /// Checks a converted line against what its format requires.
 pub fn validate(line: &Value, format: Format) -> Result<(), String> {
     match format {
-        Format::Openai | Format::Hf => validate_messages(line, format),
-        Format::Sharegpt => validate_sharegpt(line),
+        Format::Openai | Format::Hf => validate::messages(line, format == Format::Openai),
+        Format::Sharegpt => validate::sharegpt(line),
+        Format::Atif => atif::validate(line),
     }
-}
-
-fn validate_messages(line: &Value, format: Format) -> Result<(), String> {
-    let messages = line["messages"].as_array().ok_or("no `messages` list")?;
-    let mut open_calls: Vec<String> = Vec::new();
-    let mut previous = "";
-    for (i, m) in messages.iter().enumerate() {
-        let role = m["role"]
-            .as_str()
-            .ok_or(format!("message {i} has no role"))?;
-        match role {
-            "system" if i == 0 => {}
-            "user" | "system" => {
-                if !open_calls.is_empty() {
-                    return Err(format!(
-                        "message {i}: tool calls {open_calls:?} have no results"
-                    ));
-                }
-            }
-            "assistant" => {
-                if !open_calls.is_empty() {
-                    return Err(format!(
-                        "message {i}: tool calls {open_calls:?} have no results"
-                    ));
-                }
-                if previous == "assistant" {
-                    return Err(format!("message {i}: two assistant messages in a row"));
-                }
-                for call in m["tool_calls"].as_array().into_iter().flatten() {
-                    let id = call["id"]
-                        .as_str()
-                        .ok_or(format!("message {i}: a tool call has no id"))?;
-                    let arguments = &call["function"]["arguments"];
-                    let good = match format {
-                        Format::Openai => arguments.as_str().is_some_and(|a| {
-                            serde_json::from_str::<Value>(a).is_ok_and(|v| v.is_object())
-                        }),
-                        Format::Hf | Format::Sharegpt => {
-                            arguments.is_object()
-                                || arguments
-                                    .as_str()
-                                    .is_some_and(|a| serde_json::from_str::<Value>(a).is_ok())
-                        }
-                    };
-                    if !good {
-                        return Err(format!(
-                            "message {i}: arguments of `{id}` are not in this format's shape"
-                        ));
-                    }
-                    open_calls.push(id.to_string());
-                }
-                if m["tool_calls"].is_null() && !m["content"].is_string() {
-                    return Err(format!(
-                        "message {i}: an assistant message without content or tool calls"
-                    ));
-                }
-            }
-            "tool" => {
-                let id = m["tool_call_id"]
-                    .as_str()
-                    .ok_or(format!("message {i}: a tool message without tool_call_id"))?;
-                let Some(at) = open_calls.iter().position(|c| c == id) else {
-                    return Err(format!(
-                        "message {i}: tool_call_id `{id}` answers no open call"
-                    ));
-                };
-                open_calls.remove(at);
-            }
-            other => return Err(format!("message {i}: unknown role `{other}`")),
-        }
-        previous = role;
-    }
-    if !open_calls.is_empty() {
-        return Err(format!("tool calls {open_calls:?} have no results"));
-    }
-    if previous != "assistant" {
-        return Err("the conversation does not end with an assistant message".into());
-    }
-    Ok(())
-}
-
-fn validate_sharegpt(line: &Value) -> Result<(), String> {
-    let turns = line["conversations"]
-        .as_array()
-        .ok_or("no `conversations` list")?;
-    if turns.is_empty() {
-        return Err("no conversation".into());
-    }
-    for (i, t) in turns.iter().enumerate() {
-        let from = t["from"]
-            .as_str()
-            .ok_or(format!("entry {i} has no `from`"))?;
-        let asking = matches!(from, "human" | "observation");
-        let answering = matches!(from, "gpt" | "function_call");
-        if !asking && !answering {
-            return Err(format!("entry {i}: unknown `from` `{from}`"));
-        }
-        // Human and observation at even places, gpt and function_call at
-        // odd ones, as LLaMA-Factory requires.
-        if (i % 2 == 0) != asking {
-            return Err(format!("entry {i}: `{from}` out of turn"));
-        }
-        if !t["value"].is_string() {
-            return Err(format!("entry {i}: `value` is not text"));
-        }
-    }
-    if turns.len() % 2 == 1 {
-        return Err("the conversation does not end with an answer".into());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

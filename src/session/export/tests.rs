@@ -2,6 +2,7 @@
 
 use super::*;
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 fn record(messages: Value, failed: &[&str]) -> FinetuneRecord {
     serde_json::from_value(json!({
@@ -34,10 +35,10 @@ fn two_parallel_calls() -> FinetuneRecord {
 #[test]
 fn openai_has_string_arguments_and_answered_ids() {
     let options = Options {
-        weight_failed_turns: true,
+        mask_failed_steps: true,
         ..Options::default()
     };
-    let line = convert(&two_parallel_calls(), Format::Openai, &options);
+    let line = convert(&two_parallel_calls(), Format::Openai, &options).unwrap();
     validate(&line, Format::Openai).unwrap();
     let assistant = &line["messages"][2];
     assert_eq!(assistant["content"], Value::Null);
@@ -54,7 +55,7 @@ fn openai_has_string_arguments_and_answered_ids() {
 
 #[test]
 fn hf_has_object_arguments_and_named_tool_messages() {
-    let line = convert(&two_parallel_calls(), Format::Hf, &Options::default());
+    let line = convert(&two_parallel_calls(), Format::Hf, &Options::default()).unwrap();
     validate(&line, Format::Hf).unwrap();
     assert_eq!(
         line["messages"][2]["tool_calls"][0]["function"]["arguments"],
@@ -65,7 +66,7 @@ fn hf_has_object_arguments_and_named_tool_messages() {
         arguments_as_string: true,
         ..Options::default()
     };
-    let line = convert(&two_parallel_calls(), Format::Hf, &options);
+    let line = convert(&two_parallel_calls(), Format::Hf, &options).unwrap();
     assert_eq!(
         line["messages"][2]["tool_calls"][0]["function"]["arguments"],
         "{\"path\":\"a\"}"
@@ -74,7 +75,7 @@ fn hf_has_object_arguments_and_named_tool_messages() {
 
 #[test]
 fn sharegpt_alternates() {
-    let line = convert(&two_parallel_calls(), Format::Sharegpt, &Options::default());
+    let line = convert(&two_parallel_calls(), Format::Sharegpt, &Options::default()).unwrap();
     validate(&line, Format::Sharegpt).unwrap();
     let froms: Vec<&str> = line["conversations"]
         .as_array()
@@ -185,4 +186,137 @@ fn filters_and_dedupe() {
         ..Options::default()
     };
     assert!(export(input.as_bytes(), Vec::new(), Format::Hf, &options).is_err());
+}
+
+/// A record of the whole-file format: the replies as written, results as
+/// user messages, a step per reply; the second reply's block was refused.
+fn whole_file_run() -> FinetuneRecord {
+    serde_json::from_value(json!({
+        "version": 2, "session_id": "s2", "created_at": "2026-12-01T01:00:00Z",
+        "model": "qwen2.5-coder:1.5b", "mode": "code", "system_prompt": "To change a file, write its path, then a fenced block.",
+        "tools": [],
+        "messages": [
+            {"role": "user", "content": "Fix a.py"},
+            {"role": "assistant", "content": "b.py\n```python\nx = 2\n```", "thinking": "b first"},
+            {"role": "user", "content": "Results:\nb.py: error: b.py was not shown to you"},
+            {"role": "assistant", "content": "a.py\n```python\nx = 1\n```"},
+            {"role": "user", "content": "Results:\na.py: changed"}
+        ],
+        "steps": [
+            {"ok": false, "notes": ["write_file: error: b.py was not shown to you"],
+             "usage": {"prompt_tokens": 300, "completion_tokens": 20}},
+            {"ok": true, "usage": {"prompt_tokens": 340, "completion_tokens": 18}}
+        ],
+        "success": true, "exit_reason": "answered", "exit_code": 0,
+        "turns": 2, "usage": {"prompt_tokens": 640, "completion_tokens": 38},
+        "check": {"command": "pytest -q", "exit_code": 0, "passed": true, "attempts": 1}
+    }))
+    .unwrap()
+}
+
+/// Every format masks the failed reply its own way, ends with the last
+/// reply, and keeps the thinking apart from the answer (or out).
+#[test]
+fn failed_steps_are_masked_and_reasoning_is_apart() {
+    let record = whole_file_run();
+    let mask = Options {
+        mask_failed_steps: true,
+        ..Options::default()
+    };
+    let line = convert(&record, Format::Openai, &mask).unwrap();
+    validate(&line, Format::Openai).unwrap();
+    let messages = line["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "the last results teach nothing");
+    assert_eq!(messages[2]["weight"], 0);
+    assert_eq!(messages[4]["weight"], 1);
+    assert_eq!(messages[4]["content"], "a.py\n```python\nx = 1\n```");
+    assert!(line.get("tools").is_none() && line.get("parallel_tool_calls").is_none());
+    assert!(messages[2].get("reasoning_content").is_none());
+
+    let line = convert(&record, Format::Hf, &mask).unwrap();
+    validate(&line, Format::Hf).unwrap();
+    assert_eq!(line["messages"][2]["train"], false);
+    assert_eq!(line["messages"][2]["reasoning_content"], "b first");
+    assert_eq!(
+        line["messages"][2]["content"],
+        "b.py\n```python\nx = 2\n```"
+    );
+    assert_eq!(line["messages"][4]["train"], true);
+    let unmasked = convert(&record, Format::Hf, &Options::default()).unwrap();
+    assert!(unmasked["messages"][2].get("train").is_none());
+
+    // ShareGPT has no mask: the conversation ends before the failed reply,
+    // and a record with nothing left is skipped.
+    let line = convert(&record, Format::Sharegpt, &mask).unwrap();
+    assert!(validate(&line, Format::Sharegpt).is_err(), "{line}");
+    let input = serde_json::to_string(&record).unwrap();
+    let summary = export(input.as_bytes(), Vec::new(), Format::Sharegpt, &mask).unwrap();
+    assert_eq!(summary.written, 0);
+    let line = convert(&record, Format::Sharegpt, &Options::default()).unwrap();
+    validate(&line, Format::Sharegpt).unwrap();
+    assert_eq!(line["conversations"].as_array().unwrap().len(), 4);
+
+    // Every reply failed: nothing to learn from.
+    let mut failed = record.clone();
+    failed.steps[1].ok = false;
+    let input = serde_json::to_string(&failed).unwrap();
+    let summary = export(input.as_bytes(), Vec::new(), Format::Openai, &mask).unwrap();
+    assert_eq!(summary.written, 0);
+    assert!(
+        summary.describe().contains("no reply to learn from"),
+        "{}",
+        summary.describe()
+    );
+}
+
+#[test]
+fn atif_holds_steps_calls_observations_and_the_outcome() {
+    let line = convert(&two_parallel_calls(), Format::Atif, &Options::default()).unwrap();
+    validate(&line, Format::Atif).unwrap();
+    assert_eq!(line["schema_version"], "ATIF-v1.7");
+    assert_eq!(line["agent"]["name"], "oc");
+    assert_eq!(
+        line["agent"]["tool_definitions"][0]["function"]["name"],
+        "read_file"
+    );
+    let steps = line["steps"].as_array().unwrap();
+    let sources: Vec<&str> = steps
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["system", "user", "agent", "agent"]);
+    let reply = &steps[2];
+    assert_eq!(reply["reasoning_content"], "hmm");
+    assert_eq!(reply["tool_calls"][1]["arguments"], json!({"path": "b"}));
+    assert_eq!(
+        reply["observation"]["results"][1]["source_call_id"],
+        "call_2"
+    );
+    assert_eq!(reply["extra"]["ok"], false, "a call failed");
+    assert_eq!(steps[3]["extra"]["ok"], true);
+
+    let mask = Options {
+        mask_failed_steps: true,
+        ..Options::default()
+    };
+    let line = convert(&whole_file_run(), Format::Atif, &mask).unwrap();
+    validate(&line, Format::Atif).unwrap();
+    let steps = line["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 6, "the last results are kept: {line}");
+    assert_eq!(steps[2]["extra"]["train"], false);
+    assert_eq!(
+        steps[2]["extra"]["notes"][0],
+        "write_file: error: b.py was not shown to you"
+    );
+    assert_eq!(steps[2]["metrics"]["prompt_tokens"], 300);
+    assert!(steps[4]["extra"].get("train").is_none());
+    assert_eq!(line["extra"]["check"]["passed"], true);
+    assert_eq!(line["final_metrics"]["total_steps"], 6);
+    // What the checks refuse.
+    let mut bad = line.clone();
+    bad["steps"][1]["step_id"] = json!(7);
+    assert!(validate(&bad, Format::Atif).is_err());
+    let mut bad = line.clone();
+    bad["steps"][1]["reasoning_content"] = json!("x");
+    assert!(validate(&bad, Format::Atif).is_err());
 }

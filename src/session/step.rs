@@ -1,0 +1,46 @@
+//! What a fine-tuning record says of each reply: whether it did what it
+//! meant to, and its tokens.
+
+use serde::{Deserialize, Serialize};
+
+use super::usage::Usage;
+use crate::client::Message;
+
+/// How one reply of a record went: `ok` when it did what it meant to;
+/// else `notes` say why (a call that failed or was refused, a nudge it
+/// got, a check that failed after it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The tokens of the request and the reply, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl Default for Step {
+    fn default() -> Self {
+        Step {
+            ok: true,
+            notes: Vec::new(),
+            usage: None,
+        }
+    }
+}
+
+impl Step {
+    /// Marks the step failed, for `why`.
+    pub fn fail(&mut self, why: impl Into<String>) {
+        self.ok = false;
+        self.notes.push(why.into());
+    }
+}
+
+/// What a record holds of a run's conversation: the messages as the model
+/// saw them (system prompt first) and a step per assistant message.
+#[derive(Debug, Clone, Default)]
+pub struct Trajectory {
+    pub messages: Vec<Message>,
+    pub steps: Vec<Step>,
+}
