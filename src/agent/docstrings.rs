@@ -12,10 +12,9 @@ use regex::Regex;
 /// Docstrings of more lines than this are shortened.
 pub const LONG_DOCSTRING: usize = 6;
 
-static NOTE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^\s*\(\d+ more lines of this docstring are not shown; they stay as they are\)\s*$")
-        .ok()
-});
+/// The note, alone on its line or run into the docstring's text.
+static NOTE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\(\d+ more lines of this docstring are not shown").ok());
 
 /// `lines` (a definition, its first line being line `first` of the file)
 /// with its docstring at lines `doc` (1-based, inclusive) shortened when
@@ -48,26 +47,52 @@ pub fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String>
 /// the note dropped or reworded. A docstring the model rewrote is its own;
 /// `new` is unchanged when it holds neither.
 pub fn restore(new: Vec<String>, old_doc: &[&str]) -> Vec<String> {
-    let Some((opening, closing)) = noted(&new).or_else(|| cut_short(&new, old_doc)) else {
-        return new;
-    };
     if old_doc.is_empty() {
         return new;
     }
+    if let Some(header_end) = left_out(&new, old_doc) {
+        // The model left the docstring out: it never saw most of it.
+        let mut out = new[..=header_end].to_vec();
+        out.extend(old_doc.iter().map(|l| l.to_string()));
+        out.extend(new[header_end + 1..].iter().cloned());
+        return out;
+    }
+    let Some((opening, closing)) = noted(&new).or_else(|| cut_short(&new, old_doc)) else {
+        return new;
+    };
     let mut out = new[..opening].to_vec();
     out.extend(old_doc.iter().map(|l| l.to_string()));
     out.extend(new[closing + 1..].iter().cloned());
     out
 }
 
-/// The lines that open and close the docstring holding the note.
+/// The lines that open and close the docstring holding the note (one
+/// line when the note was run into it).
 fn noted(new: &[String]) -> Option<(usize, usize)> {
     let note = new
         .iter()
         .position(|l| NOTE.as_ref().is_some_and(|re| re.is_match(l)))?;
     let opening = (0..=note).rev().find(|&i| quote_of(&new[i]).is_some())?;
-    let closing = (note + 1..new.len()).find(|&i| quote_of(&new[i]).is_some())?;
+    let quotes = quote_of(&new[opening])?;
+    let closes = |i: usize| match i == opening {
+        true => new[i].matches(quotes).count() >= 2,
+        false => new[i].contains(quotes),
+    };
+    let closing = (note..new.len()).find(|&i| closes(i))?;
     Some((opening, closing))
+}
+
+/// The line ending the header of a definition that has no docstring while
+/// the file's is long (so shown shortened): the model left it out.
+fn left_out(new: &[String], old_doc: &[&str]) -> Option<usize> {
+    if old_doc.len() <= LONG_DOCSTRING {
+        return None;
+    }
+    let header_end = new.iter().position(|l| code_of(l).ends_with(':'))?;
+    let first = new[header_end + 1..]
+        .iter()
+        .find(|l| !l.trim().is_empty())?;
+    quote_of(first).is_none().then_some(header_end)
 }
 
 /// The docstring of `new` when it is the shortened one without its note:
@@ -91,9 +116,15 @@ fn cut_short(new: &[String], old_doc: &[&str]) -> Option<(usize, usize)> {
             .trim()
             .to_string()
     };
-    let first = words(&new[opening]);
-    (closing - opening < 3 && !first.is_empty() && first == words(old_doc[0]))
-        .then_some((opening, closing))
+    // A docstring whose quotes stand alone is known by its next line.
+    let (ours, theirs) = match words(&new[opening]).is_empty() {
+        true => (
+            new.get(opening + 1).map_or(String::new(), |l| words(l)),
+            old_doc.get(1).map_or(String::new(), |l| words(l)),
+        ),
+        false => (words(&new[opening]), words(old_doc[0])),
+    };
+    (closing - opening < 4 && !ours.is_empty() && ours == theirs).then_some((opening, closing))
 }
 
 /// A line without its trailing comment, trimmed.
@@ -131,10 +162,10 @@ mod tests {
         changed[4] = "    return x + 2".to_string();
         let restored = restore(changed, &lines[1..9]);
         assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
-        // A short docstring is shown as it is; a reply without the note stays.
+        // A short docstring is shown as it is, and the model may drop it.
         assert_eq!(shorten(&lines[..3], 1, (2, 3)).len(), 3);
         let own = vec!["def f(x):".to_string(), "    return x".to_string()];
-        assert_eq!(restore(own.clone(), &lines[1..9]), own);
+        assert_eq!(restore(own.clone(), &lines[1..3]), own);
         // The note dropped or reworded: the docstring is still the file's.
         for cut in [
             vec!["    \"\"\"Add one.", "    \"\"\""],
@@ -151,6 +182,37 @@ mod tests {
             let restored = restore(reply, &lines[1..9]);
             assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
         }
+        // The note run into the text, a docstring whose quotes stand alone,
+        // and one left out: the file's comes back.
+        let mut reply = vec!["def f(x):".to_string()];
+        reply.push("    \"\"\"Add one. (6 more lines of this docstring are not shown; they stay as they are)\"\"\"".to_string());
+        reply.push("    return x + 2".to_string());
+        let restored = restore(reply, &lines[1..9]);
+        assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
+        let numpy = [
+            "    \"\"\"",
+            "    Add one.",
+            "",
+            "    More.",
+            "    More.",
+            "    More.",
+            "    More.",
+            "    \"\"\"",
+        ];
+        let reply: Vec<String> = [
+            "def f(x):",
+            "    \"\"\"",
+            "    Add one.",
+            "    \"\"\"",
+            "    return x",
+        ]
+        .map(String::from)
+        .to_vec();
+        let restored = restore(reply, &numpy);
+        assert_eq!(restored.len(), 10, "{restored:?}");
+        let reply: Vec<String> = ["def f(x):", "    return x + 2"].map(String::from).to_vec();
+        let restored = restore(reply, &lines[1..9]);
+        assert_eq!(restored.join("\n") + "\n", text.replace("x + 1", "x + 2"));
         // A docstring it rewrote, or a short one, is the model's.
         let rewritten: Vec<String> = ["def f(x):", "    \"\"\"Add two.\"\"\"", "    return x + 2"]
             .map(String::from)

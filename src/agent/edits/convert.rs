@@ -346,9 +346,17 @@ fn check_scope(path: &str, scope: &Scope, root: &Path) -> Result<(), String> {
             "{path} is shown for reference only and must not be changed; {allowed}"
         ));
     }
-    let outside = Path::new(path)
-        .components()
-        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+    // `..` that climbs above the project, or a root: `sub/../a.py` stays.
+    let mut depth: i32 = 0;
+    let outside = Path::new(path).components().any(|c| {
+        depth += match c {
+            Component::Normal(_) => 1,
+            Component::CurDir => 0,
+            Component::ParentDir => -1,
+            Component::RootDir | Component::Prefix(_) => return true,
+        };
+        depth < 0
+    });
     if outside {
         return Err(format!("{path} is outside the project; {allowed}"));
     }

@@ -8,12 +8,16 @@
 //! rest of the file. The result is exact `edit_file` replacements, so the
 //! write guards and the syntax guard see the spliced file.
 
+use std::collections::BTreeSet;
+
 use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
+use change::{Change, to_edits};
 use indent::{Unit, dedent, indent_unit, leading, reindent};
 use loose::{last_import, loose_lines};
 
+mod change;
 mod indent;
 mod kept;
 mod loose;
@@ -42,15 +46,6 @@ pub struct Unseen {
     pub name: String,
     pub start_line: usize,
     pub end_line: usize,
-}
-
-/// A change to the file's lines: lines `start..=end` (1-based; `end` is
-/// `start - 1` for an insertion before `start`) become `text`'s lines.
-#[derive(Debug, Clone)]
-struct Change {
-    start: usize,
-    end: usize,
-    lines: Vec<String>,
 }
 
 /// What the model was shown of a file in parts.
@@ -110,8 +105,14 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         lines: &block_lines,
         defs: &block_defs,
         unit: indent_unit(&block),
+        javascript: is_javascript(path),
     };
-    let top: Vec<&Definition> = block_defs.iter().filter(|d| d.parent.is_none()).collect();
+    let mut top: Vec<&Definition> = block_defs.iter().filter(|d| d.parent.is_none()).collect();
+    // Assignments after the last function or class are a usage example
+    // (`c = Circle(2)`), not definitions of the file.
+    if let Some(last_code) = top.iter().rposition(|d| d.kind != Kind::Value) {
+        top.truncate(last_code + 1);
+    }
     if top.is_empty() {
         return Err(format!(
             "the block for {path} holds no whole function, method or class; {path} is too long to send whole, so send each definition you change from its first line to its last, or SEARCH/REPLACE blocks"
@@ -120,7 +121,7 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
     let mut changes = Vec::new();
     let mut unseen = Vec::new();
     place_all(&file, &ours, &top, None, &mut changes, &mut unseen)?;
-    let (imports, left_out) = loose_lines(&old_lines, &block_lines, &block_defs);
+    let (imports, left_out) = loose_lines(&old_lines, &block_lines, &top);
     if !imports.is_empty() {
         changes.push(Change {
             start: last_import(&old_lines) + 1,
@@ -153,7 +154,13 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
 /// inside a function that stands for left-out code stays, for the elision
 /// check to refuse.
 pub fn without_placeholders(path: &str, block: &str) -> String {
-    let block = dedent(block);
+    // Headers first: one at the margin of an indented block would keep it
+    // from being dedented.
+    let block: String = (block.lines())
+        .filter(|line| !kept::is_part_header(path, line))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let block = dedent(&block);
     let Some(defs) = block_definitions(path, &block) else {
         return block;
     };
@@ -165,9 +172,7 @@ pub fn without_placeholders(path: &str, block: &str) -> String {
         .lines()
         .enumerate()
         .filter(|(i, line)| {
-            in_function(i + 1)
-                || (crate::tools::losses::elision(path, "", line).is_none()
-                    && !kept::is_part_header(path, line))
+            in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none()
         })
         .map(|(_, line)| format!("{line}\n"))
         .collect()
@@ -178,10 +183,7 @@ pub fn without_placeholders(path: &str, block: &str) -> String {
 /// are read inside a class of their own.
 fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
     let defs = outline::definitions(path, block)?;
-    let javascript = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
-        .iter()
-        .any(|e| path.ends_with(e));
-    if !javascript || defs.iter().any(|d| d.parent.is_none()) {
+    if !is_javascript(path) || defs.iter().any(|d| d.parent.is_none()) {
         return Some(defs);
     }
     let wrapped = format!("class OcBlock {{\n{block}}}\n");
@@ -197,6 +199,12 @@ fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
         })
         .collect();
     Some(members)
+}
+
+fn is_javascript(path: &str) -> bool {
+    [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
+        .iter()
+        .any(|e| path.ends_with(e))
 }
 
 /// The file being changed.
@@ -215,6 +223,7 @@ struct Block<'a> {
     lines: &'a [&'a str],
     defs: &'a [Definition],
     unit: Unit,
+    javascript: bool,
 }
 
 impl Block<'_> {
@@ -243,16 +252,20 @@ impl File<'_> {
         block: &Block<'_>,
         within: Option<&Definition>,
     ) -> Option<&Definition> {
+        // A function sent alone that is no method is a top-level one, never
+        // the method of a class that shares its name.
+        let bare_method = within.is_none() && is_method(def, block);
         let named: Vec<&Definition> = self
             .defs
             .iter()
             .filter(|d| d.name == def.name)
-            .filter(|d| {
-                within.is_none_or(|w| {
+            .filter(|d| match within {
+                Some(w) => {
                     d.start_line > w.start_line
                         && d.end_line <= w.end_line
                         && d.parent.as_deref() == Some(w.name.as_str())
-                })
+                }
+                None => d.parent.is_none() || bare_method,
             })
             .collect();
         let alike: Vec<&Definition> = named
@@ -262,14 +275,23 @@ impl File<'_> {
             .collect();
         // A name the file gives a definition of another kind at the same
         // level is that definition, never a new one beside it.
-        let candidates = if alike.is_empty() {
+        let candidates: Vec<&Definition> = if alike.is_empty() {
             named
                 .into_iter()
                 .filter(|d| d.parent.is_none() == def.parent.is_none())
                 .take(1)
                 .collect()
         } else {
-            alike
+            // Of several (`impl Account`, `impl Display for Account`), the
+            // one with the same header.
+            let same_header: Vec<&Definition> = (alike.iter().copied())
+                .filter(|d| d.signature == def.signature)
+                .collect();
+            if same_header.is_empty() {
+                alike
+            } else {
+                same_header
+            }
         };
         if candidates.len() <= 1 {
             return candidates.first().copied();
@@ -290,6 +312,24 @@ impl File<'_> {
 
     fn text_of(&self, def: &Definition) -> Vec<&str> {
         self.lines[def.start_line - 1..def.end_line].to_vec()
+    }
+
+    /// The name of the block's method `def` and the classes it could be a
+    /// method of, when it was sent without its class and several shown
+    /// classes have it (a guess by its text picked the wrong one); `None`
+    /// when one of them is as sent.
+    fn ambiguous(&self, def: &Definition, block: &Block<'_>) -> Option<(String, Vec<String>)> {
+        if !is_method(def, block) {
+            return None;
+        }
+        let shown: Vec<&Definition> = (self.defs.iter())
+            .filter(|d| d.name == def.name && d.parent.is_some() && self.knows(d))
+            .collect();
+        let mut classes: Vec<String> = shown.iter().filter_map(|d| d.parent.clone()).collect();
+        classes.dedup();
+        let sent = block.text_of(def);
+        let unchanged = shown.iter().any(|d| same_code(&self.text_of(d), &sent));
+        (classes.len() > 1 && !unchanged).then(|| (def.name.clone(), classes))
     }
 
     /// Whether the model knows all of `def`: it was shown it, or wrote it
@@ -330,6 +370,17 @@ impl File<'_> {
             .find(|d| d.parent.is_none() && d.name == *name && d.kind == Kind::Container)
     }
 
+    /// The line a new member of `container` goes before: its closing
+    /// brace, or the line after it (Python).
+    fn end_of_body(&self, container: &Definition) -> usize {
+        let last = self.lines[container.end_line - 1].trim_start();
+        if !self.python && last.starts_with('}') {
+            container.end_line
+        } else {
+            container.end_line + 1
+        }
+    }
+
     /// The indentation of a definition's first line.
     fn indent_of(&self, def: &Definition) -> String {
         leading(self.lines[def.start_line - 1]).to_string()
@@ -342,12 +393,46 @@ fn is_container_of_seen(file: &File<'_>, target: &Definition) -> bool {
     target.kind == Kind::Container && file.members(target).iter().any(|m| file.knows(m))
 }
 
-/// A Python or Rust function that takes `self` (or `cls`): a method.
-fn is_method(def: &Definition) -> bool {
-    def.kind == Kind::Function
-        && ["(self", "(cls", "(&self", "(&mut self", "(mut self"]
-            .iter()
-            .any(|p| def.signature.contains(p))
+/// Whether the block's `def` is a method sent without its class: a Python
+/// or Rust function that takes `self` (or `cls`), a Python static or class
+/// method, a JavaScript method (no `function` keyword).
+fn is_method(def: &Definition, block: &Block<'_>) -> bool {
+    if def.kind != Kind::Function {
+        return false;
+    }
+    let takes_self = ["(self", "(cls", "(&self", "(&mut self", "(mut self"]
+        .iter()
+        .any(|p| def.signature.contains(p));
+    let decorated = block.lines[def.start_line - 1..def.header_line - 1]
+        .iter()
+        .any(|l| ["@staticmethod", "@classmethod"].contains(&l.trim()));
+    let first = def.signature.split_whitespace().next().unwrap_or_default();
+    let javascript_method = block.javascript
+        && ![
+            "function",
+            "async",
+            "export",
+            "const",
+            "let",
+            "var",
+            "function*",
+        ]
+        .contains(&first);
+    takes_self || decorated || javascript_method
+}
+
+/// The lines of `container` (in `lines`) outside its header and its
+/// `members`, trimmed: its docstring, attributes, comments.
+fn own_lines<'t>(
+    lines: &[&'t str],
+    container: &Definition,
+    members: &[&Definition],
+) -> BTreeSet<&'t str> {
+    (container.header_line + 1..=container.end_line)
+        .filter(|&n| !members.iter().any(|m| m.start_line <= n && n <= m.end_line))
+        .map(|n| lines[n - 1].trim())
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Whether two texts are the same code, indentation and blank lines aside.
@@ -386,12 +471,23 @@ fn place_all(
     changes: &mut Vec<Change>,
     unseen: &mut Vec<Unseen>,
 ) -> Result<(), String> {
+    if within.is_none()
+        && let Some((name, classes)) = defs.iter().find_map(|d| file.ambiguous(d, block))
+    {
+        return Err(format!(
+            "`{name}` is a method of {}, all shown: send it inside its class (its `class` line, then the method) so that it is clear which one changes",
+            classes.join(", ")
+        ));
+    }
     let targets: Vec<Option<&Definition>> =
         defs.iter().map(|d| file.target(d, block, within)).collect();
     for (i, def) in defs.iter().enumerate() {
         match targets[i] {
             // `...` for a body: the model left it as it is.
-            Some(_) if file.python && kept::ellipsis_body(block.lines, def) => {}
+            Some(target)
+                if file.python
+                    && kept::ellipsis_body(block.lines, def)
+                    && !kept::ellipsis_body(file.lines, target) => {}
             Some(target) if !file.knows(target) && !is_container_of_seen(file, target) => {
                 if !same_code(&block.text_of(def), &file.text_of(target)) {
                     unseen.push(Unseen {
@@ -412,7 +508,12 @@ fn place_all(
                     && def.lines() * 10 >= target.lines() * 7
                     && !new_members
                         .iter()
-                        .any(|m| file.python && kept::ellipsis_body(block.lines, m));
+                        .any(|m| file.python && kept::ellipsis_body(block.lines, m))
+                    && own_lines(file.lines, target, &old_members).is_subset(&own_lines(
+                        block.lines,
+                        def,
+                        &new_members,
+                    ));
                 if (complete || old_members.is_empty()) && file.knows(target) {
                     changes.push(replace(file, block, def, target));
                 } else {
@@ -449,9 +550,9 @@ fn place_all(
                             || format!("{}{}", file.indent_of(container), file.unit.one()),
                             |l| file.indent_of(l),
                         );
-                        (container.end_line + 1, indent, 1)
+                        (file.end_of_body(container), indent, 1)
                     }
-                    (None, None, None) if is_method(def) => {
+                    (None, None, None) if is_method(def, block) => {
                         let Some(container) = file.shown_container() else {
                             return Err(format!(
                                 "cannot tell which class the new `{}` belongs to: send it inside its class, or with the method it follows",
@@ -463,7 +564,7 @@ fn place_all(
                             || format!("{}{}", file.indent_of(container), file.unit.one()),
                             |l| file.indent_of(l),
                         );
-                        (container.end_line + 1, indent, 1)
+                        (file.end_of_body(container), indent, 1)
                     }
                     (None, None, None) => {
                         (end_of_code(file.lines) + 1, String::new(), top_gap(file))
@@ -544,95 +645,12 @@ fn top_gap(file: &File<'_>) -> usize {
 fn end_of_code(lines: &[&str]) -> usize {
     let main = lines
         .iter()
-        .rposition(|l| l.starts_with("if __name__ =="))
+        .rposition(|l| l.starts_with("if __name__"))
         .map_or(lines.len(), |i| i);
     (1..=main)
         .rev()
         .find(|&n| !lines[n - 1].trim().is_empty())
         .unwrap_or(0)
-}
-
-/// The changes as exact replacements of whole lines: overlapping or
-/// touching changes merge; an insertion takes the line before it (or
-/// after, at the start) so that every `old_string` is non-empty, and a
-/// replacement grows until it is unique in the file.
-fn to_edits(
-    old: &str,
-    old_lines: &[&str],
-    mut changes: Vec<Change>,
-) -> Result<Vec<(String, String)>, String> {
-    changes.sort_by_key(|c| (c.start, c.end));
-    let ending = if old.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut regions: Vec<(usize, usize, Vec<String>)> = Vec::new();
-    for change in changes {
-        match regions.last_mut() {
-            Some((_, end, lines)) if change.start <= *end + 1 => {
-                if change.start <= *end {
-                    return Err("two definitions of the block change the same lines; send each definition once".into());
-                }
-                lines.extend(change.lines);
-                *end = change.end.max(*end);
-            }
-            _ => regions.push((change.start, change.end, change.lines)),
-        }
-    }
-    let mut edits = Vec::new();
-    for (mut start, mut end, mut lines) in regions {
-        let original = |s: usize, e: usize| {
-            old_lines[s - 1..e]
-                .iter()
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-        };
-        if end < start {
-            // An insertion: carry the line before it (or the one after).
-            if start > 1 {
-                start -= 1;
-                lines.insert(0, old_lines[start - 1].to_string());
-            } else if end < old_lines.len() {
-                end += 1;
-                lines.push(old_lines[end - 1].to_string());
-            } else {
-                return Err("the file is empty; send it whole".into());
-            }
-        }
-        let mut old_text = join(
-            &original(start, end),
-            ending,
-            end < old_lines.len() || old.ends_with('\n'),
-        );
-        while old.matches(old_text.as_str()).count() > 1 && (start > 1 || end < old_lines.len()) {
-            if start > 1 {
-                start -= 1;
-                lines.insert(0, old_lines[start - 1].to_string());
-            } else {
-                end += 1;
-                lines.push(old_lines[end - 1].to_string());
-            }
-            old_text = join(
-                &original(start, end),
-                ending,
-                end < old_lines.len() || old.ends_with('\n'),
-            );
-        }
-        let new_text = join(&lines, ending, old_text.ends_with('\n'));
-        if new_text != old_text {
-            edits.push((old_text, new_text));
-        }
-    }
-    Ok(edits)
-}
-
-fn join(lines: &[String], ending: &str, trailing: bool) -> String {
-    let mut text = lines
-        .iter()
-        .map(|l| l.trim_end_matches('\r'))
-        .collect::<Vec<_>>()
-        .join(ending);
-    if trailing {
-        text.push_str(ending);
-    }
-    text
 }
 
 #[cfg(test)]

@@ -8,24 +8,64 @@ use crate::tools::outline::Definition;
 
 /// The lines above the block's definition (`block`, its comments and
 /// decorators as the model sent them) given the file's (`file`): the
-/// file's when the model sent none, and the file's decorators after the
-/// model's comments when it sent comments only. A decorator is dropped
-/// from a definition by omission far more often than on purpose.
+/// model's comments, or the file's when it sent none; the file's
+/// decorators with those the model sent in their place (by name) and its
+/// new ones after them. A decorator is dropped from a definition by
+/// omission far more often than on purpose.
 pub(super) fn prefix(file: &[&str], block: &[String]) -> Vec<String> {
-    let decorator = |line: &str| {
-        let line = line.trim_start();
-        line.starts_with('@') || line.starts_with("#[")
+    let file: Vec<String> = file.iter().map(|l| l.to_string()).collect();
+    let (file_comments, file_decorators) = split(&file);
+    let (comments, decorators) = split(block);
+    let mut out = if comments.is_empty() {
+        file_comments.to_vec()
+    } else {
+        comments.to_vec()
     };
-    if block.is_empty() {
-        return file.iter().map(|l| l.to_string()).collect();
+    let ours = items(decorators);
+    let theirs = items(file_decorators);
+    for item in &theirs {
+        let sent = ours.iter().find(|o| name_of(o) == name_of(item));
+        out.extend(sent.unwrap_or(item).iter().cloned());
     }
-    let mut out = block.to_vec();
-    if !block.iter().any(|l| decorator(l))
-        && let Some(first) = file.iter().position(|l| decorator(l))
+    for item in ours
+        .iter()
+        .filter(|o| !theirs.iter().any(|t| name_of(t) == name_of(o)))
     {
-        out.extend(file[first..].iter().map(|l| l.to_string()));
+        out.extend(item.iter().cloned());
     }
     out
+}
+
+/// Comments, then decorators (from the first decorator line on).
+fn split(lines: &[String]) -> (&[String], &[String]) {
+    let at = lines
+        .iter()
+        .position(|l| is_decorator(l))
+        .unwrap_or(lines.len());
+    lines.split_at(at)
+}
+
+/// Decorators one by one, each with the lines it goes on over.
+fn items(lines: &[String]) -> Vec<Vec<String>> {
+    let mut items: Vec<Vec<String>> = Vec::new();
+    for line in lines {
+        match items.last_mut() {
+            Some(item) if !is_decorator(line) => item.push(line.clone()),
+            _ => items.push(vec![line.clone()]),
+        }
+    }
+    items
+}
+
+fn is_decorator(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with('@') || line.starts_with("#[")
+}
+
+/// `@functools.lru_cache` of `@functools.lru_cache(maxsize=3)`.
+fn name_of(item: &[String]) -> &str {
+    let first = item.first().map_or("", |l| l.trim());
+    first.split(['(', ' ']).next().unwrap_or(first)
 }
 
 /// Whether the Python function `def` of `lines` (the block's lines) has
@@ -56,20 +96,25 @@ pub(super) fn ellipsis_body(lines: &[&str], def: &Definition) -> bool {
 }
 
 /// Whether `line` is the header of a part of `path` as the model was
-/// shown it, written back as a comment: `# m.py lines 40-52 (Signer.sign)`.
+/// shown it, written back as a comment in any order: `# m.py lines 40-52
+/// (Signer.sign)`, `# Signer.sign (m.py lines 40-52)`, `# File: m.py
+/// lines 40-52`.
 pub(super) fn is_part_header(path: &str, line: &str) -> bool {
     let Some(rest) = ["#", "//"].iter().find_map(|c| line.trim().strip_prefix(c)) else {
         return false;
     };
-    let mut words = rest.split_whitespace();
-    let (Some(named), Some(lines), Some(span)) = (words.next(), words.next(), words.next()) else {
-        return false;
-    };
     let name = path.rsplit('/').next().unwrap_or(path);
-    let named = named.trim_end_matches([':', ',']);
-    (named == path || named.ends_with(&format!("/{name}")) || named == name)
-        && lines.starts_with("line")
-        && span.starts_with(|c: char| c.is_ascii_digit())
+    let words: Vec<&str> = rest
+        .split(|c: char| c.is_whitespace() || "(),:".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let names_file = words
+        .iter()
+        .any(|w| *w == path || *w == name || w.ends_with(&format!("/{name}")));
+    let spans_lines = words.windows(2).any(|pair| {
+        pair[0].starts_with("line") && pair[1].starts_with(|c: char| c.is_ascii_digit())
+    });
+    names_file && spans_lines
 }
 
 /// A line without its trailing comment, trimmed.
@@ -106,9 +151,16 @@ mod tests {
                 "        3)"
             ])
         );
+        // A decorator sent in the place of the file's, a new one after
+        // them; the comment the model left out stays.
         assert_eq!(
-            prefix(&file, &own(&["    @staticmethod"])),
-            own(&["    @staticmethod"])
+            prefix(&file, &own(&["    @lru_cache(4)", "    @staticmethod"])),
+            own(&[
+                "    # Cached.",
+                "    @property",
+                "    @lru_cache(4)",
+                "    @staticmethod"
+            ])
         );
     }
 
@@ -140,6 +192,12 @@ mod tests {
         ));
         assert!(is_part_header("src/m.py", "    # m.py: lines 4-5"));
         assert!(is_part_header("web/a.js", "// web/a.js lines 1-9"));
+        assert!(is_part_header(
+            "m.py",
+            "    # Circle.area (m.py lines 64-77)"
+        ));
+        assert!(is_part_header("m.py", "# m.py (lines 64-77, Circle.area)"));
+        assert!(is_part_header("m.py", "# File: m.py lines 64-77"));
         assert!(!is_part_header("src/m.py", "# see lines 40-52"));
         assert!(!is_part_header("src/m.py", "# other.py lines 40-52"));
         assert!(!is_part_header("src/m.py", "x = 1  # m.py lines 1-2"));

@@ -7,17 +7,16 @@ use std::collections::BTreeSet;
 use crate::tools::outline::Definition;
 use crate::tools::similarity::Bigrams;
 
-/// Lines of a block (`block`, whose definitions are `defs`) outside its
-/// definitions: new imports (to add), and those that change lines of the
-/// file (`file`; left out, to be said).
+/// Lines of a block (`block`, whose top-level definitions placed are
+/// `defs`) outside those definitions: new imports (to add), and those that
+/// change lines of the file (`file`; left out, to be said).
 pub(super) fn loose_lines(
     file: &[&str],
     block: &[&str],
-    defs: &[Definition],
+    defs: &[&Definition],
 ) -> (Vec<String>, Vec<String>) {
     let inside: BTreeSet<usize> = defs
         .iter()
-        .filter(|d| d.parent.is_none())
         .flat_map(|d| d.start_line..=d.end_line)
         .collect();
     let known: BTreeSet<&str> = file.iter().map(|l| l.trim()).collect();
@@ -59,10 +58,33 @@ fn is_import(line: &str) -> bool {
         || (line.starts_with("const ") && line.contains("require("))
 }
 
-/// The line number of the file's last import at the top level (0: none).
+/// The line number of the file's last import at the top level (0: none):
+/// its last line when it goes on in parentheses or braces, and never a line inside
+/// a string (`USAGE = """import geometry …"""`).
 pub(super) fn last_import(lines: &[&str]) -> usize {
-    lines[..lines.len().min(200)]
-        .iter()
-        .rposition(|l| is_import(l))
-        .map_or(0, |i| i + 1)
+    let mut last = 0;
+    let mut in_string: Option<&str> = None;
+    let mut open_import = false;
+    for (i, line) in lines.iter().take(200).enumerate() {
+        if let Some(quotes) = in_string {
+            if line.matches(quotes).count() % 2 == 1 {
+                in_string = None;
+            }
+            continue;
+        }
+        if open_import {
+            last = i + 1;
+            open_import = !line.contains([')', '}']);
+            continue;
+        }
+        if is_import(line) {
+            last = i + 1;
+            open_import = (line.contains('(') && !line.contains(')'))
+                || (line.contains('{') && !line.contains('}'));
+        }
+        in_string = ["\"\"\"", "'''"]
+            .into_iter()
+            .find(|q| line.matches(q).count() % 2 == 1);
+    }
+    last
 }

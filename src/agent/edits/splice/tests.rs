@@ -332,3 +332,77 @@ fn shadows_main_blocks_and_shifted_lines() {
     assert_eq!(lines[helper.start_line - 1], "def helper():");
     assert_eq!(lines[helper.end_line - 1], "    return 2");
 }
+
+/// Seen in an attack on the splice: a new top-level function (or a usage
+/// example's assignment) named like a method replaced that method; a bare
+/// method that several shown classes have went to one picked by its text.
+#[test]
+fn top_level_names_and_methods_shared_by_classes() {
+    let old = "class Circle:\n    def area(self):\n        return 3 * self.r\n\n    def describe(self):\n        return 'circle'\n\n\nclass Square:\n    def area(self):\n        return self.s * self.s\n";
+    // A new function `describe(shapes)` is new, at the end.
+    let block = "def describe(shapes):\n    return ', '.join(s.describe() for s in shapes)\n";
+    let new = apply(old, &splice("g.py", old, block, &all()).unwrap());
+    assert_eq!(new, format!("{old}\n\n{block}"));
+    // A usage example after the fix is left out.
+    let block = "class Circle:\n    def area(self):\n        return 3.14 * self.r ** 2\n\n\n# Usage\nc = Circle()\narea = c.area()\n";
+    let new = apply(old, &splice("g.py", old, block, &all()).unwrap());
+    assert_eq!(new, old.replace("3 * self.r", "3.14 * self.r ** 2"));
+    // `area` alone: which class? Asked, not guessed.
+    let bare = "def area(self):\n    return 3.14 * self.r ** 2\n";
+    let err = splice("g.py", old, bare, &all()).unwrap_err();
+    assert!(
+        err.contains("`area` is a method of Circle, Square"),
+        "{err}"
+    );
+    // Sent back as one of them has it, it is that one, unchanged.
+    let same = "def area(self):\n    return self.s * self.s\n";
+    assert_eq!(splice("g.py", old, same, &all()).unwrap().edits, []);
+}
+
+/// The model's decorators and comments merge with the file's; a body of
+/// `...` in the file is no placeholder; imports go after a parenthesized
+/// import and never into a string; the main block is found unspaced.
+#[test]
+fn decorators_merge_and_stubs_imports_and_main_blocks() {
+    let old = "from x import (\n    a,\n    b,\n)\nUSAGE = \"\"\"\nimport geometry\n\"\"\"\n\n\nclass Shape:\n    # Cached.\n    @cache\n    @staticmethod\n    def area(r):\n        ...\n\n\nif __name__=='__main__':\n    print(1)\n";
+    let block = "import math\n\n\nclass Shape:\n    @staticmethod\n    def area(r, digits=2):\n        ...\n\n\ndef helper():\n    return math.pi\n";
+    let new = apply(old, &splice("g.py", old, block, &all()).unwrap());
+    assert_eq!(
+        new,
+        old.replace(")\nUSAGE", ")\nimport math\nUSAGE")
+            .replace("def area(r):", "def area(r, digits=2):")
+            .replace(
+                "\n\nif __name__",
+                "\n\ndef helper():\n    return math.pi\n\n\nif __name__"
+            )
+    );
+}
+
+/// A class sent with all its methods but not its docstring or attributes
+/// changes only its methods.
+#[test]
+fn a_whole_class_without_its_attributes_changes_only_methods() {
+    let old = "class Rect:\n    \"\"\"A rectangle.\"\"\"\n\n    name = \"rect\"\n\n    def area(self):\n        return 1\n\n    def size(self):\n        return 2\n";
+    let block = "class Rect:\n    def area(self):\n        return self.w * self.h\n\n    def size(self):\n        return 2\n";
+    let new = apply(old, &splice("r.py", old, block, &all()).unwrap());
+    assert_eq!(new, old.replace("return 1", "return self.w * self.h"));
+}
+
+/// JavaScript and Rust: a new member goes inside its class or `impl`
+/// (before the closing brace), and of two `impl` blocks of a type the one
+/// with the same header changes.
+#[test]
+fn braces_and_impl_blocks() {
+    let js = "class Cart {\n  total(items) {\n    return 0;\n  }\n}\n";
+    let block = "class Cart {\n  clear() {\n    this.items = [];\n  }\n}\n";
+    let new = apply(js, &splice("c.js", js, block, &all()).unwrap());
+    assert_eq!(
+        new,
+        "class Cart {\n  total(items) {\n    return 0;\n  }\n\n  clear() {\n    this.items = [];\n  }\n}\n"
+    );
+    let rust = "struct Account {\n    n: i64,\n}\n\nimpl Account {\n    pub fn deposit(&mut self, v: i64) {\n        self.n -= v;\n    }\n}\n\nimpl std::fmt::Display for Account {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n        write!(f, \"{}\", self.n)\n    }\n}\n";
+    let block =
+        "impl Account {\n    pub fn deposit(&mut self, v: i64) {\n        self.n += v;\n    }\n}\n";
+    let new = apply(rust, &splice("a.rs", rust, block, &all()).unwrap());
+    assert_eq!(new, rust.replace("self.n -= v", "self.n += v"));
+}
