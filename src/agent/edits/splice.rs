@@ -168,13 +168,32 @@ pub fn without_placeholders(path: &str, block: &str) -> String {
         defs.iter()
             .any(|d| d.kind != Kind::Container && d.header_line <= n && n <= d.end_line)
     };
-    block
-        .lines()
-        .enumerate()
-        .filter(|(i, line)| {
-            in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none()
+    let lines: Vec<&str> = block.lines().collect();
+    // A body of `...  # unchanged` says what `...` says: left as it is.
+    let stub_body = |n: usize| {
+        defs.iter().any(|d| {
+            d.kind == Kind::Function
+                && d.header_line < n
+                && n <= d.end_line
+                && kept::ellipsis_body(&lines, d)
         })
-        .map(|(_, line)| format!("{line}\n"))
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let trimmed = line.trim_start();
+            if stub_body(i + 1) && trimmed.starts_with('#') {
+                return None;
+            }
+            if stub_body(i + 1) && trimmed.starts_with("...") {
+                let indent = &line[..line.len() - trimmed.len()];
+                return Some(format!("{indent}...\n"));
+            }
+            let keep =
+                in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none();
+            keep.then(|| format!("{line}\n"))
+        })
         .collect()
 }
 

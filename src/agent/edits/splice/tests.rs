@@ -266,6 +266,12 @@ fn placeholders_between_definitions_are_dropped() {
     );
     let inside = "def f(x):\n    # ... rest unchanged\n    return x\n";
     assert_eq!(without_placeholders("m.py", inside), inside);
+    // A body of `...` with a word on it is a body left as it is.
+    let stub = "class A:\n    def __init__(self):\n        ...  # unchanged\n\n    def f(self):\n        return 2\n";
+    assert_eq!(
+        without_placeholders("m.py", stub),
+        stub.replace("...  # unchanged", "...")
+    );
 }
 
 /// What small models leave out of a definition they send back stays in
