@@ -328,25 +328,45 @@ fn export_refuses_to_overwrite_its_input_and_skips_broken_bytes() {
         .code(2);
 }
 
-/// The python that holds the `atif` package: `OC_ATIF_PYTHON`, or the
-/// venv `.ci/run` makes (`target/atif-venv`).
-fn atif_python() -> String {
-    if let Ok(python) = std::env::var("OC_ATIF_PYTHON") {
+/// The python that holds the trainers' packages (`atif`, `jinja2`):
+/// `OC_FT_PYTHON`, or the venv `.ci/run` makes (`target/ft-venv`).
+fn trainers_python() -> String {
+    if let Ok(python) = std::env::var("OC_FT_PYTHON") {
         return python;
     }
-    let venv = format!("{}/target/atif-venv/bin/python", env!("CARGO_MANIFEST_DIR"));
+    let venv = format!("{}/target/ft-venv/bin/python", env!("CARGO_MANIFEST_DIR"));
     assert!(
         std::path::Path::new(&venv).is_file(),
-        "the ATIF check needs the `atif` package: run .ci/run once (it makes target/atif-venv), or set OC_ATIF_PYTHON to a python with `pip install atif`"
+        "the export checks need the `atif` and `jinja2` packages: run .ci/run once (it makes target/ft-venv), or set OC_FT_PYTHON to a python with `pip install atif jinja2`"
     );
     venv
 }
 
+/// Runs `script` (under `scripts/`, with `args`) of the trainers' python
+/// on `input`; returns whether it passed, and what it said.
+fn check_with(script: &str, args: &[&str], input: &[u8]) -> (bool, String) {
+    use std::io::Write;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut child = std::process::Command::new(trainers_python())
+        .arg(format!("{root}/scripts/{script}"))
+        .args(args.iter().map(|a| format!("{root}/{a}")))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let done = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&done.stdout).to_string() + &String::from_utf8_lossy(&done.stderr);
+    (done.status.success(), said)
+}
+
 /// Runs of both protocols, a failed step in each, exported as ATIF and
-/// checked by the `atif` package's own models; the other formats take the
-/// same records.
+/// checked by the `atif` package's own models, and as `hf` rendered with
+/// a real chat template; the other formats take the same records.
 #[test]
-fn atif_exports_pass_the_atif_models() {
+fn exports_pass_the_trainers_own_checks() {
     let env = TestEnv::new();
     env.write("utils.py", "def one():\n    return 2\n");
     env.write("notes.py", "x = 1\n");
@@ -385,23 +405,25 @@ fn atif_exports_pass_the_atif_models() {
         .success();
     let exported = out.get_output().stdout.clone();
     assert_eq!(String::from_utf8_lossy(&exported).lines().count(), 2);
-    let mut child = std::process::Command::new(atif_python())
-        .arg(format!(
-            "{}/scripts/validate-atif.py",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(&exported).unwrap();
-    let checked = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&checked.stdout).to_string()
-        + &String::from_utf8_lossy(&checked.stderr);
-    assert!(checked.status.success(), "{said}");
+    let (passed, said) = check_with("validate-atif.py", &[], &exported);
+    assert!(passed, "{said}");
     assert!(said.starts_with("2 trajectories valid"), "{said}");
+    // The hf lines render with Qwen2.5's own chat template, as TRL renders
+    // them; with arguments as strings they would not (a string in a string).
+    let template = "fixtures/finetune/qwen2.5-chat-template.jinja";
+    for (flag, good) in [(None, true), (Some("--arguments-as-string"), false)] {
+        let out = env
+            .oc(&server)
+            .args(["export-ft", "--strict", "--format", "hf"])
+            .args(flag)
+            .assert()
+            .success();
+        let (passed, said) = check_with("validate-hf.py", &[template], &out.get_output().stdout);
+        assert_eq!(passed, good, "{said}");
+        if good {
+            assert!(said.starts_with("2 lines render"), "{said}");
+        }
+    }
     // Both runs' first replies failed: ShareGPT, which can only end a
     // conversation before a failed reply, has nothing to learn from.
     for (format, lines) in [("openai", 2), ("hf", 2), ("sharegpt", 0)] {
