@@ -7,7 +7,7 @@
 //! off or empty) or the check failed after it. Trainers mask such steps
 //! rather than learn from them.
 
-use crate::agent::guards;
+use crate::agent::{guards, opening};
 use crate::client::{Message, Role};
 use crate::session::{Check, Session, Step, Trajectory};
 
@@ -57,7 +57,10 @@ pub fn of(messages: &[Message], failed: &[String], check: Option<&Check>) -> Vec
 /// The step of one reply, given the messages that follow it up to the
 /// next reply.
 fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
-    let mut step = Step::default();
+    let mut step = Step {
+        synthetic: by_oc(reply),
+        ..Step::default()
+    };
     for call in &reply.tool_calls {
         if call.id.as_ref().is_some_and(|id| failed.contains(id)) {
             let result = after
@@ -73,6 +76,13 @@ fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
         step.fail(why);
     }
     step
+}
+
+/// Whether `oc` wrote the message: the reads of the opening's grounding.
+fn by_oc(message: &Message) -> bool {
+    !message.tool_calls.is_empty()
+        && (message.tool_calls.iter())
+            .all(|c| (c.id.as_deref()).is_some_and(|id| id.starts_with(opening::GROUNDING_CALL)))
 }
 
 /// What a message `oc` sent after a reply says of that reply, when it is
@@ -193,6 +203,10 @@ mod tests {
             steps[3].notes,
             ["the check `pytest -q` failed after it".to_string()]
         );
+        // The opening's reads are `oc`'s, not the model's.
+        let read = vec![reply(&[("read_file", "call_g1_0")])];
+        let steps = of(&read, &[], None);
+        assert!(steps[0].ok && steps[0].synthetic && !steps[0].learnable());
         // A user's own next prompt says nothing of the reply before it.
         let own = vec![
             Message::text(Role::Assistant, "Done."),

@@ -14,6 +14,11 @@ pub struct Step {
     pub ok: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Written by `oc`, not the model (the reads of the files the prompt
+    /// names, made before the first request in the tool-call protocol):
+    /// never a training target.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub synthetic: bool,
     /// The tokens of the request and the reply, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -24,12 +29,19 @@ impl Default for Step {
         Step {
             ok: true,
             notes: Vec::new(),
+            synthetic: false,
             usage: None,
         }
     }
 }
 
 impl Step {
+    /// Whether a trainer may learn from the reply: the model wrote it and
+    /// it worked.
+    pub fn learnable(&self) -> bool {
+        self.ok && !self.synthetic
+    }
+
     /// Marks the step failed, for `why`.
     pub fn fail(&mut self, why: impl Into<String>) {
         self.ok = false;

@@ -240,6 +240,15 @@ fn grounding_reads_the_named_files_as_calls() {
     let decisions = env.session()["permissions"].as_array().unwrap().clone();
     assert_eq!(decisions[0]["allowed"], true);
     assert_eq!(decisions[1]["allowed"], false);
+    // The reads are `oc`'s, not the model's: the record says so, and no
+    // export learns from them.
+    let record = &env.finetune()[0];
+    assert_eq!(record["steps"][0]["synthetic"], true);
+    assert!(record["steps"][1].get("synthetic").is_none());
+    let out = env.oc(&server).args(["export-ft"]).assert().success();
+    let line: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(line["messages"][2]["weight"], 0);
+    assert_eq!(line["messages"][5]["weight"], 1);
 }
 
 /// Regression: the 1.5B model's first reply to "fix the failing test" is a

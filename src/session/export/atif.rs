@@ -124,6 +124,9 @@ fn agent_step(record: &FinetuneRecord, m: &Message, n: usize) -> Value {
     match record.steps.get(n) {
         Some(s) => {
             extra.insert("ok".into(), json!(s.ok));
+            if s.synthetic {
+                extra.insert("synthetic".into(), json!(true));
+            }
             if !s.notes.is_empty() {
                 extra.insert("notes".into(), json!(s.notes));
             }

@@ -6,8 +6,8 @@
 use crate::client::{Message, Role};
 use crate::session::FinetuneRecord;
 
-/// Whether each assistant message of `record` did what it meant to, in
-/// order.
+/// Whether each assistant message of `record` is one to learn from (the
+/// model wrote it and it worked), in order.
 pub fn replies_ok(record: &FinetuneRecord) -> Vec<bool> {
     record
         .messages
@@ -15,7 +15,7 @@ pub fn replies_ok(record: &FinetuneRecord) -> Vec<bool> {
         .filter(|m| m.role == Role::Assistant)
         .enumerate()
         .map(|(n, m)| match record.steps.get(n) {
-            Some(step) => step.ok,
+            Some(step) => step.learnable(),
             None => !made_a_failed_call(m, record),
         })
         .collect()
