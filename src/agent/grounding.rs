@@ -399,7 +399,7 @@ fn resolve_named(token: &str, files: &[String]) -> Option<String> {
 /// camelCase or PascalCase, or called (`name(`).
 fn code_names(prompt: &str) -> Vec<String> {
     let Ok(word) =
-        Regex::new(r"`([A-Za-z_][A-Za-z0-9_]{2,})[^`]*`|\b([A-Za-z_][A-Za-z0-9_]{2,})\b(\()?")
+        Regex::new(r"`([A-Za-z_][A-Za-z0-9_]+)[^`]*`|\b([A-Za-z_][A-Za-z0-9_]+)\b(\()?")
     else {
         return Vec::new();
     };
@@ -412,10 +412,14 @@ fn code_names(prompt: &str) -> Vec<String> {
         let Some(w) = caps.get(2).map(|m| m.as_str()) else {
             continue;
         };
+        // A short name counts only when it is called (`rx()`).
         let called = caps.get(3).is_some();
         let snake = w.contains('_') && w.chars().any(|c| c.is_ascii_alphabetic());
         let camel = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
             && w.chars().any(|c| c.is_ascii_lowercase());
+        if w.len() < 3 && !called {
+            continue;
+        }
         if called || snake || camel {
             names.insert(w.to_string());
         }
@@ -571,6 +575,8 @@ mod tests {
             picked("Write test_users.py with tests for users.py.", &dir)
                 .contains(&("test_users.py".to_string(), Role::New))
         );
+        // A short name counts when called, not as a word.
+        assert_eq!(code_names("rx() must not add x; see `go` and it"), ["go", "rx"]);
         // Without a creating verb a missing name is not a file to make.
         assert!(
             !picked("Does Node.js matter here?", &dir)
