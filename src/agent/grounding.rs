@@ -398,8 +398,7 @@ fn resolve_named(token: &str, files: &[String]) -> Option<String> {
 /// Names in the prompt that look like code: in backticks, with `_`, in
 /// camelCase or PascalCase, or called (`name(`).
 fn code_names(prompt: &str) -> Vec<String> {
-    let Ok(word) =
-        Regex::new(r"`([A-Za-z_][A-Za-z0-9_]+)[^`]*`|\b([A-Za-z_][A-Za-z0-9_]+)\b(\()?")
+    let Ok(word) = Regex::new(r"`([A-Za-z_][A-Za-z0-9_]+)[^`]*`|\b([A-Za-z_][A-Za-z0-9_]+)\b(\()?")
     else {
         return Vec::new();
     };
@@ -576,7 +575,10 @@ mod tests {
                 .contains(&("test_users.py".to_string(), Role::New))
         );
         // A short name counts when called, not as a word.
-        assert_eq!(code_names("rx() must not add x; see `go` and it"), ["go", "rx"]);
+        assert_eq!(
+            code_names("rx() must not add x; see `go` and it"),
+            ["go", "rx"]
+        );
         // Without a creating verb a missing name is not a file to make.
         assert!(
             !picked("Does Node.js matter here?", &dir)

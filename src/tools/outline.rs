@@ -272,6 +272,51 @@ fn signature(item: Node<'_>, text: &str) -> String {
     }
 }
 
+/// The line spans (1-based, inclusive) of the string literals of `text`
+/// (the file `path`) that run over several lines and are not docstrings:
+/// their lines after the first are the string's value, byte for byte.
+/// Empty when the file's type has no grammar.
+pub fn multiline_strings(path: &str, text: &str) -> Vec<(usize, usize)> {
+    let (Some(language), Some(grammar)) = (language_for(path), Grammar::of(path)) else {
+        return Vec::new();
+    };
+    let mut parser = Parser::new();
+    let Some(tree) = parser
+        .set_language(&language)
+        .ok()
+        .and_then(|()| parser.parse(text, None))
+    else {
+        return Vec::new();
+    };
+    let docstrings: Vec<(usize, usize)> = {
+        let mut found = Vec::new();
+        collect(tree.root_node(), text, grammar, None, &mut found);
+        found.iter().filter_map(|d| d.docstring).collect()
+    };
+    let kinds = [
+        "string",
+        "template_string",
+        "raw_string_literal",
+        "string_literal",
+        "interpreted_string_literal",
+    ];
+    let mut spans = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if kinds.contains(&node.kind()) {
+            let span = (node.start_position().row + 1, node.end_position().row + 1);
+            if span.1 > span.0 && !docstrings.contains(&span) {
+                spans.push(span);
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    spans.sort_unstable();
+    spans
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +337,14 @@ mod tests {
         sig: &str,
     ) -> (String, Kind, usize, usize, String) {
         (q.to_string(), kind, lines.0, lines.1, sig.to_string())
+    }
+
+    #[test]
+    fn multiline_strings_but_not_docstrings() {
+        let text = "def f():\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n    sql = \"\"\"\nSELECT 1\n\"\"\"\n    return sql\n";
+        assert_eq!(multiline_strings("m.py", text), [(6, 8)]);
+        let js = "const t = `a\nb`;\n";
+        assert_eq!(multiline_strings("m.js", js), [(1, 2)]);
     }
 
     #[test]

@@ -89,9 +89,14 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         )
     };
     let old_defs = outline::definitions(path, old).ok_or_else(no_grammar)?;
+    let raw_lines: Vec<&str> = block.lines().collect();
     let block = dedent(block);
     let block_defs = block_definitions(path, &block).ok_or_else(no_grammar)?;
     let block_lines: Vec<&str> = block.lines().collect();
+    let verbatim: BTreeSet<usize> = outline::multiline_strings(path, &block)
+        .into_iter()
+        .flat_map(|(start, end)| start + 1..=end)
+        .collect();
     let old_lines: Vec<&str> = old.lines().collect();
     let file = File {
         lines: &old_lines,
@@ -103,6 +108,8 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
     };
     let ours = Block {
         lines: &block_lines,
+        raw: &raw_lines,
+        verbatim,
         defs: &block_defs,
         unit: indent_unit(&block),
         javascript: is_javascript(path),
@@ -240,6 +247,11 @@ struct File<'a> {
 /// The model's block, dedented.
 struct Block<'a> {
     lines: &'a [&'a str],
+    /// The lines as the model wrote them, before the dedent.
+    raw: &'a [&'a str],
+    /// Lines (1-based) inside a string that runs over several lines: its
+    /// value, kept as the model wrote it.
+    verbatim: BTreeSet<usize>,
     defs: &'a [Definition],
     unit: Unit,
     javascript: bool,
@@ -248,6 +260,22 @@ struct Block<'a> {
 impl Block<'_> {
     fn text_of(&self, def: &Definition) -> Vec<&str> {
         self.lines[def.start_line - 1..def.end_line].to_vec()
+    }
+
+    /// `def` moved to `indent` in the file's step (`unit`); the lines of a
+    /// string's value stay as the model wrote them (moving them would
+    /// change the string).
+    fn reindented(&self, def: &Definition, indent: &str, unit: Unit) -> Vec<String> {
+        let mut lines = reindent(&self.text_of(def), self.unit, indent, unit);
+        for (i, line) in lines.iter_mut().enumerate() {
+            let n = def.start_line + i;
+            if self.verbatim.contains(&n)
+                && let Some(raw) = self.raw.get(n - 1)
+            {
+                *line = raw.to_string();
+            }
+        }
+        lines
     }
 
     fn members(&self, parent: &Definition) -> Vec<&Definition> {
@@ -590,12 +618,7 @@ fn place_all(
                     }
                 };
                 let mut lines = vec![String::new(); blank];
-                lines.extend(reindent(
-                    &block.text_of(def),
-                    block.unit,
-                    &indent,
-                    file.unit,
-                ));
+                lines.extend(block.reindented(def, &indent, file.unit));
                 if after.is_some() && before.is_none() {
                     // Before the next definition: the gap goes after.
                     lines.rotate_left(blank);
@@ -615,12 +638,7 @@ fn place_all(
 /// the decorators and comments above it that the model left out stay, and
 /// a docstring the model was shown shortened is given back whole.
 fn replace(file: &File<'_>, block: &Block<'_>, def: &Definition, target: &Definition) -> Change {
-    let mut lines = reindent(
-        &block.text_of(def),
-        block.unit,
-        &file.indent_of(target),
-        file.unit,
-    );
+    let mut lines = block.reindented(def, &file.indent_of(target), file.unit);
     let body = lines.split_off(def.header_line - def.start_line);
     let old_doc = target
         .docstring

@@ -412,3 +412,14 @@ fn braces_and_impl_blocks() {
     let new = apply(rust, &splice("a.rs", rust, block, &all()).unwrap());
     assert_eq!(new, rust.replace("self.n -= v", "self.n += v"));
 }
+
+/// A string's value that runs over several lines is not re-indented with
+/// the code around it (seen: a method sent without its class had the
+/// lines of its column-0 string moved in by four spaces).
+#[test]
+fn multiline_strings_keep_their_value() {
+    let old = "class Q:\n    def sql(self):\n        text = \"\"\"\nSELECT 1\n  FROM t\n\"\"\"\n        return text\n";
+    let block = "def sql(self):\n    text = \"\"\"\nSELECT 2\n  FROM t\n\"\"\"\n    return text\n";
+    let new = apply(old, &splice("q.py", old, block, &all()).unwrap());
+    assert_eq!(new, old.replace("SELECT 1", "SELECT 2"));
+}
