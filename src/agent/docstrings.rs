@@ -132,6 +132,12 @@ fn code_of(line: &str) -> &str {
     line.split(" #").next().unwrap_or_default().trim()
 }
 
+/// Whether `line` holds the note that stands for a docstring's hidden
+/// lines.
+pub fn holds_note(line: &str) -> bool {
+    NOTE.as_ref().is_some_and(|re| re.is_match(line))
+}
+
 /// The triple quotes a line holds, if any.
 fn quote_of(line: &str) -> Option<&'static str> {
     ["\"\"\"", "'''"].into_iter().find(|q| line.contains(q))

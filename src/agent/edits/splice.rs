@@ -618,7 +618,10 @@ fn place_all(
                     }
                 };
                 let mut lines = vec![String::new(); blank];
-                lines.extend(block.reindented(def, &indent, file.unit));
+                // A note about hidden docstring lines, kept in a definition
+                // the model renamed, is no text of the new one.
+                let own = block.reindented(def, &indent, file.unit);
+                lines.extend(own.into_iter().filter(|l| !docstrings::holds_note(l)));
                 if after.is_some() && before.is_none() {
                     // Before the next definition: the gap goes after.
                     lines.rotate_left(blank);

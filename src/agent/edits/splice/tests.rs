@@ -423,3 +423,17 @@ fn multiline_strings_keep_their_value() {
     let new = apply(old, &splice("q.py", old, block, &all()).unwrap());
     assert_eq!(new, old.replace("SELECT 1", "SELECT 2"));
 }
+
+/// A method renamed with the shortened docstring's note kept: the note is
+/// not written into the file.
+#[test]
+fn a_docstring_note_is_never_written() {
+    let old = "def area(r):\n    \"\"\"Area.\n\n    1\n    2\n    3\n    4\n    5\n    \"\"\"\n    return r\n";
+    let block = "def circle_area(r):\n    \"\"\"Area.\n    (6 more lines of this docstring are not shown; they stay as they are)\n    \"\"\"\n    return 3 * r * r\n";
+    let new = apply(old, &splice("a.py", old, block, &all()).unwrap());
+    assert!(!new.contains("more lines"), "{new}");
+    assert!(
+        new.ends_with("def circle_area(r):\n    \"\"\"Area.\n    \"\"\"\n    return 3 * r * r\n"),
+        "{new}"
+    );
+}
