@@ -34,7 +34,7 @@ pub enum Command {
     Undo(UndoArgs),
     /// Models on the server: list (default) or show NAME.
     Models(ModelsArgs),
-    /// Write fine-tuning data (openai, hf or sharegpt JSONL) from the recorded runs.
+    /// Write fine-tuning data (openai, hf, sharegpt or atif JSONL) from the recorded runs.
     ExportFt(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {

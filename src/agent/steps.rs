@@ -21,7 +21,8 @@ pub fn trajectory(session: &Session, wire: &dyn Fn(&[Message]) -> Vec<Message>) 
     );
     // The last replies have the last counts (compaction may have folded
     // the first replies into a summary).
-    for (step, usage) in steps.iter_mut().rev().zip(session.reply_usage.iter().rev()) {
+    let replies = steps.iter_mut().rev().filter(|s| !s.synthetic);
+    for (step, usage) in replies.zip(session.reply_usage.iter().rev()) {
         step.usage = Some(*usage);
     }
     Trajectory {
@@ -62,13 +63,16 @@ fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
         ..Step::default()
     };
     for call in &reply.tool_calls {
-        if call.id.as_ref().is_some_and(|id| failed.contains(id)) {
-            let result = after
-                .iter()
-                .find(|m| m.role == Role::Tool && m.tool_call_id == call.id)
-                .map(|m| first_line(&m.content))
-                .unwrap_or_default();
-            step.fail(format!("{}: {result}", call.function.name));
+        // Its own result says (a server may give every reply the same
+        // call ids); without one, the failed ids do.
+        let result = (after.iter()).find(|m| m.role == Role::Tool && m.tool_call_id == call.id);
+        let failed = match result {
+            Some(m) => m.content.starts_with("error"),
+            None => call.id.as_ref().is_some_and(|id| failed.contains(id)),
+        };
+        if failed {
+            let said = result.map(|m| first_line(&m.content)).unwrap_or_default();
+            step.fail(format!("{}: {said}", call.function.name));
         }
     }
     let told = after.iter().find(|m| m.role == Role::User);
@@ -203,10 +207,51 @@ mod tests {
             steps[3].notes,
             ["the check `pytest -q` failed after it".to_string()]
         );
+        // Ids a server gives every reply: each reply's own result decides.
+        let reused = vec![
+            reply(&[("edit_file", "x0")]),
+            Message::tool_result("edit_file", "x0", "error: old_string was not found"),
+            reply(&[("edit_file", "x0")]),
+            Message::tool_result("edit_file", "x0", "updated a.py (+1 -1)"),
+        ];
+        let oks: Vec<bool> = of(&reused, &["x0".to_string()], None)
+            .iter()
+            .map(|s| s.ok)
+            .collect();
+        assert_eq!(oks, [false, true]);
         // The opening's reads are `oc`'s, not the model's.
         let read = vec![reply(&[("read_file", "call_g1_0")])];
         let steps = of(&read, &[], None);
         assert!(steps[0].ok && steps[0].synthetic && !steps[0].learnable());
+        // Each reply's tokens go to it, never to `oc`'s reads (a continued
+        // session reads again in the middle).
+        let mut session = Session::new(
+            crate::vocab::Mode::Code,
+            "m",
+            "h",
+            std::path::Path::new("/w"),
+            "p",
+            4096,
+        );
+        session.messages = vec![
+            reply(&[("read_file", "call_g1_0")]),
+            Message::tool_result("read_file", "call_g1_0", "x"),
+            Message::text(Role::Assistant, "Fixed."),
+            reply(&[("read_file", "call_g2_0")]),
+            Message::tool_result("read_file", "call_g2_0", "x"),
+            Message::text(Role::Assistant, "It adds."),
+        ];
+        let usage = |p, c| crate::session::Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+        };
+        session.reply_usage = vec![usage(100, 5), usage(200, 7)];
+        let steps = trajectory(&session, &|m| m.to_vec()).steps;
+        let got: Vec<Option<u64>> = steps
+            .iter()
+            .map(|s| s.usage.map(|u| u.prompt_tokens))
+            .collect();
+        assert_eq!(got, [None, Some(100), None, Some(200)]);
         // A user's own next prompt says nothing of the reply before it.
         let own = vec![
             Message::text(Role::Assistant, "Done."),

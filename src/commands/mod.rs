@@ -1,8 +1,10 @@
 //! The commands that are not an agent run: `oc sessions`, `oc models`,
-//! `oc completions`, `oc undo`.
+//! `oc completions`, `oc export-ft`, `oc undo`.
 
+mod export_ft;
 mod undo;
 
+pub use export_ft::export_ft;
 pub use undo::undo;
 
 use std::io::IsTerminal;
@@ -11,13 +13,11 @@ use std::path::Path;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
-use crate::cli::{Cli, ExportArgs, ModelsArgs, ModelsCommand, SessionsCommand};
+use crate::cli::{Cli, ModelsArgs, ModelsCommand, SessionsCommand};
 use crate::client::{Message, ModelClient, ModelInfo, OpenAiClient, Role, printable};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
-use crate::fsutil::{self, StreamedWriteError};
-use crate::images::ImageStore;
-use crate::session::{Session, Store, export, read_session};
+use crate::session::{Session, Store, read_session};
 use crate::ui::{out, print_warning, sanitize};
 
 /// `oc sessions list|show|rm`.
@@ -229,13 +229,6 @@ fn undo_text(s: &Session) -> String {
         (Some(at), _) => format!("undo: done {} ({files} put back)\n", short_time(at)),
         (None, _) => format!("undo: `oc undo {}` puts back {files}\n", s.id),
     }
-}
-
-/// The `OC_HOME` of a records file (the folder holding it), absolute so
-/// exported image paths work from anywhere.
-fn image_home(input: &Path) -> std::path::PathBuf {
-    let input = input.canonicalize().unwrap_or_else(|_| input.to_path_buf());
-    input.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// The compaction markers and prompt cuts of a session: what the model
@@ -548,106 +541,6 @@ fn modelfile_parameters(text: &str) -> Vec<(String, Vec<String>)> {
         }
     }
     grouped
-}
-
-/// `oc export-ft`: records in, trainer JSONL out (stdout or `--out`,
-/// atomically), a summary on stderr.
-pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
-    let input = args
-        .input
-        .clone()
-        .unwrap_or_else(|| Store::new(home).finetune_path());
-    if input.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` is a directory; `--input` takes a finetune.jsonl file",
-            input.display()
-        )));
-    }
-    if let Some(mode) = args
-        .mode
-        .as_deref()
-        .filter(|m| !matches!(*m, "code" | "plan" | "chat"))
-    {
-        return Err(Error::Usage(format!(
-            "`--mode {mode}` is not a mode; use code, plan or chat"
-        )));
-    }
-    if let Some(out) = &args.out {
-        let same = out
-            .canonicalize()
-            .ok()
-            .is_some_and(|o| input.canonicalize().ok() == Some(o));
-        if same {
-            return Err(Error::Usage(format!(
-                "`--out {}` is the input file; writing there would destroy the records. Choose another file",
-                out.display()
-            )));
-        }
-    }
-    let file = std::fs::File::open(&input).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::Usage(format!(
-                "no fine-tuning records at `{}`; runs write them there (see `oc run`), or pass `--input FILE`",
-                input.display()
-            ))
-        } else {
-            Error::io(format!("cannot read `{}`", input.display()), e)
-        }
-    })?;
-    if args.arguments_as_string && args.format != export::Format::Hf {
-        crate::ui::print_warning(
-            "`--arguments-as-string` only applies to `--format hf`; it is ignored",
-        );
-    }
-    let options = export::Options {
-        success_only: args.success_only,
-        model: args.model.clone(),
-        mode: args.mode.clone(),
-        since: args.since.clone(),
-        min_turns: args.min_turns,
-        dedupe: args.dedupe,
-        strict: args.strict,
-        mask_failed_steps: !args.no_mask_failed_steps,
-        arguments_as_string: args.arguments_as_string,
-        // Records live in `OC_HOME/finetune.jsonl`; their images beside them.
-        images: Some(ImageStore::new(&image_home(&input))),
-    };
-    let reader = std::io::BufReader::new(file);
-    let summary = match &args.out {
-        None => {
-            let stdout = std::io::stdout().lock();
-            export::export(
-                reader,
-                std::io::BufWriter::new(stdout),
-                args.format,
-                &options,
-            )
-            .map_err(Error::Usage)?
-        }
-        Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let written = fsutil::write_atomic_streamed(path, ".oc-export-", |file| {
-                export::export(reader, std::io::BufWriter::new(file), args.format, &options)
-            });
-            written.map_err(|e| match e {
-                StreamedWriteError::CreateDir(e) => {
-                    Error::io(format!("cannot create `{}`", dir.display()), e)
-                }
-                StreamedWriteError::TempFile(e) => {
-                    Error::io(format!("cannot write in `{}`", dir.display()), e)
-                }
-                StreamedWriteError::Write(message) => Error::Usage(message),
-                StreamedWriteError::Persist(e) => {
-                    Error::io(format!("cannot write `{}`", path.display()), e)
-                }
-            })?
-        }
-    };
-    crate::ui::print_note(&summary.describe());
-    Ok(ExitStatus::Success)
 }
 
 /// `oc completions SHELL`: the script on stdout.

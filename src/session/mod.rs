@@ -617,12 +617,8 @@ impl FinetuneRecord {
     /// The record of a session as it stands, its conversation being
     /// `trajectory`; the working directory is [`WORKSPACE_PLACEHOLDER`].
     pub fn from_session(session: &Session, tools: &[Value], trajectory: Trajectory) -> Self {
-        let mut all = trajectory.messages;
-        if session.cwd.len() > 1 {
-            for m in &mut all {
-                m.content = m.content.replace(&session.cwd, WORKSPACE_PLACEHOLDER);
-            }
-        }
+        let trajectory = trajectory.with_path_as(&session.cwd, WORKSPACE_PLACEHOLDER);
+        let all = trajectory.messages;
         let (system_prompt, messages) = match all.split_first() {
             Some((first, rest)) if first.role == crate::client::Role::System => {
                 (first.content.clone(), rest.to_vec())

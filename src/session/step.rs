@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::usage::Usage;
+use serde_json::Value;
+
 use crate::client::Message;
 
 /// How one reply of a record went: `ok` when it did what it meant to;
@@ -55,4 +57,42 @@ impl Step {
 pub struct Trajectory {
     pub messages: Vec<Message>,
     pub steps: Vec<Step>,
+}
+
+impl Trajectory {
+    /// The trajectory with every `path` in it written `placeholder`: in
+    /// message text, thinking, tool-call arguments and step notes.
+    pub fn with_path_as(mut self, path: &str, placeholder: &str) -> Trajectory {
+        if path.len() <= 1 {
+            return self;
+        }
+        let swap = |text: &mut String| {
+            if text.contains(path) {
+                *text = text.replace(path, placeholder);
+            }
+        };
+        for m in &mut self.messages {
+            swap(&mut m.content);
+            if let Some(thinking) = &mut m.thinking {
+                swap(thinking);
+            }
+            for call in &mut m.tool_calls {
+                strings_in(&mut call.function.arguments, &swap);
+            }
+        }
+        for step in &mut self.steps {
+            step.notes.iter_mut().for_each(&swap);
+        }
+        self
+    }
+}
+
+/// Applies `change` to every string in `value`.
+fn strings_in(value: &mut Value, change: &dyn Fn(&mut String)) {
+    match value {
+        Value::String(text) => change(text),
+        Value::Array(items) => items.iter_mut().for_each(|v| strings_in(v, change)),
+        Value::Object(map) => map.values_mut().for_each(|v| strings_in(v, change)),
+        _ => {}
+    }
 }

@@ -45,11 +45,32 @@ fn save_is_atomic_and_round_trips() {
     assert_eq!(record.system_prompt, "sys");
     assert_eq!(record.messages.len(), 3);
     assert_eq!(record.steps, [Step::default()]);
-    // The machine's working directory is not in the record.
+    // The machine's working directory is not in the record: not in text,
+    // thinking, arguments or notes.
     assert_eq!(
         record.messages[2].content,
         "Results:\nchanged /workspace/a.py"
     );
+    let cwd = home.path().display().to_string();
+    let mut reply = Message::text(Role::Assistant, "");
+    reply.thinking = Some(format!("look in {cwd}"));
+    reply.tool_calls = vec![crate::client::ToolCall::new(
+        "bash",
+        serde_json::json!({"command": format!("ls {cwd}/x"), "list": [cwd.clone()]}),
+    )];
+    let trajectory = Trajectory {
+        messages: vec![reply],
+        steps: vec![Step {
+            ok: false,
+            notes: vec![format!("bash: ls: {cwd}/x: missing")],
+            ..Step::default()
+        }],
+    }
+    .with_path_as(&cwd, WORKSPACE_PLACEHOLDER);
+    let text =
+        serde_json::to_string(&trajectory.messages).unwrap() + &trajectory.steps[0].notes.join("");
+    assert!(!text.contains(&cwd), "{text}");
+    assert_eq!(text.matches("/workspace").count(), 4, "{text}");
     assert!(record.success);
     store.append_finetune(&record).unwrap();
     store.append_finetune(&record).unwrap();

@@ -441,3 +441,64 @@ fn stdout_lines(out: &assert_cmd::assert::Assert) -> usize {
         .lines()
         .count()
 }
+
+/// `--out` writes through a link to its target, through a pipe (never
+/// replacing it with a file), to stdout as `-`; a directory is a usage
+/// error.
+#[test]
+fn export_writes_through_links_pipes_and_dash() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let input = format!(
+        "{}/fixtures/finetune/records.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let expected = fixture("expected-openai.jsonl");
+    let work = env.work();
+    std::os::unix::fs::symlink("real.jsonl", work.join("link.jsonl")).unwrap();
+    env.oc(&server)
+        .args(["export-ft", "--input", &input, "--out", "link.jsonl"])
+        .assert()
+        .success();
+    assert!(
+        work.join("link.jsonl").is_symlink(),
+        "the link stays a link"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("real.jsonl")).unwrap(),
+        expected
+    );
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--input", &input, "--out", "-"])
+        .assert()
+        .success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), expected);
+    assert!(!work.join("-").exists());
+    let status = std::process::Command::new("mkfifo")
+        .arg(work.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let reader = std::process::Command::new("cat")
+        .arg(work.join("pipe"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    env.oc(&server)
+        .args(["export-ft", "--input", &input, "--out", "pipe"])
+        .assert()
+        .success();
+    let read = reader.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&read.stdout), expected);
+    let meta = std::fs::symlink_metadata(work.join("pipe")).unwrap();
+    assert!(!meta.is_file(), "the pipe is still a pipe");
+    std::fs::create_dir(work.join("outdir")).unwrap();
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--input", &input, "--out", "outdir"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("is a directory"), "{stderr}");
+}

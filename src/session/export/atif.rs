@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::steps::replies_ok;
+use super::steps::{Replies, arguments};
 use crate::client::{Message, Role};
 use crate::images::ImageStore;
 use crate::session::FinetuneRecord;
@@ -35,7 +35,7 @@ pub fn atif(
     mask: bool,
     images: Option<&ImageStore>,
 ) -> Result<Value, String> {
-    let ok = replies_ok(record);
+    let replies = Replies::of(record, mask);
     let mut steps = vec![json!({"source": "system", "message": record.system_prompt})];
     let mut reply = 0;
     let messages = &record.messages;
@@ -51,9 +51,8 @@ pub fn atif(
             // A result with no reply before it (none is expected).
             Role::Tool => steps.push(json!({"source": "system", "message": m.content})),
             Role::Assistant => {
-                let mut step = agent_step(record, m, reply);
-                let learned = ok.get(reply).copied().unwrap_or(true);
-                if mask && !learned {
+                let mut step = agent_step(record, m, reply, &replies);
+                if replies.marked(reply) && !replies.learned(reply) {
                     step["extra"]["train"] = json!(false);
                 }
                 let mut results = Vec::new();
@@ -99,7 +98,7 @@ fn agent(record: &FinetuneRecord) -> Value {
 }
 
 /// The agent step of reply number `n`, message `m`.
-fn agent_step(record: &FinetuneRecord, m: &Message, n: usize) -> Value {
+fn agent_step(record: &FinetuneRecord, m: &Message, n: usize, replies: &Replies) -> Value {
     let mut step = json!({
         "source": "agent",
         "model_name": record.model,
@@ -114,7 +113,7 @@ fn agent_step(record: &FinetuneRecord, m: &Message, n: usize) -> Value {
                 json!({
                     "tool_call_id": c.id.clone().unwrap_or_default(),
                     "function_name": c.function.name,
-                    "arguments": object(&c.function.arguments),
+                    "arguments": arguments(&c.function.arguments),
                 })
             })
             .collect();
@@ -138,21 +137,14 @@ fn agent_step(record: &FinetuneRecord, m: &Message, n: usize) -> Value {
             }
         }
         None => {
-            let ok = replies_ok(record).get(n).copied().unwrap_or(true);
-            extra.insert("ok".into(), json!(ok));
+            extra.insert(
+                "ok".into(),
+                json!(replies.ok.get(n).copied().unwrap_or(true)),
+            );
         }
     }
     step["extra"] = Value::Object(extra);
     step
-}
-
-/// Arguments as an object, as ATIF requires: others (a string a model
-/// wrote) go under `value`.
-fn object(arguments: &Value) -> Value {
-    match arguments {
-        Value::Object(_) => arguments.clone(),
-        other => json!({"value": other}),
-    }
 }
 
 /// One observation result: the call it answers and its text.

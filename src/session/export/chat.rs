@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::steps::{replies_ok, up_to_last_reply};
+use super::steps::{Replies, arguments, up_to_last_reply};
 use crate::client::{Role, ToolCall};
 use crate::session::FinetuneRecord;
 
@@ -14,10 +14,11 @@ use crate::session::FinetuneRecord;
 /// "parallel_tool_calls"}` (the last two when tools were offered);
 /// assistant `tool_calls` with arguments as JSON strings, `tool` messages
 /// with `tool_call_id`; with `mask`, `weight` 0 or 1 on every assistant
-/// message. The format has no field for reasoning: it is left out.
+/// message (and `weight: 0` on a reply `oc` wrote, mask or not). The
+/// format has no field for reasoning: it is left out.
 pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
-    let ok = replies_ok(record);
-    let mut replies = ok.iter();
+    let replies = Replies::of(record, mask);
+    let mut n = 0;
     let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
     for m in up_to_last_reply(record) {
         messages.push(match m.role {
@@ -30,10 +31,10 @@ pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
                     }
                     out["tool_calls"] = calls(&m.tool_calls, |a| json!(a.to_string()));
                 }
-                let learned = replies.next().copied().unwrap_or(true);
-                if mask {
-                    out["weight"] = json!(u8::from(learned));
+                if replies.marked(n) {
+                    out["weight"] = json!(u8::from(replies.learned(n)));
                 }
+                n += 1;
                 out
             }
             Role::Tool => json!({
@@ -55,10 +56,11 @@ pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
 /// assistant `tool_calls` with arguments as objects (strings with
 /// `arguments_as_string`), `tool` messages with `name`, the model's
 /// thinking as `reasoning_content`; with `mask`, `train` true or false on
-/// every assistant message.
+/// every assistant message (and `train: false` on a reply `oc` wrote,
+/// mask or not).
 pub fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Value {
-    let ok = replies_ok(record);
-    let mut replies = ok.iter();
+    let replies = Replies::of(record, mask);
+    let mut n = 0;
     let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
     for m in up_to_last_reply(record) {
         messages.push(match m.role {
@@ -74,10 +76,10 @@ pub fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Val
                         false => a.clone(),
                     });
                 }
-                let learned = replies.next().copied().unwrap_or(true);
-                if mask {
-                    out["train"] = json!(learned);
+                if replies.marked(n) {
+                    out["train"] = json!(replies.learned(n));
                 }
+                n += 1;
                 out
             }
             Role::Tool => json!({
@@ -91,15 +93,15 @@ pub fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Val
     json!({"messages": messages, "tools": record.tools})
 }
 
-/// `tool_calls` in the chat layout, arguments as `arguments` gives them.
-fn calls(calls: &[ToolCall], arguments: impl Fn(&Value) -> Value) -> Value {
+/// `tool_calls` in the chat layout, arguments as `shape` gives them.
+fn calls(calls: &[ToolCall], shape: impl Fn(&Value) -> Value) -> Value {
     calls
         .iter()
         .map(|c| {
             json!({
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.function.name, "arguments": arguments(&c.function.arguments)},
+                "function": {"name": c.function.name, "arguments": shape(&arguments(&c.function.arguments))},
             })
         })
         .collect()

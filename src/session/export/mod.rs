@@ -135,18 +135,20 @@ pub fn export(
             continue;
         }
         summary.read += 1;
-        // Bytes, not text: a line cut inside a character (a crash) is a
-        // malformed record like any other.
-        let record: FinetuneRecord = match serde_json::from_slice(&line) {
+        // A byte-order mark before the first record is no part of it.
+        let line = match index {
+            0 => line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&line),
+            _ => &line[..],
+        };
+        let record = match read_record(line) {
             Ok(record) => record,
-            Err(e) => {
+            Err((why, detail)) => {
                 if options.strict {
-                    return Err(format!("line {number} is not a fine-tuning record: {e}"));
+                    return Err(format!(
+                        "line {number} is not a fine-tuning record: {detail}"
+                    ));
                 }
-                summary.skip(
-                    "malformed (not a record; a truncated last line is one)",
-                    number,
-                );
+                summary.skip(why, number);
                 continue;
             }
         };
@@ -165,8 +167,12 @@ pub fn export(
                 continue;
             }
         }
-        if options.mask_failed_steps && !learnable(&record, format) {
-            summary.skip("no reply to learn from once failed ones are masked", number);
+        if !learnable(&record, format, options.mask_failed_steps) {
+            let why = match options.mask_failed_steps {
+                true => "no reply of the model's to learn from once failed ones are masked",
+                false => "no reply of the model's to learn from",
+            };
+            summary.skip(why, number);
             continue;
         }
         let converted = convert(&record, format, options);
@@ -207,16 +213,56 @@ pub fn export(
     }
 }
 
-/// Whether a masked export of `record` keeps a reply to learn from: ATIF
-/// keeps every step, ShareGPT the replies before the first failed one,
-/// the chat layouts every reply that worked.
-fn learnable(record: &FinetuneRecord, format: Format) -> bool {
-    let ok = steps::replies_ok(record);
+/// Whether an export of `record` keeps a reply of the model's to learn
+/// from: ATIF keeps every step, ShareGPT the replies before the first one
+/// not learned from, the chat layouts every reply learned from.
+fn learnable(record: &FinetuneRecord, format: Format, mask: bool) -> bool {
+    let replies = steps::Replies::of(record, mask);
     match format {
-        Format::Atif => true,
-        Format::Sharegpt => ok.first() == Some(&true),
-        Format::Openai | Format::Hf => ok.contains(&true),
+        Format::Atif => !replies.ok.is_empty(),
+        Format::Sharegpt => {
+            let first = (0..replies.ok.len()).find(|&n| !replies.synthetic(n));
+            first.is_some_and(|n| replies.learned(n))
+        }
+        Format::Openai | Format::Hf => replies.any_learned(),
     }
+}
+
+/// The record a line holds. Errors: why not, for the summary (one reason
+/// for many lines) and in detail.
+fn read_record(line: &[u8]) -> Result<FinetuneRecord, (String, String)> {
+    // Bytes, not text: a line cut inside a character (a crash) is a
+    // malformed line like any other.
+    let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
+        (
+            "malformed (not JSON; a truncated last line is one)".to_string(),
+            e.to_string(),
+        )
+    })?;
+    let record: FinetuneRecord = serde_json::from_value(value).map_err(|e| {
+        let field = e.to_string();
+        (
+            "not a fine-tuning record (a field is missing or of the wrong type)".to_string(),
+            field,
+        )
+    })?;
+    if record.version > super::FINETUNE_VERSION {
+        let why = format!(
+            "a record of a newer layout (version {}; this oc reads up to {}): update oc",
+            record.version,
+            super::FINETUNE_VERSION
+        );
+        return Err((why.clone(), why));
+    }
+    let replies = (record.messages.iter())
+        .filter(|m| m.role == crate::client::Role::Assistant)
+        .count();
+    if !record.steps.is_empty() && record.steps.len() != replies {
+        let why = "its steps do not match its replies (one step per assistant message)";
+        let detail = format!("{why}: {} steps, {replies} replies", record.steps.len());
+        return Err((why.to_string(), detail));
+    }
+    Ok(record)
 }
 
 /// `line` with the record's images, when it has any (see
@@ -270,6 +316,10 @@ fn filtered_out(record: &FinetuneRecord, options: &Options, since: Option<&str>)
     {
         return Some("another mode (--mode)".into());
     }
+    let date = time::format_description::well_known::Rfc3339;
+    if since.is_some() && time::OffsetDateTime::parse(&record.created_at, &date).is_err() {
+        return Some("its created_at is not a time (--since)".into());
+    }
     if since.is_some_and(|since| !newer_or_equal(&record.created_at, since)) {
         return Some("older than --since".into());
     }
@@ -279,6 +329,8 @@ fn filtered_out(record: &FinetuneRecord, options: &Options, since: Option<&str>)
     None
 }
 
+/// Whether `created` is at or after `since` (both RFC 3339); a time that
+/// does not parse is not.
 fn newer_or_equal(created: &str, since: &str) -> bool {
     let date = time::format_description::well_known::Rfc3339;
     match (
@@ -286,7 +338,7 @@ fn newer_or_equal(created: &str, since: &str) -> bool {
         time::OffsetDateTime::parse(since, &date),
     ) {
         (Ok(a), Ok(b)) => a >= b,
-        _ => created >= since,
+        _ => false,
     }
 }
 

@@ -7,22 +7,28 @@
 
 use serde_json::{Value, json};
 
-use super::steps::{replies_ok, up_to_last_reply};
-use crate::client::Role;
+use super::steps::{Replies, arguments, up_to_last_reply};
+use crate::client::{Message, Role};
 use crate::session::FinetuneRecord;
 
-/// The record as a ShareGPT line.
+/// The record as a ShareGPT line. The reads `oc` made for the model
+/// (`synthetic` replies) are no turn of its: their results go into the
+/// human turn before them.
 pub fn sharegpt(record: &FinetuneRecord, mask: bool) -> Value {
+    let replies = Replies::of(record, mask);
     let mut messages = up_to_last_reply(record);
-    if mask && let Some(first_failed) = replies_ok(record).iter().position(|ok| !ok) {
-        let at = (messages.iter().enumerate())
-            .filter(|(_, m)| m.role == Role::Assistant)
-            .nth(first_failed)
-            .map_or(messages.len(), |(i, _)| i);
-        let end = messages[..at]
-            .iter()
-            .rposition(|m| m.role == Role::Assistant)
-            .map_or(0, |i| i + 1);
+    let assistant: Vec<usize> = (0..messages.len())
+        .filter(|&i| messages[i].role == Role::Assistant)
+        .collect();
+    // The conversation ends with the last reply of the model's before the
+    // first one not to learn from.
+    let first_unlearned =
+        (0..assistant.len()).find(|&n| !replies.synthetic(n) && !replies.learned(n));
+    if let Some(n) = first_unlearned {
+        let end = (0..n)
+            .rev()
+            .find(|&k| !replies.synthetic(k))
+            .map_or(0, |k| assistant[k] + 1);
         messages = &messages[..end];
     }
     let mut conversations: Vec<Value> = Vec::new();
@@ -39,31 +45,34 @@ pub fn sharegpt(record: &FinetuneRecord, mask: bool) -> Value {
         conversations.push(json!({"from": "observation", "value": value}));
         results.clear();
     };
+    let mut reply = 0;
+    let mut by_oc = false;
     for m in messages {
         if m.role != Role::Tool {
             flush(&mut results, &mut conversations);
         }
         match m.role {
-            Role::System | Role::User => {
-                conversations.push(json!({"from": "human", "value": m.content}));
-            }
-            Role::Assistant if m.tool_calls.is_empty() => {
-                conversations.push(json!({"from": "gpt", "value": m.content}));
-            }
-            Role::Assistant => {
-                let calls: Vec<Value> = m
-                    .tool_calls
-                    .iter()
-                    .map(|c| json!({"name": c.function.name, "arguments": c.function.arguments}))
-                    .collect();
-                let value = if calls.len() == 1 {
-                    calls[0].to_string()
-                } else {
-                    json!(calls).to_string()
-                };
-                conversations.push(json!({"from": "function_call", "value": value}));
+            Role::Tool if by_oc => {
+                // A result of `oc`'s read: context of the human turn.
+                if let Some(human) = conversations.last_mut() {
+                    let text = human["value"].as_str().unwrap_or_default();
+                    human["value"] = json!(format!("{text}\n\n{}", m.content));
+                }
             }
             Role::Tool => results.push(m.content.clone()),
+            Role::Assistant if replies.synthetic(reply) => {
+                by_oc = true;
+                reply += 1;
+            }
+            Role::System | Role::User => {
+                by_oc = false;
+                conversations.push(json!({"from": "human", "value": m.content}));
+            }
+            Role::Assistant => {
+                by_oc = false;
+                reply += 1;
+                conversations.push(turn(m));
+            }
         }
     }
     flush(&mut results, &mut conversations);
@@ -72,4 +81,22 @@ pub fn sharegpt(record: &FinetuneRecord, mask: bool) -> Value {
         "system": record.system_prompt,
         "tools": serde_json::to_string(&record.tools).unwrap_or_default(),
     })
+}
+
+/// A reply's turn: `gpt` with its text, or `function_call` with its calls.
+fn turn(m: &Message) -> Value {
+    if m.tool_calls.is_empty() {
+        return json!({"from": "gpt", "value": m.content});
+    }
+    let calls: Vec<Value> = m
+        .tool_calls
+        .iter()
+        .map(|c| json!({"name": c.function.name, "arguments": arguments(&c.function.arguments)}))
+        .collect();
+    let value = if calls.len() == 1 {
+        calls[0].to_string()
+    } else {
+        json!(calls).to_string()
+    };
+    json!({"from": "function_call", "value": value})
 }

@@ -1,24 +1,64 @@
-//! Which replies of a record a trainer learns from: a reply whose step
-//! failed (see [`crate::session::Step`]) is masked, each format its own
-//! way; records from before steps were kept fall back to their failed
-//! calls.
+//! Which replies of a record a trainer learns from: never one `oc` wrote
+//! (`synthetic`), and with the mask not one that failed (see
+//! [`crate::session::Step`]); each format marks them its own way. Records
+//! from before steps were kept fall back to their failed calls and the
+//! grounding's call ids.
 
 use crate::client::{Message, Role};
 use crate::session::FinetuneRecord;
 
-/// Whether each assistant message of `record` is one to learn from (the
-/// model wrote it and it worked), in order.
-pub fn replies_ok(record: &FinetuneRecord) -> Vec<bool> {
-    record
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .enumerate()
-        .map(|(n, m)| match record.steps.get(n) {
-            Some(step) => step.learnable(),
-            None => !made_a_failed_call(m, record),
-        })
-        .collect()
+/// What each assistant message of a record is, in order.
+#[derive(Debug, Clone)]
+pub struct Replies {
+    /// It did what it meant to.
+    pub ok: Vec<bool>,
+    /// `oc` wrote it, not the model.
+    pub synthetic: Vec<bool>,
+    /// Failed replies are not learned from.
+    pub mask: bool,
+}
+
+impl Replies {
+    pub fn of(record: &FinetuneRecord, mask: bool) -> Replies {
+        let assistant: Vec<&Message> = (record.messages.iter())
+            .filter(|m| m.role == Role::Assistant)
+            .collect();
+        let (ok, synthetic) = assistant
+            .iter()
+            .enumerate()
+            .map(|(n, m)| match record.steps.get(n) {
+                Some(step) => (step.ok, step.synthetic),
+                None => (!made_a_failed_call(m, record), grounding_read(m)),
+            })
+            .unzip();
+        Replies {
+            ok,
+            synthetic,
+            mask,
+        }
+    }
+
+    /// Whether reply `n` is learned from.
+    pub fn learned(&self, n: usize) -> bool {
+        !self.synthetic.get(n).copied().unwrap_or(false)
+            && (!self.mask || self.ok.get(n).copied().unwrap_or(true))
+    }
+
+    /// Whether reply `n` gets a mark (`weight`, `train`): every reply with
+    /// the mask, and those `oc` wrote always.
+    pub fn marked(&self, n: usize) -> bool {
+        self.mask || self.synthetic.get(n).copied().unwrap_or(false)
+    }
+
+    /// Whether reply `n` was written by `oc`.
+    pub fn synthetic(&self, n: usize) -> bool {
+        self.synthetic.get(n).copied().unwrap_or(false)
+    }
+
+    /// Whether any reply is learned from.
+    pub fn any_learned(&self) -> bool {
+        (0..self.ok.len()).any(|n| self.learned(n))
+    }
 }
 
 /// The messages a chat-format line holds: up to the last reply and the
@@ -42,4 +82,23 @@ fn made_a_failed_call(message: &Message, record: &FinetuneRecord) -> bool {
         c.id.as_ref()
             .is_some_and(|id| record.failed_tool_calls.contains(id))
     })
+}
+
+/// Whether the message is the opening's reads, made by `oc` (`call_g…`).
+fn grounding_read(message: &Message) -> bool {
+    !message.tool_calls.is_empty()
+        && (message.tool_calls.iter())
+            .all(|c| c.id.as_deref().is_some_and(|id| id.starts_with("call_g")))
+}
+
+/// A call's arguments as an object: arguments a record holds as a JSON
+/// string of an object are that object; others are as they are.
+pub fn arguments(value: &serde_json::Value) -> serde_json::Value {
+    match value
+        .as_str()
+        .map(serde_json::from_str::<serde_json::Value>)
+    {
+        Some(Ok(parsed)) if parsed.is_object() => parsed,
+        _ => value.clone(),
+    }
 }

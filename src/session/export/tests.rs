@@ -263,7 +263,9 @@ fn failed_steps_are_masked_and_reasoning_is_apart() {
     let summary = export(input.as_bytes(), Vec::new(), Format::Openai, &mask).unwrap();
     assert_eq!(summary.written, 0);
     assert!(
-        summary.describe().contains("no reply to learn from"),
+        summary
+            .describe()
+            .contains("no reply of the model's to learn from"),
         "{}",
         summary.describe()
     );
@@ -319,4 +321,104 @@ fn atif_holds_steps_calls_observations_and_the_outcome() {
     let mut bad = line.clone();
     bad["steps"][1]["reasoning_content"] = json!("x");
     assert!(validate(&bad, Format::Atif).is_err());
+}
+
+/// A tools run whose first reply is `oc`'s read of the named file: never
+/// learned from, mask or not; in ShareGPT its result is context of the
+/// human turn.
+#[test]
+fn reads_oc_made_are_never_learned_from() {
+    let record: FinetuneRecord = serde_json::from_value(json!({
+        "version": 2, "session_id": "s3", "created_at": "2026-12-01T01:00:00Z",
+        "model": "m", "mode": "code", "system_prompt": "sys",
+        "tools": [{"type": "function", "function": {"name": "read_file"}}],
+        "messages": [
+            {"role": "user", "content": "Fix a.py"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_g0_0", "function": {"name": "read_file", "arguments": {"path": "a.py"}}}]},
+            {"role": "tool", "tool_name": "read_file", "tool_call_id": "call_g0_0", "content": "x = 1"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_1_0", "function": {"name": "edit_file", "arguments": "{\"path\": \"a.py\"}"}}]},
+            {"role": "tool", "tool_name": "edit_file", "tool_call_id": "call_1_0", "content": "updated a.py"},
+            {"role": "assistant", "content": "Fixed."}
+        ],
+        "steps": [{"ok": true, "synthetic": true}, {"ok": true}, {"ok": true}],
+        "success": true, "exit_reason": "answered", "turns": 2,
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1}
+    }))
+    .unwrap();
+    for mask in [true, false] {
+        let options = Options {
+            mask_failed_steps: mask,
+            ..Options::default()
+        };
+        let line = convert(&record, Format::Openai, &options).unwrap();
+        validate(&line, Format::Openai).unwrap();
+        assert_eq!(line["messages"][2]["weight"], 0, "mask {mask}");
+        // Arguments held as a JSON string are the object they hold.
+        assert_eq!(
+            line["messages"][4]["tool_calls"][0]["function"]["arguments"],
+            "{\"path\":\"a.py\"}"
+        );
+        let line = convert(&record, Format::Hf, &options).unwrap();
+        assert_eq!(line["messages"][2]["train"], false, "mask {mask}");
+        let line = convert(&record, Format::Atif, &options).unwrap();
+        validate(&line, Format::Atif).unwrap();
+        assert_eq!(line["steps"][2]["extra"]["train"], false);
+        assert_eq!(line["steps"][2]["extra"]["synthetic"], true);
+        let line = convert(&record, Format::Sharegpt, &options).unwrap();
+        validate(&line, Format::Sharegpt).unwrap();
+        let froms: Vec<&str> = (line["conversations"].as_array().unwrap().iter())
+            .map(|t| t["from"].as_str().unwrap())
+            .collect();
+        assert_eq!(froms, ["human", "function_call", "observation", "gpt"]);
+        assert_eq!(line["conversations"][0]["value"], "Fix a.py\n\nx = 1");
+    }
+}
+
+/// Records that do not hold together are named for what they are.
+#[test]
+fn broken_records_are_skipped_for_what_they_are() {
+    let good = serde_json::to_string(&whole_file_run()).unwrap();
+    let mut short = whole_file_run();
+    short.steps.pop();
+    let short = serde_json::to_string(&short).unwrap();
+    let newer = good.replacen("\"version\":2", "\"version\":3", 1);
+    let wrong_type = good.replacen("\"success\":true", "\"success\":\"true\"", 1);
+    let input = format!("\u{feff}{good}\n{short}\n{newer}\n{wrong_type}\n");
+    let summary = export(
+        input.as_bytes(),
+        Vec::new(),
+        Format::Hf,
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(summary.written, 1, "the BOM is no part of the first record");
+    let text = summary.describe();
+    for why in [
+        "its steps do not match its replies (one step per assistant message) (line 2)",
+        "a record of a newer layout (version 3; this oc reads up to 2): update oc (line 3)",
+        "not a fine-tuning record (a field is missing or of the wrong type) (line 4)",
+    ] {
+        assert!(text.contains(why), "{text}");
+    }
+    let strict = Options {
+        strict: true,
+        ..Options::default()
+    };
+    let err = export(short.as_bytes(), Vec::new(), Format::Hf, &strict).unwrap_err();
+    assert!(err.contains("2 steps") || err.contains("1 steps"), "{err}");
+    // A time that does not parse is not after `--since`.
+    let garbage = good.replacen("2026-12-01T01:00:00Z", "garbage", 1);
+    let since = Options {
+        since: Some("2020-01-01".into()),
+        ..Options::default()
+    };
+    let summary = export(garbage.as_bytes(), Vec::new(), Format::Hf, &since).unwrap();
+    assert_eq!(summary.written, 0);
+    assert!(
+        summary.describe().contains("not a time"),
+        "{}",
+        summary.describe()
+    );
 }
