@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::steps::{Replies, arguments, up_to_last_reply};
-use crate::client::{Role, ToolCall};
+use crate::client::{Message, Role, ToolCall};
 use crate::session::FinetuneRecord;
 
 /// The record as an OpenAI chat fine-tuning line: `{"messages", "tools",
@@ -17,34 +17,20 @@ use crate::session::FinetuneRecord;
 /// message (and `weight: 0` on a reply `oc` wrote, mask or not). The
 /// format has no field for reasoning: it is left out.
 pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
-    let replies = Replies::of(record, mask);
-    let mut n = 0;
-    let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
-    for m in up_to_last_reply(record) {
-        messages.push(match m.role {
-            Role::System | Role::User => json!({"role": role(m.role), "content": m.content}),
-            Role::Assistant => {
-                let mut out = json!({"role": "assistant", "content": m.content});
-                if !m.tool_calls.is_empty() {
-                    if m.content.is_empty() {
-                        out["content"] = Value::Null;
-                    }
-                    out["tool_calls"] = calls(&m.tool_calls, |a| json!(a.to_string()));
-                }
-                if replies.marked(n) {
-                    out["weight"] = json!(u8::from(replies.learned(n)));
-                }
-                n += 1;
-                out
+    let assistant = |m: &Message| {
+        let mut out = json!({"role": "assistant", "content": m.content});
+        if !m.tool_calls.is_empty() {
+            if m.content.is_empty() {
+                out["content"] = Value::Null;
             }
-            Role::Tool => json!({
-                "role": "tool",
-                "tool_call_id": m.tool_call_id,
-                "content": m.content,
-            }),
-        });
-    }
-    let mut line = json!({"messages": messages});
+            out["tool_calls"] = calls(&m.tool_calls, |a| json!(a.to_string()));
+        }
+        out
+    };
+    let tool =
+        |m: &Message| json!({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content});
+    let marks = |learned: bool| ("weight", json!(u8::from(learned)));
+    let mut line = json!({"messages": messages(record, mask, &assistant, &tool, &marks)});
     if !record.tools.is_empty() {
         line["tools"] = json!(record.tools);
         line["parallel_tool_calls"] = json!(parallel(record));
@@ -59,38 +45,54 @@ pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
 /// every assistant message (and `train: false` on a reply `oc` wrote,
 /// mask or not).
 pub fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Value {
+    let assistant = |m: &Message| {
+        let mut out = json!({"role": "assistant", "content": m.content});
+        if let Some(thinking) = m.thinking.as_ref().filter(|t| !t.is_empty()) {
+            out["reasoning_content"] = json!(thinking);
+        }
+        if !m.tool_calls.is_empty() {
+            out["tool_calls"] = calls(&m.tool_calls, |a| match arguments_as_string {
+                true => json!(a.to_string()),
+                false => a.clone(),
+            });
+        }
+        out
+    };
+    let tool = |m: &Message| json!({"role": "tool", "name": m.tool_name, "tool_call_id": m.tool_call_id, "content": m.content});
+    let marks = |learned: bool| ("train", json!(learned));
+    let messages = messages(record, mask, &assistant, &tool, &marks);
+    json!({"messages": messages, "tools": record.tools})
+}
+
+/// The line's messages: the system prompt, then the record's up to its
+/// last reply, each reply as `assistant` writes it with the mark `mark`
+/// gives it (when it gets one), each result as `tool` writes it.
+fn messages(
+    record: &FinetuneRecord,
+    mask: bool,
+    assistant: &dyn Fn(&Message) -> Value,
+    tool: &dyn Fn(&Message) -> Value,
+    mark: &dyn Fn(bool) -> (&'static str, Value),
+) -> Vec<Value> {
     let replies = Replies::of(record, mask);
     let mut n = 0;
-    let mut messages = vec![json!({"role": "system", "content": record.system_prompt})];
+    let mut out = vec![json!({"role": "system", "content": record.system_prompt})];
     for m in up_to_last_reply(record) {
-        messages.push(match m.role {
+        out.push(match m.role {
             Role::System | Role::User => json!({"role": role(m.role), "content": m.content}),
             Role::Assistant => {
-                let mut out = json!({"role": "assistant", "content": m.content});
-                if let Some(thinking) = m.thinking.as_ref().filter(|t| !t.is_empty()) {
-                    out["reasoning_content"] = json!(thinking);
-                }
-                if !m.tool_calls.is_empty() {
-                    out["tool_calls"] = calls(&m.tool_calls, |a| match arguments_as_string {
-                        true => json!(a.to_string()),
-                        false => a.clone(),
-                    });
-                }
+                let mut reply = assistant(m);
                 if replies.marked(n) {
-                    out["train"] = json!(replies.learned(n));
+                    let (key, value) = mark(replies.learned(n));
+                    reply[key] = value;
                 }
                 n += 1;
-                out
+                reply
             }
-            Role::Tool => json!({
-                "role": "tool",
-                "name": m.tool_name,
-                "tool_call_id": m.tool_call_id,
-                "content": m.content,
-            }),
+            Role::Tool => tool(m),
         });
     }
-    json!({"messages": messages, "tools": record.tools})
+    out
 }
 
 /// `tool_calls` in the chat layout, arguments as `shape` gives them.
