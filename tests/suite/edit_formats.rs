@@ -474,3 +474,32 @@ fn a_last_fence_left_open_ends_with_the_reply() {
         stderr_of(&out)
     );
 }
+
+/// Seen on the 1.5B model: asked to add a method to one class of a small
+/// file, it sent that class alone, twice, refused each time as dropping
+/// the other class. The class it sent goes in; the rest stays.
+#[test]
+fn a_small_file_sent_in_part_changes_only_what_it_holds() {
+    let env = TestEnv::new();
+    let shapes = "class Rectangle:\n    def __init__(self, width, height):\n        self.width = width\n        self.height = height\n\n    def perimeter(self):\n        return 2 * (self.width + self.height)\n\n\nclass Square(Rectangle):\n    def __init__(self, side):\n        super().__init__(side, side)\n";
+    env.write("shapes.py", shapes);
+    let reply = "```python\nclass Rectangle:\n    def __init__(self, width, height):\n        self.width = width\n        self.height = height\n\n    def perimeter(self):\n        return 2 * (self.width + self.height)\n\n    def area(self):\n        return self.width * self.height\n```";
+    let server = FakeOllama::start(vec![streamed(reply, 40)]);
+    env.oc(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "Add a method `area(self)` to the Rectangle class in shapes.py that returns width times height.",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        read(&env, "shapes.py"),
+        shapes.replace(
+            "(self.width + self.height)\n",
+            "(self.width + self.height)\n\n    def area(self):\n        return self.width * self.height\n"
+        )
+    );
+}
