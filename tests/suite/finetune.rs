@@ -503,70 +503,70 @@ fn export_writes_through_links_pipes_and_dash() {
     assert!(stderr.contains("is a directory"), "{stderr}");
 }
 
-/// Records of real runs (`qwen2.5-coder:1.5b` on a real Ollama, one in
-/// the whole-file format and one with tools; see
-/// `fixtures/finetune/README.md`): the replies are the model's own text,
-/// a step per reply, and every format takes them, ATIF and hf passing the
-/// trainers' own checks.
+/// Records of real runs (`qwen2.5-coder:1.5b` on a real Ollama, in the
+/// whole-file format and with tools; see `fixtures/finetune/README.md`):
+/// the replies are the model's own text, a step per reply, and every
+/// format takes them as its masks say, ATIF and hf passing the trainers'
+/// own checks.
 #[test]
 fn real_model_records_export_in_every_format() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![]);
     for (name, whole) in [("real-whole.jsonl", true), ("real-tools.jsonl", false)] {
         let input = format!("{}/fixtures/finetune/{name}", env!("CARGO_MANIFEST_DIR"));
-        let record: Value = serde_json::from_str(fixture(name).lines().next().unwrap()).unwrap();
-        let messages = record["messages"].as_array().unwrap();
-        let replies: Vec<&Value> = messages
-            .iter()
-            .filter(|m| m["role"] == "assistant")
-            .collect();
-        assert_eq!(
-            record["steps"].as_array().unwrap().len(),
-            replies.len(),
-            "{name}"
-        );
-        if whole {
-            assert_eq!(record["tools"], json!([]));
-            assert!(replies.iter().all(|m| m.get("tool_calls").is_none()));
-            assert!(replies[0]["content"].as_str().unwrap().contains("```"));
-        } else {
-            assert!(replies.iter().any(|m| m.get("tool_calls").is_some()));
-        }
         assert!(!fixture(name).contains("/tmp/"), "{name}: no machine path");
-        for format in ["openai", "hf", "sharegpt", "atif"] {
-            let out = env
-                .oc(&server)
-                .args([
-                    "export-ft",
-                    "--strict",
-                    "--input",
-                    &input,
-                    "--format",
-                    format,
-                ])
-                .assert()
-                .success();
-            let exported = out.get_output().stdout.clone();
-            // ShareGPT ends before the first failed reply of the model's.
+        let records: Vec<Value> = (fixture(name).lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (mut learnable, mut first_ok) = (0, 0);
+        for record in &records {
+            let replies: Vec<&Value> = (record["messages"].as_array().unwrap().iter())
+                .filter(|m| m["role"] == "assistant")
+                .collect();
             let steps = record["steps"].as_array().unwrap();
-            let first = steps.iter().find(|s| s.get("synthetic").is_none());
-            let lines = match format {
-                "sharegpt" => usize::from(first.is_some_and(|s| s["ok"] == true)),
-                _ => 1,
-            };
-            assert_eq!(stdout_lines(&out), lines, "{name} {format}");
-            let check = match format {
-                "atif" => Some(("validate-atif.py", vec![])),
-                "hf" => Some((
-                    "validate-hf.py",
-                    vec!["fixtures/finetune/qwen2.5-chat-template.jinja"],
-                )),
-                _ => None,
-            };
-            if let Some((script, args)) = check {
-                let (passed, said) = check_with(script, &args, &exported);
-                assert!(passed, "{name} {format}: {said}");
+            assert_eq!(steps.len(), replies.len(), "{name}");
+            if whole {
+                assert_eq!(record["tools"], json!([]));
+                assert!(replies.iter().all(|m| m.get("tool_calls").is_none()));
+                assert!(replies[0]["content"].as_str().unwrap().contains("```"));
+            } else {
+                assert!(replies.iter().any(|m| m.get("tool_calls").is_some()));
+                assert_eq!(steps[0]["synthetic"], true, "the opening's reads");
             }
+            let model: Vec<&Value> = steps
+                .iter()
+                .filter(|s| s.get("synthetic").is_none())
+                .collect();
+            learnable += usize::from(model.iter().any(|s| s["ok"] == true));
+            first_ok += usize::from(model.first().is_some_and(|s| s["ok"] == true));
         }
+        let export = |format: &str, masked: bool| {
+            let mut oc = env.oc(&server);
+            oc.args([
+                "export-ft",
+                "--strict",
+                "--input",
+                &input,
+                "--format",
+                format,
+            ]);
+            if !masked {
+                oc.arg("--no-mask-failed-steps");
+            }
+            oc.assert().success().get_output().stdout.clone()
+        };
+        let lines = |out: &[u8]| String::from_utf8_lossy(out).lines().count();
+        assert_eq!(lines(&export("openai", true)), learnable, "{name}");
+        assert_eq!(lines(&export("hf", true)), learnable, "{name}");
+        assert_eq!(lines(&export("sharegpt", true)), first_ok, "{name}");
+        assert_eq!(lines(&export("openai", false)), records.len(), "{name}");
+        let atif = export("atif", true);
+        assert_eq!(lines(&atif), records.len(), "{name}");
+        let (passed, said) = check_with("validate-atif.py", &[], &atif);
+        assert!(passed, "{name}: {said}");
+        let hf = export("hf", false);
+        let template = "fixtures/finetune/qwen2.5-chat-template.jinja";
+        let (passed, said) = check_with("validate-hf.py", &[template], &hf);
+        assert!(passed, "{name}: {said}");
     }
 }
