@@ -10,6 +10,7 @@ use std::path::{Component, Path};
 use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
+use super::partial;
 use super::splice::{Seen, splice, without_placeholders};
 use super::unseen::{self, Revealed};
 use crate::client::ToolCall;
@@ -179,66 +180,15 @@ pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
 }
 
 /// The `edit_file` calls of a whole block for a file shown whole that
-/// holds only some of its definitions, when every one of them can be put
-/// in and nothing else in the block is lost; `None` otherwise (the block
-/// is then refused as it would be).
+/// holds only some of its definitions (see [`partial::edits`]); `None`
+/// when it is not such a part (the block is then refused as it would be).
 fn partial_file(path: &str, content: &str, scope: &Scope, root: &Path) -> Option<Vec<EditCall>> {
-    if !scope.may_write(path) || !scope.shown.contains_key(path) {
+    if !scope.may_write(path) || !scope.shown.contains_key(path) || scope.removal_allowed {
         return None;
     }
     let old = std::fs::read_to_string(root.join(path)).ok()?;
-    let placed = without_placeholders(path, content);
-    if elision(path, &old, &placed).is_some() {
-        return None;
-    }
-    // It changes a definition the file has (a block of only new ones, in
-    // place of the old, is a rewrite, not a part), and keeps its lines but
-    // one: more dropped than a line it fixes is a rewrite the file-level
-    // guard should see.
-    let top = |text: &str| -> Vec<(String, Vec<String>)> {
-        let lines: Vec<&str> = text.lines().collect();
-        let defs = crate::tools::outline::definitions(path, text).unwrap_or_default();
-        (defs.into_iter().filter(|d| d.parent.is_none()))
-            .map(|d| {
-                let own = lines[d.start_line - 1..d.end_line.min(lines.len())]
-                    .iter()
-                    .map(|l| l.trim().to_string())
-                    .filter(|l| !l.is_empty())
-                    .collect();
-                (d.name, own)
-            })
-            .collect()
-    };
-    let theirs = top(&old);
-    let ours = top(&placed);
-    let mut changes_one = false;
-    for (name, lines) in &ours {
-        if let Some((_, old_lines)) = theirs.iter().find(|(n, _)| n == name) {
-            changes_one = true;
-            let dropped = old_lines.iter().filter(|l| !lines.contains(l)).count();
-            if dropped > 1 {
-                return None;
-            }
-        }
-    }
-    if !changes_one {
-        return None;
-    }
-    let seen = Seen {
-        lines: vec![(1, usize::MAX)],
-        ..Seen::default()
-    };
-    let spliced = splice(path, &old, &placed, &seen).ok()?;
-    if spliced.edits.is_empty() || !spliced.unseen.is_empty() || !spliced.left_out.is_empty() {
-        return None;
-    }
-    // The definitions it sends lose nothing of theirs either.
-    let new =
-        (spliced.edits.iter()).fold(old.clone(), |text, (from, to)| text.replacen(from, to, 1));
-    if losses::loss(path, &old, &new, scope.removal_allowed).is_some() {
-        return None;
-    }
-    let calls = spliced.edits.iter().map(|(old_string, new_string)| {
+    let edits = partial::edits(path, &old, content)?;
+    let calls = edits.into_iter().map(|(old_string, new_string)| {
         let arguments = json!({"path": path, "old_string": old_string, "new_string": new_string});
         EditCall {
             call: ToolCall::new("edit_file", arguments.clone()),

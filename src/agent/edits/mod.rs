@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod convert;
 pub mod file_blocks;
 pub mod lookaround;
+pub mod partial;
 pub mod shown;
 pub mod splice;
 pub mod unseen;
