@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
 use super::partial;
-use super::splice::{Seen, splice, without_placeholders};
+use super::splice::{self, Seen, splice, without_placeholders};
 use super::unseen::{self, Revealed};
 use crate::client::ToolCall;
 use crate::tools::losses::{self, Loss, elision, kept_share};
@@ -187,15 +187,21 @@ fn partial_file(path: &str, content: &str, scope: &Scope, root: &Path) -> Option
         return None;
     }
     let old = std::fs::read_to_string(root.join(path)).ok()?;
-    let edits = partial::edits(path, &old, content)?;
-    let calls = edits.into_iter().map(|(old_string, new_string)| {
-        let arguments = json!({"path": path, "old_string": old_string, "new_string": new_string});
-        EditCall {
-            call: ToolCall::new("edit_file", arguments.clone()),
-            verdict: Ok(arguments),
-        }
-    });
-    Some(calls.collect())
+    Some(edit_calls(path, &partial::edits(path, &old, content)?))
+}
+
+/// Exact replacements of `path` as `edit_file` calls, each free to run.
+fn edit_calls(path: &str, edits: &[(String, String)]) -> Vec<EditCall> {
+    (edits.iter())
+        .map(|(old_string, new_string)| {
+            let arguments =
+                json!({"path": path, "old_string": old_string, "new_string": new_string});
+            EditCall {
+                call: ToolCall::new("edit_file", arguments.clone()),
+                verdict: Ok(arguments),
+            }
+        })
+        .collect()
 }
 
 /// A whole block for a file shown in parts, as the `edit_file` calls that
@@ -233,25 +239,11 @@ fn definition_calls(
         }
         Ok(spliced) => {
             let applied = !spliced.edits.is_empty();
-            let mut calls: Vec<EditCall> = spliced
-                .edits
-                .iter()
-                .map(|(old_string, new_string)| {
-                    let arguments =
-                        json!({"path": path, "old_string": old_string, "new_string": new_string});
-                    EditCall {
-                        call: ToolCall::new("edit_file", arguments.clone()),
-                        verdict: Ok(arguments),
-                    }
-                })
-                .collect();
+            let mut calls = edit_calls(path, &spliced.edits);
             // The definitions left as they are: one refused call says why,
             // and shows them.
             if !spliced.unseen.is_empty() {
-                let now = spliced
-                    .edits
-                    .iter()
-                    .fold(old.clone(), |text, (from, to)| text.replacen(from, to, 1));
+                let now = splice::applied(&old, &spliced.edits);
                 let (why, shown) = unseen::refusal(path, &now, &spliced.unseen, applied);
                 revealed.extend(shown.into_iter().map(|r| (path.to_string(), r)));
                 calls.push(EditCall {

@@ -8,7 +8,7 @@
 
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
-use super::splice::{Seen, splice, without_placeholders};
+use super::splice::{Seen, applied, splice, without_placeholders};
 use crate::tools::losses::{self, elision};
 use crate::tools::outline;
 
@@ -52,10 +52,7 @@ pub fn edits(path: &str, old: &str, content: &str) -> Option<Vec<(String, String
     if spliced.edits.is_empty() || !spliced.unseen.is_empty() || !spliced.left_out.is_empty() {
         return None;
     }
-    let new = (spliced.edits.iter()).fold(old.to_string(), |text, (from, to)| {
-        text.replacen(from, to, 1)
-    });
-    if losses::loss(path, old, &new, false).is_some() {
+    if losses::loss(path, old, &applied(old, &spliced.edits), false).is_some() {
         return None;
     }
     Some(spliced.edits)

@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
+pub use change::applied;
 use change::{Change, to_edits};
 use indent::{Unit, dedent, indent_unit, leading, reindent};
 use loose::{last_import, loose_lines};
