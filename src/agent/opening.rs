@@ -25,10 +25,6 @@ use crate::session::Session;
 use crate::ui::Output;
 use crate::vocab::Task;
 
-/// How the ids of the reads the opening makes for the model begin
-/// (`call_g3_0`): `oc` wrote those calls, not the model.
-pub const GROUNDING_CALL: &str = "call_g";
-
 /// Most bytes of file text put in the first turn, whatever the context.
 pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
 /// Most bytes of file text the first turn shows in the text edit formats
@@ -332,7 +328,11 @@ async fn read_as_calls(
         .into_iter()
         .enumerate()
         .map(|(n, arguments)| ToolCall {
-            id: Some(format!("{GROUNDING_CALL}{}_{n}", session.turns)),
+            id: Some(format!(
+                "{}{}_{n}",
+                crate::session::GROUNDING_CALL,
+                session.turns
+            )),
             ..ToolCall::new("read_file", arguments)
         })
         .collect();

@@ -7,9 +7,9 @@
 //! off or empty) or the check failed after it. Trainers mask such steps
 //! rather than learn from them.
 
-use crate::agent::{guards, opening};
+use crate::agent::guards;
 use crate::client::{Message, Role};
-use crate::session::{Check, Session, Step, Trajectory};
+use crate::session::{Check, Session, Step, Trajectory, is_grounding_read};
 
 /// The record's conversation of `session`: its messages as `wire` puts
 /// them before the model, and the step of each reply.
@@ -59,7 +59,7 @@ pub fn of(messages: &[Message], failed: &[String], check: Option<&Check>) -> Vec
 /// next reply.
 fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
     let mut step = Step {
-        synthetic: by_oc(reply),
+        synthetic: is_grounding_read(reply),
         ..Step::default()
     };
     for call in &reply.tool_calls {
@@ -80,13 +80,6 @@ fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
         step.fail(why);
     }
     step
-}
-
-/// Whether `oc` wrote the message: the reads of the opening's grounding.
-fn by_oc(message: &Message) -> bool {
-    !message.tool_calls.is_empty()
-        && (message.tool_calls.iter())
-            .all(|c| (c.id.as_deref()).is_some_and(|id| id.starts_with(opening::GROUNDING_CALL)))
 }
 
 /// What a message `oc` sent after a reply says of that reply, when it is

@@ -20,7 +20,7 @@ pub mod redact;
 mod step;
 mod usage;
 
-pub use step::{Step, Trajectory};
+pub use step::{GROUNDING_CALL, Step, Trajectory, is_grounding_read};
 pub use usage::Usage;
 
 /// Version of the session file layout.

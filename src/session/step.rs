@@ -96,3 +96,14 @@ fn strings_in(value: &mut Value, change: &dyn Fn(&mut String)) {
         _ => {}
     }
 }
+
+/// How the ids of the reads a run's opening makes for the model begin
+/// (`call_g3_0`): `oc` wrote those calls, not the model.
+pub const GROUNDING_CALL: &str = "call_g";
+
+/// Whether `message` is such reads, made by `oc` rather than the model.
+pub fn is_grounding_read(message: &Message) -> bool {
+    !message.tool_calls.is_empty()
+        && (message.tool_calls.iter())
+            .all(|c| (c.id.as_deref()).is_some_and(|id| id.starts_with(GROUNDING_CALL)))
+}

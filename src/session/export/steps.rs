@@ -5,7 +5,7 @@
 //! grounding's call ids.
 
 use crate::client::{Message, Role};
-use crate::session::FinetuneRecord;
+use crate::session::{FinetuneRecord, is_grounding_read};
 
 /// What each assistant message of a record is, in order.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ impl Replies {
             .enumerate()
             .map(|(n, m)| match record.steps.get(n) {
                 Some(step) => (step.ok, step.synthetic),
-                None => (!made_a_failed_call(m, record), grounding_read(m)),
+                None => (!made_a_failed_call(m, record), is_grounding_read(m)),
             })
             .unzip();
         Replies {
@@ -82,13 +82,6 @@ fn made_a_failed_call(message: &Message, record: &FinetuneRecord) -> bool {
         c.id.as_ref()
             .is_some_and(|id| record.failed_tool_calls.contains(id))
     })
-}
-
-/// Whether the message is the opening's reads, made by `oc` (`call_g…`).
-fn grounding_read(message: &Message) -> bool {
-    !message.tool_calls.is_empty()
-        && (message.tool_calls.iter())
-            .all(|c| c.id.as_deref().is_some_and(|id| id.starts_with("call_g")))
 }
 
 /// A call's arguments as an object: arguments a record holds as a JSON
