@@ -14,9 +14,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ollama_code::config::SandboxSettings;
 use ollama_code::sandbox::prepare::prepare;
 use ollama_code::sandbox::reaper;
+use ollama_code::sandbox::settings::SandboxSettings;
 use ollama_code::sandbox::support::Support;
 use ollama_code::tools::Workspace;
 use ollama_code::tools::bash;

@@ -18,7 +18,7 @@ pub mod opencode;
 pub mod permissions;
 pub mod protocol;
 pub mod sandbox;
-pub mod secret_files;
+pub mod secrets;
 pub mod session;
 pub mod signals;
 pub mod tools;

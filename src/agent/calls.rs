@@ -10,11 +10,11 @@ use serde_json::Value;
 use crate::config::Settings;
 use crate::permissions::project_config::{self, ProjectConfigGuard};
 use crate::permissions::rules::{Action, Rule};
-use crate::permissions::secrets::Secrets;
 use crate::permissions::{
     self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
 };
 use crate::protocol::Denial;
+use crate::secrets::Secrets;
 use crate::session::Session;
 use crate::tools::{self, FileChange, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;

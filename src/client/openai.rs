@@ -56,7 +56,7 @@ impl ApiKey {
         let Some(key) = self.value.as_deref().filter(|k| !k.is_empty()) else {
             return error;
         };
-        let clean = |text: String| text.replace(key, crate::permissions::secrets::REDACTED);
+        let clean = |text: String| text.replace(key, crate::secrets::REDACTED);
         match error {
             Error::Server(text) => Error::Server(clean(text)),
             Error::Unavailable(text) => Error::Unavailable(clean(text)),

@@ -185,7 +185,7 @@ pub fn project_instructions(cwd: &Path) -> Option<String> {
 /// is not read: `oc` reads these itself, outside the sandbox.
 fn instruction_text(path: &Path, top: &Path) -> Option<String> {
     let real = path.canonicalize().ok()?;
-    let inside = real.starts_with(top) && !crate::secret_files::is_secret_env_file(&real);
+    let inside = real.starts_with(top) && !crate::secrets::is_secret_env_file(&real);
     inside
         .then(|| std::fs::read_to_string(&real).ok())
         .flatten()

@@ -6,28 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::file::LoadedFile;
+use crate::sandbox::settings::SandboxSettings;
 use crate::vocab::{Mode, Network, SandboxMode};
-
-/// How a run's bash commands are confined, as asked (the kernel decides
-/// what of it can be had: `sandbox::Sandbox::prepare`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SandboxSettings {
-    /// `workspace-write`, `read-only` or `off` (`required` is
-    /// `workspace-write` with [`Self::required`]); plan mode turns
-    /// `workspace-write` into `read-only`.
-    pub mode: SandboxMode,
-    /// `--sandbox required`: a kernel that cannot confine is a usage error.
-    pub required: bool,
-    /// Default `off`, except with `--sandbox off`.
-    pub network: Network,
-    /// More directories commands may write (absolute), from the config
-    /// files, then `--add-dir`.
-    pub add_dirs: Vec<PathBuf>,
-    /// `--allow-read DIR`: readable although a credential store holds it.
-    pub allow_read: Vec<PathBuf>,
-    /// The user's home directory, where the credential stores are.
-    pub home_dir: Option<PathBuf>,
-}
 
 /// The sandbox flags of one invocation.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -42,50 +22,48 @@ pub struct SandboxFlags {
     pub allow_read: Vec<PathBuf>,
 }
 
-impl SandboxSettings {
-    /// Flags over the files (in merge order), for a run in `mode`.
-    /// Relative `add_dirs` of a file start at the file's directory; `~/`
-    /// at `home_dir`.
-    pub fn resolve(
-        flags: &SandboxFlags,
-        files: &[LoadedFile],
-        mode: Mode,
-        home_dir: Option<&Path>,
-    ) -> SandboxSettings {
-        let asked: SandboxMode = flags
-            .mode
-            .or_else(|| files.iter().rev().find_map(|f| f.config.sandbox))
-            .unwrap_or_default();
-        let required = asked == SandboxMode::Required;
-        let mode = match (asked, mode) {
-            (SandboxMode::Off, _) => SandboxMode::Off,
-            (SandboxMode::ReadOnly, _) | (_, Mode::Plan) => SandboxMode::ReadOnly,
-            _ => SandboxMode::WorkspaceWrite,
-        };
-        let network = flags
-            .network
-            .or_else(|| files.iter().rev().find_map(|f| f.config.network))
-            .unwrap_or(if mode == SandboxMode::Off {
-                Network::On
-            } else {
-                Network::Off
-            });
-        let mut add_dirs = Vec::new();
-        for file in files {
-            let base = file.path.parent().unwrap_or(Path::new("."));
-            for dir in file.config.add_dirs.iter().flatten() {
-                add_dirs.push(expand(dir, base, home_dir));
-            }
+/// The sandbox settings: flags over the files (in merge order), for a run
+/// in `mode`. Relative `add_dirs` of a file start at the file's directory;
+/// `~/` at `home_dir`.
+pub fn resolve(
+    flags: &SandboxFlags,
+    files: &[LoadedFile],
+    mode: Mode,
+    home_dir: Option<&Path>,
+) -> SandboxSettings {
+    let asked: SandboxMode = flags
+        .mode
+        .or_else(|| files.iter().rev().find_map(|f| f.config.sandbox))
+        .unwrap_or_default();
+    let required = asked == SandboxMode::Required;
+    let mode = match (asked, mode) {
+        (SandboxMode::Off, _) => SandboxMode::Off,
+        (SandboxMode::ReadOnly, _) | (_, Mode::Plan) => SandboxMode::ReadOnly,
+        _ => SandboxMode::WorkspaceWrite,
+    };
+    let network = flags
+        .network
+        .or_else(|| files.iter().rev().find_map(|f| f.config.network))
+        .unwrap_or(if mode == SandboxMode::Off {
+            Network::On
+        } else {
+            Network::Off
+        });
+    let mut add_dirs = Vec::new();
+    for file in files {
+        let base = file.path.parent().unwrap_or(Path::new("."));
+        for dir in file.config.add_dirs.iter().flatten() {
+            add_dirs.push(expand(dir, base, home_dir));
         }
-        add_dirs.extend(flags.add_dirs.iter().cloned());
-        SandboxSettings {
-            mode,
-            required,
-            network,
-            add_dirs,
-            allow_read: flags.allow_read.clone(),
-            home_dir: home_dir.map(Path::to_path_buf),
-        }
+    }
+    add_dirs.extend(flags.add_dirs.iter().cloned());
+    SandboxSettings {
+        mode,
+        required,
+        network,
+        add_dirs,
+        allow_read: flags.allow_read.clone(),
+        home_dir: home_dir.map(Path::to_path_buf),
     }
 }
 
@@ -150,12 +128,12 @@ mod tests {
 
     #[test]
     fn defaults_confine_writes_and_the_network() {
-        let s = SandboxSettings::resolve(&SandboxFlags::default(), &[], Mode::Code, None);
+        let s = resolve(&SandboxFlags::default(), &[], Mode::Code, None);
         assert_eq!(
             (s.mode, s.required, s.network),
             (SandboxMode::WorkspaceWrite, false, Network::Off)
         );
-        let plan = SandboxSettings::resolve(&SandboxFlags::default(), &[], Mode::Plan, None);
+        let plan = resolve(&SandboxFlags::default(), &[], Mode::Plan, None);
         assert_eq!(plan.mode, SandboxMode::ReadOnly);
     }
 
@@ -165,19 +143,19 @@ mod tests {
             mode: Some(SandboxMode::Off),
             ..SandboxFlags::default()
         };
-        let s = SandboxSettings::resolve(&off, &[], Mode::Code, None);
+        let s = resolve(&off, &[], Mode::Code, None);
         assert_eq!((s.mode, s.network), (SandboxMode::Off, Network::On));
         let files = [file("/u/config.json", r#"{"network": "off"}"#)];
-        let s = SandboxSettings::resolve(&off, &files, Mode::Code, None);
+        let s = resolve(&off, &files, Mode::Code, None);
         assert_eq!(s.network, Network::Off);
     }
 
     #[test]
     fn required_is_workspace_write_that_must_hold() {
         let files = [file("/u/config.json", r#"{"sandbox": "required"}"#)];
-        let s = SandboxSettings::resolve(&SandboxFlags::default(), &files, Mode::Code, None);
+        let s = resolve(&SandboxFlags::default(), &files, Mode::Code, None);
         assert_eq!((s.mode, s.required), (SandboxMode::WorkspaceWrite, true));
-        let s = SandboxSettings::resolve(&SandboxFlags::default(), &files, Mode::Plan, None);
+        let s = resolve(&SandboxFlags::default(), &files, Mode::Plan, None);
         assert_eq!((s.mode, s.required), (SandboxMode::ReadOnly, true));
     }
 
@@ -191,7 +169,7 @@ mod tests {
             add_dirs: vec![PathBuf::from("/flag")],
             ..SandboxFlags::default()
         };
-        let s = SandboxSettings::resolve(&flags, &files, Mode::Code, Some(Path::new("/home/u")));
+        let s = resolve(&flags, &files, Mode::Code, Some(Path::new("/home/u")));
         assert_eq!(
             s.add_dirs,
             [

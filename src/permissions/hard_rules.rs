@@ -12,7 +12,7 @@ use std::path::Path;
 
 use regex::Regex;
 
-use crate::secret_files::is_secret_env_name;
+use crate::secrets::is_secret_env_name;
 
 /// The secret `.env` file a shell command names, if any: `cat .env`,
 /// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, also

@@ -9,7 +9,6 @@ pub mod hard_rules;
 pub mod inline_code;
 pub mod project_config;
 pub mod rules;
-pub mod secrets;
 pub mod shell;
 pub mod wrappers;
 
@@ -416,7 +415,7 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
         .iter()
         .map(|p| std::path::Path::new(p).to_path_buf())
         .chain(paths.iter().map(|p| p.real.clone()))
-        .find(|p| crate::secret_files::is_secret_env_file(p));
+        .find(|p| crate::secrets::is_secret_env_file(p));
     if let Some(path) = secret {
         return Some(format!(
             "`{}` is a secret environment file; no tool may read, write, list or search it",

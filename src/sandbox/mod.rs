@@ -17,5 +17,6 @@ pub mod policy;
 pub mod prepare;
 pub mod reads;
 pub mod reaper;
+pub mod settings;
 pub mod support;
 pub mod syscalls;

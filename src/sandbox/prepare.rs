@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::policy::Sandbox;
 use super::reads::{Reads, credential_stores};
+use super::settings::SandboxSettings;
 use super::support::Support;
-use crate::config::sandbox::SandboxSettings;
 use crate::error::{Error, Result};
 use crate::vocab::{Confinement, Network, SandboxMode};
 

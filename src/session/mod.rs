@@ -16,7 +16,6 @@ use crate::vocab::{Confinement, Mode};
 
 pub mod export;
 mod export_images;
-pub mod redact;
 mod step;
 mod usage;
 
@@ -518,7 +517,7 @@ impl Store {
         ImageStore::new(&self.home).name_all(messages.chain(marked))?;
         let mut value = serde_json::to_value(&named)
             .map_err(|e| Error::Server(format!("cannot encode the finetune record: {e}")))?;
-        let redactions = redact::redact_value(&mut value);
+        let redactions = crate::secrets::shapes::redact_value(&mut value);
         value["redactions"] = Value::from(redactions);
         let mut line = value.to_string();
         line.push('\n');

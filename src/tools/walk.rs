@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
 
-use crate::secret_files::is_secret_env_file;
+use crate::secrets::is_secret_env_file;
 
 /// The walker both tools share: hidden files included (`.github/` matters to
 /// a coding agent), `.git/` skipped, ignore files honoured, links not followed.

@@ -338,10 +338,30 @@ fn cycles(graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<ModPath>> {
 }
 
 #[test]
-fn module_graph_has_no_cycle() {
+fn architecture_module_graph_has_no_cycle() {
     let graph = Crate::load().graph();
-    let found = cycles(&graph);
-    let described: Vec<String> = found
+    let found = describe_cycles(&graph);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    print_in_order("modules, leaves first:", &graph);
+}
+
+/// The graph between the crate's top-level modules (folders and files right
+/// under `src/`): an edge where any module inside one names one inside another.
+fn folder_graph(
+    graph: &BTreeMap<ModPath, BTreeSet<ModPath>>,
+) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+    let top = |m: &ModPath| m.first().map_or_else(Vec::new, |f| vec![f.clone()]);
+    let mut folders: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    for (from, targets) in graph {
+        let entry = folders.entry(top(from)).or_default();
+        entry.extend(targets.iter().map(top).filter(|t| *t != top(from)));
+    }
+    folders
+}
+
+/// Says each cycle with its edges, or nothing when there is none.
+fn describe_cycles(graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<String> {
+    cycles(graph)
         .iter()
         .map(|component| {
             let members: BTreeSet<&ModPath> = component.iter().collect();
@@ -360,10 +380,11 @@ fn module_graph_has_no_cycle() {
                 edges.join("\n")
             )
         })
-        .collect();
-    assert!(found.is_empty(), "{}", described.join("\n"));
+        .collect()
+}
 
-    // No cycle: print the modules leaves first, each with what it imports.
+/// Prints the graph leaves first, each node with what it imports.
+fn print_in_order(title: &str, graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) {
     let mut placed: Vec<&ModPath> = Vec::new();
     while placed.len() < graph.len() {
         let ready: Vec<&ModPath> = graph
@@ -374,10 +395,19 @@ fn module_graph_has_no_cycle() {
         placed.extend(ready);
     }
     let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{title}");
     for module in placed {
         let deps: Vec<String> = graph[module].iter().map(name).collect();
         let _ = writeln!(err, "{:<28} → {}", name(module), deps.join(", "));
     }
+}
+
+#[test]
+fn architecture_folder_graph_has_no_cycle() {
+    let folders = folder_graph(&Crate::load().graph());
+    let found = describe_cycles(&folders);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    print_in_order("top-level modules, leaves first:", &folders);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use aho_corasick::AhoCorasick;
 use ignore::WalkBuilder;
 
-use crate::secret_files::is_secret_env_file;
+use super::files::is_secret_env_file;
 
 /// What a secret value is replaced with.
 pub const REDACTED: &str = "[redacted secret]";
@@ -156,7 +156,7 @@ impl Secrets {
             }
             _ => text,
         };
-        let found = crate::session::redact::shapes(text.as_ref());
+        let found = super::shapes::shapes(text.as_ref());
         if found.is_empty() {
             return text;
         }

@@ -1,0 +1,12 @@
+//! Secrets, in one leaf module that imports nothing else of the crate:
+//! which files hold them (`files`: `.env` and its variants, a hard rule),
+//! the values scrubbed from every tool result (`scrub`: the workspace's
+//! secret files and this process's secret-looking environment), and the
+//! shapes of credentials redacted from fine-tuning records (`shapes`).
+
+pub mod files;
+pub mod scrub;
+pub mod shapes;
+
+pub use files::{is_secret_env_file, is_secret_env_name};
+pub use scrub::{REDACTED, Secrets};
