@@ -142,3 +142,11 @@ impl Error {
 
 /// Result with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The exit status an error ends the process with: the status of an
+/// [`Error`] anywhere in the chain, else 1.
+pub fn exit_status_of(err: &anyhow::Error) -> ExitStatus {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<Error>())
+        .map_or(ExitStatus::Failure, Error::exit_status)
+}

@@ -7,11 +7,7 @@ fn main() {
     if let Some(message) = non_utf8_argument() {
         let err = anyhow::Error::new(ollama_code::error::Error::Usage(message));
         if wants_json() {
-            ollama_code::ui::json::write_line(&ollama_code::protocol::Event::Error {
-                schema_version: ollama_code::protocol::SCHEMA_VERSION,
-                message: &format!("{err:#}"),
-                exit_code: Some(2),
-            });
+            ollama_code::ui::json::write_error(&format!("{err:#}"), Some(2));
         }
         ollama_code::ui::print_error(&err);
         std::process::exit(ollama_code::exit_status_of(&err).code());
@@ -26,11 +22,7 @@ fn main() {
         Err(err) => {
             // Scripts that asked for JSON get the error as JSON too.
             if err.use_stderr() && wants_json() {
-                ollama_code::ui::json::write_line(&ollama_code::protocol::Event::Error {
-                    schema_version: ollama_code::protocol::SCHEMA_VERSION,
-                    message: err.to_string().trim(),
-                    exit_code: Some(2),
-                });
+                ollama_code::ui::json::write_error(err.to_string().trim(), Some(2));
             }
             err.exit();
         }

@@ -4,11 +4,12 @@
 //! whether the run did its job.
 
 use super::calls::CallRunner;
-use super::interrupt::{Interruption, Interruptions};
 use super::traceback::{self, Location};
 use crate::client::{Message, Role};
 use crate::permissions::rules::Rule;
 use crate::permissions::{self, PermissionMode, Verdict};
+use crate::run::CheckPlan;
+use crate::run::interrupt::{Interruption, Interruptions};
 use crate::session::{Check, Session};
 use crate::tools::{self, ToolInput, Workspace};
 use crate::ui::Output;
@@ -20,19 +21,6 @@ use crate::ui::Output;
 pub const OUTPUT_CAP: usize = 2000;
 /// Of those, the bytes kept from the end (the runner's summary).
 const SUMMARY_BYTES: usize = 300;
-
-/// The `--check` of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckPlan {
-    /// The command, run with `bash -c` in the workspace.
-    pub command: String,
-    /// How many times it may run in this run (at least 1), not counting
-    /// the run before the first request.
-    pub max_attempts: u32,
-    /// Run it once before the first request, and show a failure to the
-    /// model (off with `--no-precheck`).
-    pub precheck: bool,
-}
 
 /// The check as it stood before the first request.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,11 +12,12 @@ use super::opening::{self, Start};
 use super::repo_map;
 use super::route;
 use super::setup::{self, ModelSetup};
-use super::structured::{self, OutputSchema};
+use super::structured;
 use crate::client::{ChatRequest, ModelClient, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::permissions::HeadlessApprover;
+use crate::run::{OutputSchema, open_workspace};
 use crate::ui::Output;
 use crate::vocab::{EditFormat, Heuristic, Provider};
 
@@ -53,7 +54,7 @@ pub async fn dry_run(
     out: &mut dyn Output,
 ) -> Result<DryRun> {
     let client = settings.model_client()?;
-    let workspace = setup::open_workspace(&settings.cwd)?;
+    let workspace = open_workspace(&settings.cwd)?;
     let (info, source) = describe_model(&client, settings).await?;
     let task = route::decide(settings.task, settings.mode, prompt);
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);

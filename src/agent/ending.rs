@@ -2,10 +2,10 @@
 //! code (SPEC §8) and what the user is told.
 
 use super::guards::REPEAT_STOP;
-use super::interrupt::Interruption;
 use super::reply::Cut;
 use super::room::ContextFull;
 use crate::error::{Error, ExitStatus};
+use crate::run::interrupt::Interruption;
 use crate::session::{Check, Status};
 use crate::ui::Output;
 

@@ -17,7 +17,6 @@ pub mod excerpts;
 pub mod file_kind;
 pub mod grounding;
 pub mod guards;
-pub mod interrupt;
 pub mod normalize;
 pub mod opening;
 pub mod prompt;
@@ -28,15 +27,14 @@ pub mod repo_map;
 pub mod room;
 pub mod route;
 pub mod setup;
-pub mod steps;
 pub mod structured;
 pub mod text_calls;
 pub mod traceback;
 pub mod turns;
 pub mod usage;
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -46,47 +44,19 @@ use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::session::{FinetuneRecord, Session, Status, Store, Trajectory, Usage};
+use crate::run::interrupt::Interruptions;
+use crate::run::{Job, save_with_record, settle_checkpoint, steps, write_last_message};
+use crate::session::{Session, Status, Store, Usage};
 use crate::signals::Signals;
 use crate::ui::Output;
 use crate::vocab::Confinement;
 use calls::CallRunner;
-use check::CheckPlan;
 use edits::Protocol;
 use ending::Ending;
-use interrupt::Interruptions;
 use setup::ModelSetup;
 use turns::Turns;
 
 pub use dry_run::dry_run;
-
-/// What one invocation asks of the agent, beside the settings.
-#[derive(Debug, Default)]
-pub struct Job {
-    /// The new user message.
-    pub prompt: String,
-    /// A saved session to go on from (`--continue`, `--resume`).
-    pub resume: Option<Session>,
-    /// Write the session file and the fine-tuning record (false with
-    /// `--no-save`).
-    pub save: bool,
-    /// Limit on the whole run (`--timeout`); reaching it exits 124.
-    pub timeout: Option<Duration>,
-    /// Where to write the final answer (`-o`).
-    pub last_message_file: Option<PathBuf>,
-    /// `--check`: run when the model says it is done; its failures go back
-    /// to the model, and the run succeeds only when it passes.
-    pub check: Option<CheckPlan>,
-    /// Images for the prompt (`--image`): Ollama `images` entries (base64).
-    pub images: Vec<String>,
-    /// `--output-schema`: the answer must be one JSON value it accepts.
-    pub output_schema: Option<structured::OutputSchema>,
-    /// The workspace as the run found it, for `oc undo`; `None` for a run
-    /// that changes nothing or is not saved.
-    pub checkpoint: Option<Checkpoint>,
-    /// `--on-fail revert`: a failed run puts the checkpoint back.
-    pub revert_on_fail: bool,
-}
 
 /// Runs one agent session to its end and returns the exit status.
 ///
@@ -304,89 +274,6 @@ impl Close<'_> {
     }
 }
 
-/// Saves the session and appends its fine-tuning record (`trajectory`:
-/// the conversation as the model saw it); a failure is a warning, as the
-/// run itself is over.
-pub fn save_with_record(
-    store: &Store,
-    session: &mut Session,
-    schemas: &[Value],
-    trajectory: Trajectory,
-    out: &mut dyn Output,
-) {
-    let record = FinetuneRecord::from_session(session, schemas, trajectory);
-    let saved = store
-        .save(session)
-        .and_then(|()| store.append_finetune(&record));
-    if let Err(e) = saved {
-        out.warn(&format!("{e:#}"));
-    }
-}
-
-/// Records in the session what the run changed (for `oc undo`); with
-/// `--on-fail revert` and a failed run, puts it back at once. Returns the
-/// files put back. A checkpoint that cannot be finished or put back is a
-/// warning: the run is over.
-pub fn settle_checkpoint(
-    checkpoint: Option<&Checkpoint>,
-    revert_on_fail: bool,
-    session: &mut Session,
-    exit: ExitStatus,
-    out: &mut dyn Output,
-) -> Vec<String> {
-    // The record describes this run; a run without one cannot be undone,
-    // and an earlier run's record must not stand for it.
-    session.checkpoint = None;
-    let Some(checkpoint) = checkpoint else {
-        return Vec::new();
-    };
-    let mut record = match checkpoint.finish() {
-        Ok(record) => record,
-        Err(why) => {
-            out.warn(&format!(
-                "the run's changes cannot be recorded for `oc undo`: {why}"
-            ));
-            return Vec::new();
-        }
-    };
-    let mut reverted = Vec::new();
-    if revert_on_fail && exit != ExitStatus::Success && !record.changes.is_empty() {
-        let root = Path::new(&session.cwd);
-        let undone = crate::checkpoint::plan(&record, root, false)
-            .and_then(|plan| crate::checkpoint::undo(&record, root, &plan).map(|()| plan));
-        match undone {
-            Ok(plan) => {
-                let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
-                if !left.is_empty() {
-                    out.warn(&format!(
-                        "--on-fail revert left alone (changed meanwhile, or a folder on their path is now a link or a file): {}",
-                        left.join(", ")
-                    ));
-                }
-                reverted = (plan.steps.iter())
-                    .filter_map(|step| match step {
-                        crate::checkpoint::Step::Restore(p)
-                        | crate::checkpoint::Step::Remove(p) => Some(p.clone()),
-                        _ => None,
-                    })
-                    .collect();
-                record.undone_at = Some(crate::session::now_rfc3339());
-                out.warn(&format!(
-                    "--on-fail revert: the run failed (exit {}); put back {} as the run found {}",
-                    exit.code(),
-                    reverted.join(", "),
-                    if reverted.len() == 1 { "it" } else { "them" }
-                ));
-            }
-            Err(why) => out.warn(&format!(
-                "--on-fail revert could not put the files back: {why}"
-            )),
-        }
-    }
-    session.checkpoint = Some(record);
-    reverted
-}
-
 /// The last assistant message's text; when it has none (its reply was only
 /// file blocks) and files changed, which ones, and `true`: the text is a
 /// summary made here, not yet shown.
@@ -399,37 +286,6 @@ fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
         return (format!("Changed {}.", files_changed.join(", ")), true);
     }
     (text, false)
-}
-
-/// Writes the final answer to `-o FILE` (nothing when there is none).
-/// Returns the exit status: a run that would succeed fails when the file
-/// cannot be written, as a script waiting for it must not see success.
-pub fn write_last_message(
-    path: &Path,
-    text: &str,
-    exit: ExitStatus,
-    out: &mut dyn Output,
-) -> ExitStatus {
-    if text.is_empty() {
-        return exit;
-    }
-    let mut text = text.to_string();
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    match crate::fsutil::write_atomic(path, text.as_bytes(), 0o666) {
-        Ok(()) => exit,
-        Err(e) => {
-            out.error(&format!(
-                "cannot write the last message to `{}`: {e}",
-                path.display()
-            ));
-            match exit {
-                ExitStatus::Success | ExitStatus::Denied => ExitStatus::Failure,
-                other => other,
-            }
-        }
-    }
 }
 
 /// A run with images (attached, or in the resumed conversation) needs a

@@ -1,6 +1,7 @@
 //! Before the first turn: the workspace, what the model can do (from
 //! `/api/show`), and the session to go on with.
 
+use crate::run::open_workspace;
 use std::path::Path;
 
 use serde_json::Value;
@@ -11,7 +12,7 @@ use super::prompt;
 use crate::client::host::display_host;
 use crate::client::{ChatOptions, Message, ModelInfo, Role};
 use crate::config::{DEFAULT_MAX_OUTPUT_TOKENS, Settings};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sandbox::prepare::prepare;
 use crate::sandbox::reaper;
 use crate::sandbox::support::Support;
@@ -256,18 +257,6 @@ pub fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Worksp
     Ok(match settings.provider {
         Provider::OpenAi => workspace.hiding_env(&settings.api_key_env),
         Provider::Ollama => workspace,
-    })
-}
-
-/// The workspace the tools are confined to.
-///
-/// Errors: the directory cannot be used ([`Error::Usage`], exit 2).
-pub fn open_workspace(cwd: &Path) -> Result<Workspace> {
-    Workspace::new(cwd).map_err(|e| {
-        Error::Usage(format!(
-            "cannot use `{}` as the workspace: {e}",
-            cwd.display()
-        ))
     })
 }
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::calls::CallRunner;
-use super::check::{self, CheckPlan};
+use super::check;
 use super::context::{self, ContextMeter, request_tokens};
 use super::edits::Protocol;
 use super::ending::Ending;
@@ -22,6 +22,7 @@ use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role, ToolCa
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
+use crate::run::CheckPlan;
 use crate::session::{AbortedReply, Check, Session, Store, is_markup_only};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};

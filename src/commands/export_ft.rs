@@ -94,7 +94,7 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
         )
     };
     let summary = match Target::of(args.out.as_deref())? {
-        Target::Stdout => export(&mut std::io::stdout().lock()).map_err(Error::Usage)?,
+        Target::Stdout => export(&mut crate::ui::term::stdout()).map_err(Error::Usage)?,
         Target::Stream(path) => {
             // A pipe or a device (`/dev/stdout`) is written through, never
             // replaced by a file.

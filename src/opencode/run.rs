@@ -10,13 +10,14 @@ use super::follow::{Follower, Step};
 use super::permission;
 use super::server;
 use super::transcript::{is_call_written_as_text, to_messages};
-use crate::agent::interrupt::{Interruption, Interruptions};
-use crate::agent::setup::open_workspace;
-use crate::agent::{Job, save_with_record, settle_checkpoint, steps, write_last_message};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{Context, Denial, RunSummary, SCHEMA_VERSION};
+use crate::run::interrupt::{Interruption, Interruptions};
+use crate::run::{
+    Job, open_workspace, save_with_record, settle_checkpoint, steps, write_last_message,
+};
 use crate::session::{Session, Status, Store};
 use crate::signals::Signals;
 use crate::tools::Workspace;

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::FinetuneRecord;
+use super::record::FinetuneRecord;
 use crate::client::Role;
 use crate::images::ImageStore;
 

@@ -1,7 +1,10 @@
 //! Tests of session saves, titles and the success rule.
 
 use super::*;
-use crate::client::Role;
+use crate::client::{Message, Role};
+use crate::vocab::Mode;
+use file::title_of;
+use std::path::Path;
 
 #[test]
 fn save_is_atomic_and_round_trips() {

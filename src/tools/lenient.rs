@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ToolName;
+use super::name::ToolName;
 
 /// The arguments with unambiguous repairs applied, and a note per repair:
 ///

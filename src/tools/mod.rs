@@ -11,6 +11,7 @@ pub mod lenient;
 pub mod list_files;
 pub mod losses;
 pub mod move_file;
+pub mod name;
 pub mod outcome;
 pub mod outline;
 pub mod read_file;
@@ -21,122 +22,14 @@ pub mod walk;
 pub mod workspace;
 pub mod write_file;
 
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::vocab::Mode;
 pub use change::{COMPACT_DIFF_LINES, FileChange, Seen};
 pub use file_text::{LATIN1_NOTE, decode_text, regular_file};
+pub use name::ToolName;
 pub use outcome::ToolOutcome;
 pub use workspace::{ResolvedPath, Workspace};
-
-/// Every tool `oc` has, in the order they are offered to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolName {
-    ReadFile,
-    WriteFile,
-    EditFile,
-    MoveFile,
-    ListFiles,
-    Search,
-    Bash,
-}
-
-impl ToolName {
-    /// All tools, in offering order.
-    pub const ALL: [ToolName; 7] = [
-        ToolName::ReadFile,
-        ToolName::WriteFile,
-        ToolName::EditFile,
-        ToolName::MoveFile,
-        ToolName::ListFiles,
-        ToolName::Search,
-        ToolName::Bash,
-    ];
-
-    /// The name the model calls the tool by.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolName::ReadFile => "read_file",
-            ToolName::WriteFile => "write_file",
-            ToolName::EditFile => "edit_file",
-            ToolName::MoveFile => "move_file",
-            ToolName::ListFiles => "list_files",
-            ToolName::Search => "search",
-            ToolName::Bash => "bash",
-        }
-    }
-
-    /// Looks a tool up by its exact name.
-    pub fn from_name(name: &str) -> Option<ToolName> {
-        ToolName::ALL.into_iter().find(|t| t.as_str() == name)
-    }
-
-    /// Tools that change nothing: the only ones offered in plan mode.
-    pub fn is_read_only(self) -> bool {
-        match self {
-            ToolName::ReadFile | ToolName::ListFiles | ToolName::Search => true,
-            ToolName::WriteFile | ToolName::EditFile | ToolName::MoveFile | ToolName::Bash => false,
-        }
-    }
-
-    /// The tools offered in `mode`.
-    pub fn for_mode(mode: Mode) -> Vec<ToolName> {
-        match mode {
-            Mode::Chat => Vec::new(),
-            Mode::Code => ToolName::ALL.to_vec(),
-            Mode::Plan => ToolName::ALL
-                .into_iter()
-                .filter(|t| t.is_read_only())
-                .collect(),
-        }
-    }
-
-    fn description(self) -> &'static str {
-        match self {
-            ToolName::ReadFile => {
-                "Read a text file. Returns numbered lines (a window for big files) and the total line count."
-            }
-            ToolName::WriteFile => {
-                "Create a file, or replace a whole file, with the given content. Parent directories are created."
-            }
-            ToolName::EditFile => {
-                "Replace old_string with new_string in a file. old_string should match the file and be unique unless replace_all is true. Read the file first."
-            }
-            ToolName::MoveFile => "Move or rename a file or directory.",
-            ToolName::ListFiles => "List files matching a glob, honouring .gitignore. Sorted.",
-            ToolName::Search => {
-                "Search file contents with a regular expression, honouring .gitignore. Returns path:line: text."
-            }
-            ToolName::Bash => {
-                "Run a shell command with bash in the workspace. Returns output and exit code."
-            }
-        }
-    }
-
-    /// The schema sent to the model:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    pub fn schema(self) -> Value {
-        let parameters = match self {
-            ToolName::ReadFile => lean_schema::<read_file::Args>(),
-            ToolName::WriteFile => lean_schema::<write_file::Args>(),
-            ToolName::EditFile => lean_schema::<edit_file::Args>(),
-            ToolName::MoveFile => lean_schema::<move_file::Args>(),
-            ToolName::ListFiles => lean_schema::<list_files::Args>(),
-            ToolName::Search => lean_schema::<search::Args>(),
-            ToolName::Bash => lean_schema::<bash::Args>(),
-        };
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.as_str(),
-                "description": self.description(),
-                "parameters": parameters,
-            }
-        })
-    }
-}
 
 /// Parsed, validated arguments of one call.
 #[derive(Debug, Clone)]
@@ -276,51 +169,6 @@ pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutc
     }
 }
 
-/// A compact JSON schema for `T`: no `$schema`, `title` or integer `format`,
-/// and `Option` fields as their plain type (they are simply not `required`).
-/// Small models pay for every token of it.
-fn lean_schema<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft07()
-        .with(|s| s.meta_schema = None)
-        .for_deserialize()
-        .into_generator();
-    let mut value = generator.into_root_schema_for::<T>().to_value();
-    strip(&mut value);
-    value
-}
-
-fn strip(value: &mut Value) {
-    let Some(object) = value.as_object_mut() else {
-        return;
-    };
-    object.remove("title");
-    object.remove("$schema");
-    object.remove("format");
-    if object.get("minimum") == Some(&json!(0)) {
-        object.remove("minimum");
-    }
-    if let Some(Value::Array(types)) = object.get("type") {
-        let real: Vec<Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .cloned()
-            .collect();
-        if real.len() == 1 {
-            object.insert("type".into(), real[0].clone());
-        }
-    }
-    if object.get("default") == Some(&Value::Null) {
-        object.remove("default");
-    }
-    for child in object.values_mut() {
-        match child {
-            Value::Object(_) => strip(child),
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-}
-
 /// The one-line shape of a tool's arguments, e.g.
 /// `{"path": string, "offset"?: integer}`, for error messages.
 pub fn signature(tool: ToolName) -> String {
@@ -353,7 +201,9 @@ pub fn signature(tool: ToolName) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::Mode;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     #[test]
     fn schemas_are_lean_and_complete() {

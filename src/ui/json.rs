@@ -56,6 +56,17 @@ pub fn write_line(value: &impl serde::Serialize) {
     }
 }
 
+/// Writes the `error` event (README "Output") as one line on stdout: how
+/// every error reaches a script that reads JSON, whether a run fails
+/// before it starts, the arguments are bad, or the run itself fails.
+pub fn write_error(message: &str, exit_code: Option<i32>) {
+    write_line(&Event::Error {
+        schema_version: SCHEMA_VERSION,
+        message,
+        exit_code,
+    });
+}
+
 impl Output for JsonOutput {
     fn session_started(&mut self, session: &Session, resumed: bool) {
         self.emit(&Event::SessionStarted {
@@ -171,11 +182,9 @@ impl Output for JsonOutput {
 
     fn error(&mut self, message: &str) {
         err_line(&format!("oc: error: {message}"));
-        self.emit(&Event::Error {
-            schema_version: SCHEMA_VERSION,
-            message,
-            exit_code: None,
-        });
+        if self.stream {
+            write_error(message, None);
+        }
     }
 
     fn session_completed(&mut self, summary: &RunSummary) {

@@ -13,5 +13,8 @@ pub mod text;
 pub use approval::{TerminalApprover, approver_for_this_process};
 pub use json::JsonOutput;
 pub use output::Output;
-pub use term::{out, print_error, print_note, print_warning, sanitize, stderr_colors};
+pub use term::{
+    confirm, out, print_error, print_note, print_warning, sanitize, short_time, stderr_colors,
+    table,
+};
 pub use text::TextRenderer;

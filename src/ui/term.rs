@@ -100,3 +100,54 @@ pub fn print_diff(diff: &str, color: bool) {
         }
     }
 }
+
+/// The locked stdout, for a command that streams its output (`oc
+/// export-ft`) and must know when a write fails.
+pub fn stdout() -> std::io::StdoutLock<'static> {
+    std::io::stdout().lock()
+}
+
+/// Asks a yes/no question on the terminal (default no). `None` when there
+/// is no terminal to ask on (stdin or stderr is not one).
+pub fn confirm(prompt: &str) -> Option<bool> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return None;
+    }
+    let answer = dialoguer::Confirm::new()
+        .with_prompt(prompt)
+        .default(false)
+        .interact_on(&console::Term::stderr())
+        .unwrap_or(false);
+    Some(answer)
+}
+
+/// Rows as columns lined up with two spaces between them (the first row is
+/// the header), one line per row.
+pub fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut text = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c + 1 == columns {
+                    cell.clone()
+                } else {
+                    format!("{cell:<width$}", width = widths[c])
+                }
+            })
+            .collect();
+        text.push_str(line.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// `2026-11-30T01:41:02.123Z` → `2026-11-30 01:41`.
+pub fn short_time(rfc3339: &str) -> String {
+    rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
+}

@@ -46,6 +46,9 @@ struct Crate {
     /// Module → the paths named in it, as written (with the module's
     /// aliases already applied where they start a path).
     named: BTreeMap<ModPath, Vec<ModPath>>,
+    /// Module → the paths named in it that lead out of the crate
+    /// (`std::io::stdout`, `dialoguer::Confirm`), aliases applied.
+    external: BTreeMap<ModPath, Vec<ModPath>>,
 }
 
 impl Crate {
@@ -90,8 +93,9 @@ impl Crate {
                 other => collector.item(other),
             }
         }
-        let named = collector.resolve(&module);
-        self.named.insert(module, named);
+        let (named, external) = collector.resolve(&module);
+        self.named.insert(module.clone(), named);
+        self.external.insert(module, external);
     }
 
     /// Module → the modules it imports.
@@ -184,8 +188,9 @@ impl Collector {
         }
     }
 
-    /// The paths as absolute module paths, where they lead into this crate.
-    fn resolve(self, module: &ModPath) -> Vec<ModPath> {
+    /// The paths as absolute module paths where they lead into this crate,
+    /// and the paths that lead out of it.
+    fn resolve(self, module: &ModPath) -> (Vec<ModPath>, Vec<ModPath>) {
         let resolve_one = |path: &ModPath| -> Option<ModPath> {
             let (first, rest) = path.split_first()?;
             let mut base = match first.as_str() {
@@ -207,21 +212,24 @@ impl Collector {
             base.extend(rest.cloned());
             Some(base)
         };
-        self.paths
-            .iter()
-            .filter_map(|path| {
-                let expanded = match path.first().and_then(|f| self.aliases.get(f)) {
-                    // A path through a `use` alias: `tools::bash::run` after `use crate::tools`.
-                    Some(target) if path.len() > 1 || target != path => {
-                        let mut full = target.clone();
-                        full.extend(path[1..].iter().cloned());
-                        full
-                    }
-                    _ => path.clone(),
-                };
-                resolve_one(&expanded)
-            })
-            .collect()
+        let mut inside = Vec::new();
+        let mut outside = Vec::new();
+        for path in &self.paths {
+            let expanded = match path.first().and_then(|f| self.aliases.get(f)) {
+                // A path through a `use` alias: `tools::bash::run` after `use crate::tools`.
+                Some(target) if path.len() > 1 || target != path => {
+                    let mut full = target.clone();
+                    full.extend(path[1..].iter().cloned());
+                    full
+                }
+                _ => path.clone(),
+            };
+            match resolve_one(&expanded) {
+                Some(resolved) => inside.push(resolved),
+                None => outside.push(expanded),
+            }
+        }
+        (inside, outside)
     }
 
     fn tokens(&mut self, tokens: TokenStream) {
@@ -432,5 +440,105 @@ fn source_files_stay_short() {
         long.is_empty(),
         "files over {MAX_LINES} lines; split them by concern:\n{}",
         long.join("\n")
+    );
+}
+
+/// `module` is `ancestor` or inside it.
+fn within(module: &ModPath, ancestor: &[&str]) -> bool {
+    module.len() >= ancestor.len() && module.iter().zip(ancestor).all(|(a, b)| a == b)
+}
+
+#[test]
+fn architecture_children_never_import_their_parents() {
+    let graph = Crate::load().graph();
+    let upward: Vec<String> = graph
+        .iter()
+        .flat_map(|(module, targets)| {
+            targets
+                .iter()
+                .filter(|t| t.len() < module.len() && module.starts_with(t))
+                .map(move |t| format!("{} → {}", name(module), name(t)))
+        })
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "a module imports an item of its own parent; move the item to a file of its own and import that:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn architecture_runtimes_sit_side_by_side_over_run() {
+    let graph = Crate::load().graph();
+    // (who, must not import)
+    let forbidden: [(&[&str], &[&str]); 4] = [
+        (&["run"], &["agent"]),
+        (&["run"], &["opencode"]),
+        (&["opencode"], &["agent"]),
+        (&["agent"], &["opencode"]),
+    ];
+    let mut found = Vec::new();
+    for (who, never) in forbidden {
+        for (module, targets) in graph.iter().filter(|(m, _)| within(m, who)) {
+            for target in targets.iter().filter(|t| within(t, never)) {
+                found.push(format!("{} → {}", name(module), name(target)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "what both runtimes share belongs in `run`:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Outside `owner`, no (non-test) code names a path that starts with one of
+/// `paths`.
+fn only_in(owner: &[&str], paths: &[&[&str]]) -> Vec<String> {
+    let krate = Crate::load();
+    let mut found = BTreeSet::new();
+    for (module, named) in krate.external.iter().filter(|(m, _)| !within(m, owner)) {
+        for path in named {
+            if paths.iter().any(|p| within(path, p)) {
+                found.insert(format!("{} names {}", name(module), path.join("::")));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[test]
+fn architecture_only_ui_writes_to_the_terminal() {
+    let found = only_in(
+        &["ui"],
+        &[
+            &["std", "io", "stdout"],
+            &["std", "io", "stderr"],
+            &["dialoguer"],
+            &["console", "Term"],
+            &["indicatif"],
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "stdout, stderr and prompts belong to `ui`:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn architecture_file_contents_are_written_through_fsutil() {
+    let found = only_in(
+        &["fsutil"],
+        &[
+            &["std", "fs", "write"],
+            &["std", "fs", "File", "create"],
+            &["File", "create"],
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "a file's contents are written through `fsutil` (atomic, synced):\n{}",
+        found.join("\n")
     );
 }

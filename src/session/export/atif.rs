@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use super::steps::{Replies, arguments};
 use crate::client::{Message, Role};
 use crate::images::ImageStore;
-use crate::session::FinetuneRecord;
+use crate::session::record::FinetuneRecord;
 
 /// The schema version written.
 pub const SCHEMA_VERSION: &str = "ATIF-v1.7";

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::steps::{Replies, arguments, up_to_last_reply};
 use crate::client::{Message, Role, ToolCall};
-use crate::session::FinetuneRecord;
+use crate::session::record::FinetuneRecord;
 
 /// The record as an OpenAI chat fine-tuning line: `{"messages", "tools",
 /// "parallel_tool_calls"}` (the last two when tools were offered);

@@ -19,8 +19,8 @@ use std::io::{BufRead, Write};
 
 use serde_json::Value;
 
-use super::FinetuneRecord;
 use super::export_images::{Layout, attach};
+use super::record::FinetuneRecord;
 use crate::images::ImageStore;
 
 mod atif;
@@ -246,11 +246,11 @@ fn read_record(line: &[u8]) -> Result<FinetuneRecord, (String, String)> {
             field,
         )
     })?;
-    if record.version > super::FINETUNE_VERSION {
+    if record.version > super::record::FINETUNE_VERSION {
         let why = format!(
             "a record of a newer layout (version {}; this oc reads up to {}): update oc",
             record.version,
-            super::FINETUNE_VERSION
+            super::record::FINETUNE_VERSION
         );
         return Err((why.clone(), why));
     }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::steps::{Replies, arguments, up_to_last_reply};
 use crate::client::{Message, Role};
-use crate::session::FinetuneRecord;
+use crate::session::record::FinetuneRecord;
 
 /// The record as a ShareGPT line. The reads `oc` made for the model
 /// (`synthetic` replies) are no turn of its: their results go into the

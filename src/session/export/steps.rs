@@ -5,7 +5,8 @@
 //! grounding's call ids.
 
 use crate::client::{Message, Role};
-use crate::session::{FinetuneRecord, is_grounding_read};
+use crate::session::record::FinetuneRecord;
+use crate::session::step::is_grounding_read;
 
 /// What each assistant message of a record is, in order.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //! off or empty) or the check failed after it. Trainers mask such steps
 //! rather than learn from them.
 
-use crate::agent::guards;
+use super::nudges as guards;
 use crate::client::{Message, Role};
 use crate::session::{Check, Session, Step, Trajectory, is_grounding_read};
 

@@ -1,0 +1,341 @@
+//! `oc run`, `oc plan`, `oc chat`: the arguments made into a [`Job`]
+//! (the session to go on from, the prompt, images, the check, the output
+//! schema, the checkpoint), then the runtime the settings pick runs it.
+//! `--dry-run` prints the first request instead.
+
+use crate::agent;
+use crate::checkpoint;
+use crate::cli::{self, OutputFormat, RunArgs};
+use crate::config::Settings;
+use crate::error::{Error, ExitStatus, Result};
+use crate::images;
+use crate::input;
+use crate::opencode;
+use crate::run::{CheckPlan, Job, OutputSchema, open_workspace};
+use crate::session;
+use crate::ui;
+use crate::vocab::{self, Mode};
+
+use super::settings::load_settings;
+
+/// Runs `oc run|plan|chat`; an error is also written as a JSON `error`
+/// event when the output format is JSON, for scripts that read only stdout.
+///
+/// Errors: as the run's setup (usage, exit 2; server, exit 3; ...).
+pub async fn run_agent(args: &RunArgs, mode: Mode) -> Result<ExitStatus> {
+    let result = start_agent(args, mode).await;
+    // Scripts reading JSON get the error there too, not only on stderr.
+    if let (Err(error), OutputFormat::Json | OutputFormat::StreamJson) =
+        (&result, args.prompt.output_format)
+    {
+        ui::json::write_error(&format!("{error:#}"), Some(error.exit_status().code()));
+    }
+    result
+}
+
+async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
+    let (common, args) = (&run.common, &run.prompt);
+    let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
+    check_runtime(&settings, run)?;
+    let store = session::Store::new(&settings.home);
+    let resume = if args.continue_last {
+        let session = store.newest_in(&settings.cwd)?.ok_or_else(|| {
+            Error::Usage(format!(
+                "no saved session was started in `{}`; start one with `oc run`, or pick one with `--resume ID` (see `oc sessions list`)",
+                settings.cwd.display()
+            ))
+        })?;
+        Some(session)
+    } else {
+        args.resume
+            .as_deref()
+            .map(|id| store.load(id))
+            .transpose()?
+    };
+    if let Some(session) = &resume
+        && session.mode != settings.mode
+    {
+        let command = match session.mode {
+            Mode::Code => "oc run",
+            Mode::Plan => "oc plan",
+            Mode::Chat => "oc chat",
+        };
+        return Err(Error::Usage(format!(
+            "session {} is a {} session; go on with `{command} --resume {}`",
+            session.id,
+            session.mode.as_str(),
+            session.id
+        )));
+    }
+    if common.dry_run && resume.is_some() {
+        return Err(Error::Usage(
+            "`--dry-run` shows the first request of a new run; it cannot be combined with `--continue` or `--resume`".into(),
+        ));
+    }
+    let resume = resume.map(|mut session| {
+        // A run killed mid-call left calls without results; the next
+        // request must answer each of them.
+        session.answer_unanswered_calls("interrupted: result unknown");
+        if !settings.model_explicit {
+            settings.model = session.model.clone();
+        }
+        if common.server.cwd.is_none() {
+            let saved = std::path::PathBuf::from(&session.cwd);
+            if saved.is_dir() {
+                settings.cwd = saved;
+            }
+        }
+        session
+    });
+    let prompt = input::read_prompt(&args.prompt)?;
+    warn_if_think_took_a_level(&args.prompt);
+    let max_side = args.image_max_side.unwrap_or(images::DEFAULT_MAX_SIDE);
+    let images = (args.images.iter())
+        .map(|path| images::load(path, max_side))
+        .collect::<Result<Vec<String>>>()?;
+    let output_schema = output_schema(args, common)?;
+    if common.dry_run {
+        // `--check auto` says which command a run would use (exit 2 when
+        // none is found, as the run would).
+        let check = check_plan(args, &settings, &prompt)?;
+        let mut notes = ui::TextRenderer::new(false, false);
+        let request =
+            agent::dry_run(&settings, &prompt, output_schema.as_ref(), &mut notes).await?;
+        ui::out(&format!("{}\n", request.body));
+        let tokens = |bytes: usize| bytes.div_ceil(4);
+        ui::print_note(&format!(
+            "request body: {} bytes (~{} tokens); system prompt {} bytes + tool schemas {} bytes = ~{} tokens; nothing was sent",
+            request.body.len(),
+            tokens(request.body.len()),
+            request.system_bytes,
+            request.tools_bytes,
+            tokens(request.system_bytes + request.tools_bytes),
+        ));
+        ui::print_note(&format!("protocol: {}", request.protocol));
+        if check.is_some() && !run.prompt.no_precheck {
+            ui::print_note(
+                "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
+            );
+        }
+        if !images.is_empty() {
+            ui::print_note(&format!(
+                "{} image{} checked and left out of the body shown (base64, in the prompt's `images`)",
+                images.len(),
+                if images.len() == 1 { "" } else { "s" }
+            ));
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let mut approver = ui::approver_for_this_process();
+    let mut out: Box<dyn ui::Output> = match args.output_format {
+        OutputFormat::Text => Box::new(
+            ui::TextRenderer::new(args.quiet, args.verbose)
+                .answering_with_json(output_schema.is_some()),
+        ),
+        OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
+        OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
+    };
+    let check = check_plan(args, &settings, &prompt)?;
+    let revert_on_fail = on_fail(args, mode)?;
+    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
+    let job = Job {
+        prompt,
+        resume,
+        save: !args.no_save,
+        timeout: args.timeout,
+        last_message_file: args.output_last_message.clone(),
+        check,
+        images,
+        output_schema,
+        checkpoint,
+        revert_on_fail,
+    };
+    match settings.runtime.runtime {
+        vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
+        vocab::Runtime::Opencode => {
+            opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
+        }
+    }
+}
+
+/// Whether `--on-fail revert` was asked for; only `oc run` changes files.
+///
+/// Errors (exit 2): `--on-fail` with `oc plan` or `oc chat`.
+fn on_fail(args: &cli::PromptArgs, mode: Mode) -> Result<bool> {
+    match (args.on_fail, mode) {
+        (None, _) => Ok(false),
+        (Some(_), Mode::Plan | Mode::Chat) => Err(Error::Usage(format!(
+            "`--on-fail` is for `oc run`: `oc {}` changes no file",
+            mode.as_str()
+        ))),
+        (Some(what), Mode::Code) => Ok(what == cli::OnFail::Revert),
+    }
+}
+
+/// The workspace as a code run finds it (README "Undo"): for `oc undo`
+/// when the session is saved, and for `--on-fail revert`. A checkpoint that
+/// cannot be taken is a warning, unless the run must be able to revert.
+///
+/// Errors (exit 2): `--on-fail revert` and no checkpoint could be taken.
+fn take_checkpoint(
+    settings: &Settings,
+    save: bool,
+    revert_on_fail: bool,
+) -> Result<Option<checkpoint::Checkpoint>> {
+    if settings.mode != Mode::Code || !(save || revert_on_fail) {
+        return Ok(None);
+    }
+    let taken = settings
+        .cwd
+        .canonicalize()
+        .map_err(|e| e.to_string())
+        .and_then(|root| checkpoint::Checkpoint::take(&root, &settings.home));
+    match taken {
+        Ok(checkpoint) => Ok(Some(checkpoint)),
+        Err(why) if revert_on_fail => Err(Error::Usage(format!(
+            "`--on-fail revert` needs a checkpoint of the workspace, and none could be taken: {why}"
+        ))),
+        Err(why) => {
+            ui::print_warning(&format!(
+                "no checkpoint of the workspace ({why}); `oc undo` cannot put this run's changes back"
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// `--output-schema FILE`, read and compiled. A run held to a schema
+/// answers, so it cannot be `--task change`.
+///
+/// Errors (exit 2): the file cannot be read or is no JSON Schema; `--task
+/// change` given with it.
+fn output_schema(args: &cli::PromptArgs, common: &cli::CommonArgs) -> Result<Option<OutputSchema>> {
+    let Some(path) = &args.output_schema else {
+        return Ok(None);
+    };
+    if args.check.is_some() {
+        return Err(Error::Usage(
+            "`--output-schema` asks for one JSON answer and changes no file, so `--check` has nothing to judge; drop one of them".into(),
+        ));
+    }
+    if common.task == Some(vocab::Task::Change) {
+        return Err(Error::Usage(
+            "`--output-schema` asks for one JSON answer and changes no file; drop `--task change`, or make the change in a run of its own".into(),
+        ));
+    }
+    OutputSchema::load(path).map(Some)
+}
+
+/// The `--check` of the run: the command given, or with `--check auto`
+/// the one the prompt or the project gives (said on stderr).
+///
+/// Errors (exit 2): `--check auto` finds no test command; the hard or deny
+/// rules refuse the check.
+fn check_plan(
+    args: &cli::PromptArgs,
+    settings: &Settings,
+    prompt: &str,
+) -> Result<Option<CheckPlan>> {
+    let Some(given) = &args.check else {
+        return Ok(None);
+    };
+    let command = if given.trim() == "auto" {
+        let chosen = agent::check_command::choose(prompt, &settings.cwd).ok_or_else(|| {
+            Error::Usage(format!(
+                "`--check auto` found no test command: the prompt gives none (\"run them with: …\") and `{}` has no Cargo.toml, go.mod, package.json test script, Python tests or Makefile `test` target; pass the command, e.g. `--check 'python3 -m pytest -q'`",
+                settings.cwd.display()
+            ))
+        })?;
+        ui::print_note(&format!(
+            "--check auto: using `{}` (from {})",
+            chosen.command, chosen.source
+        ));
+        chosen.command
+    } else {
+        given.clone()
+    };
+    // A check the rules refuse would be found out only after the model's
+    // work was paid for.
+    if let Ok(workspace) = open_workspace(&settings.cwd)
+        && let Some(reason) = agent::check::refusal(&command, &settings.rules, workspace.root())
+    {
+        return Err(Error::Usage(format!(
+            "the check `{command}` cannot run: {reason}; change the check, or the rule that refuses it"
+        )));
+    }
+    Ok(Some(CheckPlan {
+        command,
+        max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
+        precheck: !args.no_precheck,
+    }))
+}
+
+/// With `--runtime opencode` the server runs the loop: what only oc's own
+/// loop can do is a usage error, and loop settings given on the command
+/// line are said to be ignored.
+///
+/// Errors: `--check`, `--image`, `--continue`/`--resume` or `--dry-run`
+/// with the opencode runtime ([`Error::Usage`]).
+fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
+    if settings.runtime.runtime != vocab::Runtime::Opencode {
+        return Ok(());
+    }
+    let (common, args) = (&run.common, &run.prompt);
+    let unsupported = [
+        ("--check", args.check.is_some()),
+        ("--image", !args.images.is_empty()),
+        ("--continue", args.continue_last),
+        ("--resume", args.resume.is_some()),
+        ("--dry-run", common.dry_run),
+        ("--output-schema", args.output_schema.is_some()),
+    ];
+    if let Some((flag, _)) = unsupported.iter().find(|(_, set)| *set) {
+        return Err(Error::Usage(format!(
+            "`{flag}` works with oc's own loop only; drop it, or run without `--runtime opencode`"
+        )));
+    }
+    let ignored: Vec<&str> = [
+        ("--num-ctx", common.num_ctx.is_some()),
+        ("--max-turns", common.max_turns.is_some()),
+        ("--max-output-tokens", common.max_output_tokens.is_some()),
+        ("--edit-format", common.edit_format.is_some()),
+        ("--task", common.task.is_some()),
+        ("--think", common.think.is_some()),
+        ("--temperature", common.temperature.is_some()),
+        ("--seed", common.seed.is_some()),
+        ("--sandbox", common.sandbox.is_some()),
+        ("--network", common.network.is_some()),
+        ("--add-dir", !common.add_dir.is_empty()),
+        ("--allow-read", !common.allow_read.is_empty()),
+        ("--system-prompt", common.system_prompt.is_some()),
+        (
+            "--append-system-prompt",
+            common.append_system_prompt.is_some(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        ui::print_warning(&format!(
+            "with `--runtime opencode` the opencode server runs the loop with its own settings: {} ignored",
+            ignored.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// `--think high "fix"` sends the prompt "high fix" (a level needs the
+/// `=`): says so when a bare `--think` is followed by a prompt starting
+/// with a level.
+fn warn_if_think_took_a_level(words: &[String]) {
+    let bare_think = std::env::args_os().any(|a| a == "--think");
+    let first = words
+        .first()
+        .map(|w| w.split_whitespace().next().unwrap_or(w));
+    if let Some(level) = first.filter(|w| bare_think && w.parse::<vocab::Think>().is_ok()) {
+        ui::print_warning(&format!(
+            "the prompt starts with `{level}` after a bare `--think`, which does not take a value; to set the level, write `--think={level}`"
+        ));
+    }
+}

@@ -1,0 +1,111 @@
+//! `--output-schema FILE`: the JSON Schema the final answer must match,
+//! read, compiled and checked (README "Output"). The agent's loop sends it
+//! with every request and sends a mismatch back once (`agent::structured`).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// A JSON Schema the final answer must match, compiled.
+pub struct OutputSchema {
+    /// The schema as written in the file.
+    pub schema: Value,
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for OutputSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputSchema")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OutputSchema {
+    /// Reads and compiles the JSON Schema in `path`.
+    ///
+    /// Errors ([`Error::Usage`], exit 2): the file cannot be read, is not
+    /// JSON, or is not a valid JSON Schema.
+    pub fn load(path: &Path) -> Result<Self> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Usage(format!(
+                "cannot read the output schema `{shown}`: {e}; pass a JSON Schema file to `--output-schema`"
+            ))
+        })?;
+        let schema: Value = serde_json::from_str(&text).map_err(|e| {
+            Error::Usage(format!(
+                "the output schema `{shown}` is not JSON ({e}); `--output-schema` takes a JSON Schema file"
+            ))
+        })?;
+        Self::new(schema).map_err(|why| {
+            Error::Usage(format!(
+                "the output schema `{shown}` is not a valid JSON Schema: {why}"
+            ))
+        })
+    }
+
+    /// Compiles `schema`; the error says what is wrong with it.
+    pub fn new(schema: Value) -> std::result::Result<Self, String> {
+        // Ollama takes only an object as `format` (or "json"), and `false`
+        // would refuse every answer.
+        if !schema.is_object() {
+            return Err("a schema is an object (e.g. {\"type\": \"object\", …})".into());
+        }
+        let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
+        Ok(OutputSchema { schema, validator })
+    }
+
+    /// The JSON value of `answer` if it matches the schema: the whole reply
+    /// is one JSON value (a ```json fence around it is allowed). The error
+    /// says what is wrong, for the model and the user.
+    pub fn check(&self, answer: &str) -> std::result::Result<Value, String> {
+        let text = unfenced(answer.trim());
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| format!("the answer is not one JSON value ({e})"))?;
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(&value)
+            .take(5)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                let at = if at.is_empty() {
+                    "the value".into()
+                } else {
+                    at
+                };
+                format!("{at}: {e}")
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+
+    /// The line the first user message ends with: the schema, so the model
+    /// knows what the server holds it to.
+    pub fn instruction(&self) -> String {
+        format!(
+            "Reply with only one JSON value that matches this JSON Schema, nothing else:\n{}",
+            self.schema
+        )
+    }
+}
+
+/// `text` without a fence around it (```` ```json ````, ```` ``` ````).
+fn unfenced(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("```") else {
+        return text;
+    };
+    let Some(body) = rest.strip_suffix("```") else {
+        return text;
+    };
+    // The info string ends at the first line break.
+    body.split_once('\n')
+        .map_or(body, |(_, inner)| inner)
+        .trim()
+}

@@ -1,0 +1,126 @@
+//! How a run ends on disk, the same for both runtimes: the session file
+//! and its fine-tuning record, what the run changed (for `oc undo`, and
+//! `--on-fail revert`), and the final answer in `-o FILE`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::checkpoint::Checkpoint;
+use crate::error::ExitStatus;
+use crate::session::{FinetuneRecord, Session, Store, Trajectory};
+use crate::ui::Output;
+
+/// Saves the session and appends its fine-tuning record (`trajectory`:
+/// the conversation as the model saw it); a failure is a warning, as the
+/// run itself is over.
+pub fn save_with_record(
+    store: &Store,
+    session: &mut Session,
+    schemas: &[Value],
+    trajectory: Trajectory,
+    out: &mut dyn Output,
+) {
+    let record = FinetuneRecord::from_session(session, schemas, trajectory);
+    let saved = store
+        .save(session)
+        .and_then(|()| store.append_finetune(&record));
+    if let Err(e) = saved {
+        out.warn(&format!("{e:#}"));
+    }
+}
+
+/// Records in the session what the run changed (for `oc undo`); with
+/// `--on-fail revert` and a failed run, puts it back at once. Returns the
+/// files put back. A checkpoint that cannot be finished or put back is a
+/// warning: the run is over.
+pub fn settle_checkpoint(
+    checkpoint: Option<&Checkpoint>,
+    revert_on_fail: bool,
+    session: &mut Session,
+    exit: ExitStatus,
+    out: &mut dyn Output,
+) -> Vec<String> {
+    // The record describes this run; a run without one cannot be undone,
+    // and an earlier run's record must not stand for it.
+    session.checkpoint = None;
+    let Some(checkpoint) = checkpoint else {
+        return Vec::new();
+    };
+    let mut record = match checkpoint.finish() {
+        Ok(record) => record,
+        Err(why) => {
+            out.warn(&format!(
+                "the run's changes cannot be recorded for `oc undo`: {why}"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut reverted = Vec::new();
+    if revert_on_fail && exit != ExitStatus::Success && !record.changes.is_empty() {
+        let root = Path::new(&session.cwd);
+        let undone = crate::checkpoint::plan(&record, root, false)
+            .and_then(|plan| crate::checkpoint::undo(&record, root, &plan).map(|()| plan));
+        match undone {
+            Ok(plan) => {
+                let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
+                if !left.is_empty() {
+                    out.warn(&format!(
+                        "--on-fail revert left alone (changed meanwhile, or a folder on their path is now a link or a file): {}",
+                        left.join(", ")
+                    ));
+                }
+                reverted = (plan.steps.iter())
+                    .filter_map(|step| match step {
+                        crate::checkpoint::Step::Restore(p)
+                        | crate::checkpoint::Step::Remove(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                record.undone_at = Some(crate::session::now_rfc3339());
+                out.warn(&format!(
+                    "--on-fail revert: the run failed (exit {}); put back {} as the run found {}",
+                    exit.code(),
+                    reverted.join(", "),
+                    if reverted.len() == 1 { "it" } else { "them" }
+                ));
+            }
+            Err(why) => out.warn(&format!(
+                "--on-fail revert could not put the files back: {why}"
+            )),
+        }
+    }
+    session.checkpoint = Some(record);
+    reverted
+}
+
+/// Writes the final answer to `-o FILE` (nothing when there is none).
+/// Returns the exit status: a run that would succeed fails when the file
+/// cannot be written, as a script waiting for it must not see success.
+pub fn write_last_message(
+    path: &Path,
+    text: &str,
+    exit: ExitStatus,
+    out: &mut dyn Output,
+) -> ExitStatus {
+    if text.is_empty() {
+        return exit;
+    }
+    let mut text = text.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    match crate::fsutil::write_atomic(path, text.as_bytes(), 0o666) {
+        Ok(()) => exit,
+        Err(e) => {
+            out.error(&format!(
+                "cannot write the last message to `{}`: {e}",
+                path.display()
+            ));
+            match exit {
+                ExitStatus::Success | ExitStatus::Denied => ExitStatus::Failure,
+                other => other,
+            }
+        }
+    }
+}
