@@ -17,6 +17,8 @@ use syn::visit::Visit;
 
 /// The longest a file under `src/` may be.
 const MAX_LINES: usize = 700;
+/// The longest a function may be, from `fn` to its closing brace.
+const MAX_FN_LINES: usize = 100;
 
 type ModPath = Vec<String>;
 
@@ -540,5 +542,93 @@ fn architecture_file_contents_are_written_through_fsutil() {
         found.is_empty(),
         "a file's contents are written through `fsutil` (atomic, synced):\n{}",
         found.join("\n")
+    );
+}
+
+/// Functions (free, in `impl` and `trait` blocks, nested) longer than
+/// [`MAX_FN_LINES`], outside test code.
+#[derive(Default)]
+struct LongFunctions {
+    file: String,
+    found: Vec<String>,
+}
+
+impl LongFunctions {
+    fn check(&mut self, name: &syn::Ident, sig: &syn::Signature, block: &syn::Block) {
+        let start = sig.fn_token.span.start().line;
+        let end = block.brace_token.span.close().end().line;
+        let lines = end + 1 - start;
+        if lines > MAX_FN_LINES {
+            self.found
+                .push(format!("{}:{start} {name} ({lines} lines)", self.file));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for LongFunctions {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if !is_cfg_test(&m.attrs) {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_cfg_test(&f.attrs) {
+            self.check(&f.sig.ident, &f.sig, &f.block);
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !is_cfg_test(&f.attrs) {
+            self.check(&f.sig.ident, &f.sig, &f.block);
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.check(&f.sig.ident, &f.sig, block);
+        }
+        syn::visit::visit_trait_item_fn(self, f);
+    }
+}
+
+/// Visits the library's (non-test) module files from `file` down; `dir` is
+/// where its child modules' files are.
+fn visit_modules(file: &Path, dir: &Path, long: &mut LongFunctions) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let parsed = syn::parse_file(&text).unwrap();
+    long.file = file.strip_prefix(src_dir()).unwrap().display().to_string();
+    long.visit_file(&parsed);
+    for item in &parsed.items {
+        if let syn::Item::Mod(m) = item
+            && m.content.is_none()
+            && !is_cfg_test(&m.attrs)
+        {
+            let child = m.ident.to_string();
+            let flat = dir.join(format!("{child}.rs"));
+            let child_file = if flat.exists() {
+                flat
+            } else {
+                dir.join(&child).join("mod.rs")
+            };
+            visit_modules(&child_file, &dir.join(&child), long);
+        }
+    }
+}
+
+#[test]
+fn architecture_functions_stay_short() {
+    let mut long = LongFunctions::default();
+    visit_modules(&src_dir().join("lib.rs"), &src_dir(), &mut long);
+    let mut main = LongFunctions::default();
+    visit_modules(&src_dir().join("main.rs"), &src_dir(), &mut main);
+    long.found.extend(main.found);
+    long.found.sort();
+    assert!(
+        long.found.is_empty(),
+        "functions over {MAX_FN_LINES} lines; split them into steps that read as the story:\n{}",
+        long.found.join("\n")
     );
 }
