@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::Overrides;
+use crate::config::{Layer, Overrides};
 use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, TextTools, Think};
 
 /// `oc`: a one-shot, scriptable coding agent for local language models.
@@ -488,39 +488,38 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// The flags' part of the settings merge ([`crate::config::Settings::resolve`]).
     pub fn overrides(&self) -> Overrides {
+        let server = self.server.overrides();
         Overrides {
-            model: self.model.clone(),
-            num_ctx: self.num_ctx,
-            max_output_tokens: self.max_output_tokens,
-            compact_at: self.compact_at,
+            layer: Layer {
+                model: self.model.clone(),
+                num_ctx: self.num_ctx,
+                max_output_tokens: self.max_output_tokens,
+                compact_at: self.compact_at.map(u32::from),
+                max_turns: self.max_turns,
+                think: self.think,
+                temperature: self.temperature,
+                top_p: self.top_p,
+                top_k: self.top_k,
+                presence_penalty: self.presence_penalty,
+                seed: self.seed,
+                text_tools: self.text_tools,
+                edit_format: self.edit_format,
+                task: self.task,
+                sandbox: self.sandbox,
+                network: self.network,
+                runtime: self.runtime,
+                opencode_url: self.opencode_url.clone(),
+                ..server.layer
+            },
             no_compact: self.no_compact,
-            max_turns: self.max_turns,
-            think: self.think,
-            temperature: self.temperature,
-            top_p: self.top_p,
-            top_k: self.top_k,
-            presence_penalty: self.presence_penalty,
-            seed: self.seed,
             yes: self.yes,
             plan: self.plan,
-            text_tools: self.text_tools,
-            edit_format: self.edit_format,
-            task: self.task,
             allow: self.allow.clone(),
             deny: self.deny.clone(),
             system_prompt_file: self.system_prompt.clone(),
             append_system_prompt: self.append_system_prompt.clone(),
-            sandbox: crate::config::SandboxFlags {
-                mode: self.sandbox,
-                network: self.network,
-                add_dirs: self.add_dir.clone(),
-                allow_read: self.allow_read.clone(),
-            },
-            runtime: crate::config::RuntimeFlags {
-                runtime: self.runtime,
-                opencode_url: self.opencode_url.clone(),
-            },
-            ..self.server.overrides()
+            add_dirs: self.add_dir.clone(),
+            allow_read: self.allow_read.clone(),
         }
     }
 }
@@ -530,9 +529,12 @@ impl ServerArgs {
     /// `--base-url`.
     pub fn overrides(&self) -> Overrides {
         Overrides {
-            host: self.host.clone(),
-            provider: self.provider,
-            base_url: self.base_url.clone(),
+            layer: Layer {
+                host: self.host.clone(),
+                provider: self.provider,
+                base_url: self.base_url.clone(),
+                ..Layer::default()
+            },
             ..Overrides::default()
         }
     }

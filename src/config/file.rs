@@ -4,80 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
+use super::layer::Layer;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::error::{Error, Result};
-use crate::permissions::rules::Action;
-use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, TextTools, Think};
+use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, TextTools};
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
 pub const MIN_NUM_CTX: u32 = 256;
 
-/// One config file (`config.json`, `.ollama-code.json`): every key optional.
-/// Unknown keys produce a warning, not an error.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct FileConfig {
-    pub model: Option<String>,
-    pub host: Option<String>,
-    /// `ollama` or `openai`.
-    pub provider: Option<Provider>,
-    /// An OpenAI-compatible API root, e.g. `http://127.0.0.1:8080/v1`.
-    pub base_url: Option<String>,
-    /// The name of the environment variable holding the API key.
-    pub api_key_env: Option<String>,
-    pub num_ctx: Option<u32>,
-    pub max_output_tokens: Option<u32>,
-    pub compact_at: Option<u32>,
-    pub max_turns: Option<u32>,
-    pub think: Option<Think>,
-    pub temperature: Option<f64>,
-    pub top_p: Option<f64>,
-    pub top_k: Option<u32>,
-    pub presence_penalty: Option<f64>,
-    pub seed: Option<i64>,
-    pub permissions: Option<FilePermissions>,
-    pub connect_timeout_secs: Option<u64>,
-    pub first_byte_timeout_secs: Option<u64>,
-    pub idle_timeout_secs: Option<u64>,
-    pub text_tools: Option<TextTools>,
-    pub edit_format: Option<EditFormat>,
-    /// `auto`, `change` or `answer`.
-    pub task: Option<Task>,
-    pub check_attempts: Option<u32>,
-    /// `workspace-write`, `read-only`, `off` or `required`.
-    pub sandbox: Option<SandboxMode>,
-    /// `on` or `off`.
-    pub network: Option<Network>,
-    /// More directories sandboxed commands may write.
-    pub add_dirs: Option<Vec<PathBuf>>,
-    /// `native` or `opencode`.
-    pub runtime: Option<Runtime>,
-    /// The opencode server of the `opencode` runtime.
-    pub opencode_url: Option<String>,
-}
-
-/// The `permissions` section of a config file.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct FilePermissions {
-    /// `[{"action": "allow" | "ask" | "deny", "rule": "TOOL(PATTERN)"}]`
-    #[serde(default)]
-    pub rules: Vec<FileRule>,
-}
-
-/// One entry of `permissions.rules`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FileRule {
-    pub action: Action,
-    pub rule: String,
-}
-
 /// A config file as loaded: where it came from, its values and its warnings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedFile {
     pub path: PathBuf,
-    pub config: FileConfig,
+    pub config: Layer,
     /// Keys that `oc` does not know, as dotted paths.
     pub unknown_keys: Vec<String>,
 }
@@ -105,7 +45,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     if text.trim().is_empty() {
         return Ok(LoadedFile {
             path: path.to_path_buf(),
-            config: FileConfig::default(),
+            config: Layer::default(),
             unknown_keys: Vec::new(),
         });
     }
@@ -132,7 +72,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let mut unknown_keys = Vec::new();
-    let config: FileConfig =
+    let config: Layer =
         serde_ignored::deserialize(&mut de, |key| unknown_keys.push(key_path(&key)))
             .map_err(syntax)?;
     de.end().map_err(syntax)?;
@@ -173,39 +113,6 @@ pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
     }
     warnings
 }
-
-/// Every key a config file may hold, dotted for nested ones.
-const KNOWN_KEYS: [&str; 29] = [
-    "compact_at",
-    "model",
-    "host",
-    "provider",
-    "base_url",
-    "api_key_env",
-    "num_ctx",
-    "max_output_tokens",
-    "max_turns",
-    "think",
-    "temperature",
-    "top_p",
-    "top_k",
-    "presence_penalty",
-    "seed",
-    "permissions",
-    "permissions.rules",
-    "connect_timeout_secs",
-    "first_byte_timeout_secs",
-    "idle_timeout_secs",
-    "text_tools",
-    "edit_format",
-    "task",
-    "check_attempts",
-    "sandbox",
-    "network",
-    "add_dirs",
-    "runtime",
-    "opencode_url",
-];
 
 /// A key as the config file writes it: `permissions.rule`,
 /// `permissions.rules[0].note` (serde_ignored's own form marks each
@@ -271,8 +178,7 @@ fn words_of(key: &str) -> Option<String> {
 /// for `_` and case.
 pub fn closest_key(unknown: &str) -> Option<&'static str> {
     let normal = unknown.to_ascii_lowercase().replace('-', "_");
-    KNOWN_KEYS
-        .iter()
+    (Layer::KEYS.iter().chain(&["permissions.rules"]))
         .map(|k| (edit_distance(&normal, k), *k))
         .filter(|(d, k)| *d <= if k.len() <= 4 { 1 } else { 2 })
         .min_by_key(|(d, _)| *d)
@@ -327,6 +233,7 @@ pub fn check_values(file: &LoadedFile) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::Think;
 
     fn file(json: &str) -> LoadedFile {
         parse_file(Path::new("c.json"), json).unwrap()
@@ -435,7 +342,7 @@ mod tests {
 
     #[test]
     fn empty_files_and_a_bom_are_fine() {
-        assert_eq!(file("").config, FileConfig::default());
+        assert_eq!(file("").config, Layer::default());
         assert_eq!(
             file("\u{feff}{\"model\": \"m\"}").config.model.as_deref(),
             Some("m")

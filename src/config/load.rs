@@ -6,8 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::defaults::USER_CONFIG;
+use super::env::{EnvValues, resolve_home};
 use super::file::{self, LoadedFile};
-use super::{EnvValues, Overrides, Settings, USER_CONFIG, resolve_home};
+use super::flags::Overrides;
+use super::settings::Settings;
 use super::{runtime, sandbox};
 use crate::error::{Error, Result};
 use crate::permissions::project_config::PROJECT_CONFIG;

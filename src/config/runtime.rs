@@ -2,6 +2,7 @@
 //! over the config keys `runtime`, `opencode_url`.
 
 use super::file::LoadedFile;
+use super::layer::Layer;
 use crate::client::host::{is_loopback, normalize_host};
 use crate::vocab::Runtime;
 
@@ -13,30 +14,11 @@ pub struct RuntimeSettings {
     pub opencode_url: Option<String>,
 }
 
-/// The runtime flags of one invocation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuntimeFlags {
-    /// `--runtime`.
-    pub runtime: Option<Runtime>,
-    /// `--opencode-url URL`.
-    pub opencode_url: Option<String>,
-}
-
-impl RuntimeSettings {
-    /// Flags over the files (in merge order).
-    pub fn resolve(flags: &RuntimeFlags, files: &[LoadedFile]) -> RuntimeSettings {
-        RuntimeSettings {
-            runtime: flags
-                .runtime
-                .or_else(|| files.iter().rev().find_map(|f| f.config.runtime))
-                .unwrap_or_default(),
-            opencode_url: flags.opencode_url.clone().or_else(|| {
-                files
-                    .iter()
-                    .rev()
-                    .find_map(|f| f.config.opencode_url.clone())
-            }),
-        }
+/// The runtime settings of the merged layers.
+pub fn resolve(chosen: &Layer) -> RuntimeSettings {
+    RuntimeSettings {
+        runtime: chosen.runtime.unwrap_or_default(),
+        opencode_url: chosen.opencode_url.clone(),
     }
 }
 

@@ -6,49 +6,33 @@
 use std::path::{Path, PathBuf};
 
 use super::file::LoadedFile;
+use super::flags::Overrides;
+use super::layer::Layer;
 use crate::sandbox::settings::SandboxSettings;
 use crate::vocab::{Mode, Network, SandboxMode};
 
-/// The sandbox flags of one invocation.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SandboxFlags {
-    /// `--sandbox MODE`.
-    pub mode: Option<SandboxMode>,
-    /// `--network on|off`.
-    pub network: Option<Network>,
-    /// `--add-dir DIR`, in order.
-    pub add_dirs: Vec<PathBuf>,
-    /// `--allow-read DIR`, in order.
-    pub allow_read: Vec<PathBuf>,
-}
-
-/// The sandbox settings: flags over the files (in merge order), for a run
-/// in `mode`. Relative `add_dirs` of a file start at the file's directory;
+/// The sandbox settings of the merged layers, for a run in `mode`;
+/// `add_dirs` are every file's (in merge order), then `--add-dir`. Relative `add_dirs` of a file start at the file's directory;
 /// `~/` at `home_dir`.
 pub fn resolve(
-    flags: &SandboxFlags,
+    chosen: &Layer,
     files: &[LoadedFile],
+    flags: &Overrides,
     mode: Mode,
     home_dir: Option<&Path>,
 ) -> SandboxSettings {
-    let asked: SandboxMode = flags
-        .mode
-        .or_else(|| files.iter().rev().find_map(|f| f.config.sandbox))
-        .unwrap_or_default();
+    let asked: SandboxMode = chosen.sandbox.unwrap_or_default();
     let required = asked == SandboxMode::Required;
     let mode = match (asked, mode) {
         (SandboxMode::Off, _) => SandboxMode::Off,
         (SandboxMode::ReadOnly, _) | (_, Mode::Plan) => SandboxMode::ReadOnly,
         _ => SandboxMode::WorkspaceWrite,
     };
-    let network = flags
-        .network
-        .or_else(|| files.iter().rev().find_map(|f| f.config.network))
-        .unwrap_or(if mode == SandboxMode::Off {
-            Network::On
-        } else {
-            Network::Off
-        });
+    let network = chosen.network.unwrap_or(if mode == SandboxMode::Off {
+        Network::On
+    } else {
+        Network::Off
+    });
     let mut add_dirs = Vec::new();
     for file in files {
         let base = file.path.parent().unwrap_or(Path::new("."));
@@ -126,36 +110,52 @@ mod tests {
         parse_file(Path::new(path), json).unwrap()
     }
 
+    /// The files' and the flags' layers merged, then resolved.
+    fn resolve_with(
+        flags: &Overrides,
+        files: &[LoadedFile],
+        mode: Mode,
+        home: Option<&Path>,
+    ) -> SandboxSettings {
+        let chosen = (files.iter())
+            .fold(Layer::default(), |merged, f| merged.merge(&f.config))
+            .merge(&flags.layer);
+        resolve(&chosen, files, flags, mode, home)
+    }
+
     #[test]
     fn defaults_confine_writes_and_the_network() {
-        let s = resolve(&SandboxFlags::default(), &[], Mode::Code, None);
+        let s = resolve_with(&Overrides::default(), &[], Mode::Code, None);
         assert_eq!(
             (s.mode, s.required, s.network),
             (SandboxMode::WorkspaceWrite, false, Network::Off)
         );
-        let plan = resolve(&SandboxFlags::default(), &[], Mode::Plan, None);
+        let plan = resolve_with(&Overrides::default(), &[], Mode::Plan, None);
         assert_eq!(plan.mode, SandboxMode::ReadOnly);
     }
 
     #[test]
     fn off_leaves_the_network_on_unless_asked() {
-        let off = SandboxFlags {
-            mode: Some(SandboxMode::Off),
-            ..SandboxFlags::default()
+        let off = Overrides {
+            layer: Layer {
+                sandbox: Some(SandboxMode::Off),
+                ..Layer::default()
+            },
+            ..Overrides::default()
         };
-        let s = resolve(&off, &[], Mode::Code, None);
+        let s = resolve_with(&off, &[], Mode::Code, None);
         assert_eq!((s.mode, s.network), (SandboxMode::Off, Network::On));
         let files = [file("/u/config.json", r#"{"network": "off"}"#)];
-        let s = resolve(&off, &files, Mode::Code, None);
+        let s = resolve_with(&off, &files, Mode::Code, None);
         assert_eq!(s.network, Network::Off);
     }
 
     #[test]
     fn required_is_workspace_write_that_must_hold() {
         let files = [file("/u/config.json", r#"{"sandbox": "required"}"#)];
-        let s = resolve(&SandboxFlags::default(), &files, Mode::Code, None);
+        let s = resolve_with(&Overrides::default(), &files, Mode::Code, None);
         assert_eq!((s.mode, s.required), (SandboxMode::WorkspaceWrite, true));
-        let s = resolve(&SandboxFlags::default(), &files, Mode::Plan, None);
+        let s = resolve_with(&Overrides::default(), &files, Mode::Plan, None);
         assert_eq!((s.mode, s.required), (SandboxMode::ReadOnly, true));
     }
 
@@ -165,11 +165,11 @@ mod tests {
             "/u/.ollama-code/config.json",
             r#"{"add_dirs": ["~/.cache/go-build", "cache", "/abs"]}"#,
         )];
-        let flags = SandboxFlags {
+        let flags = Overrides {
             add_dirs: vec![PathBuf::from("/flag")],
-            ..SandboxFlags::default()
+            ..Overrides::default()
         };
-        let s = resolve(&flags, &files, Mode::Code, Some(Path::new("/home/u")));
+        let s = resolve_with(&flags, &files, Mode::Code, Some(Path::new("/home/u")));
         assert_eq!(
             s.add_dirs,
             [

@@ -1,6 +1,12 @@
 //! Settings resolved from defaults, files, the environment and flags.
 
+use std::path::{Path, PathBuf};
+
 use super::*;
+use crate::error::{Error, Result};
+use crate::permissions::PermissionMode;
+use crate::permissions::rules::Action;
+use crate::vocab::{Mode, Sampling, Think};
 use pretty_assertions::assert_eq;
 
 fn file(json: &str) -> LoadedFile {
@@ -53,7 +59,10 @@ fn flags_beat_env_beat_project_beat_user() {
         ..EnvValues::default()
     };
     let flags = Overrides {
-        model: Some("flag".into()),
+        layer: Layer {
+            model: Some("flag".into()),
+            ..Layer::default()
+        },
         ..Overrides::default()
     };
     let files = [user, project];
@@ -98,23 +107,38 @@ fn yes_means_yolo_in_code_mode() {
 fn sampling_values_are_checked() {
     for flags in [
         Overrides {
-            temperature: Some(f64::NAN),
+            layer: Layer {
+                temperature: Some(f64::NAN),
+                ..Layer::default()
+            },
             ..Overrides::default()
         },
         Overrides {
-            temperature: Some(-1.0),
+            layer: Layer {
+                temperature: Some(-1.0),
+                ..Layer::default()
+            },
             ..Overrides::default()
         },
         Overrides {
-            top_p: Some(-3.0),
+            layer: Layer {
+                top_p: Some(-3.0),
+                ..Layer::default()
+            },
             ..Overrides::default()
         },
         Overrides {
-            top_p: Some(1.5),
+            layer: Layer {
+                top_p: Some(1.5),
+                ..Layer::default()
+            },
             ..Overrides::default()
         },
         Overrides {
-            presence_penalty: Some(f64::INFINITY),
+            layer: Layer {
+                presence_penalty: Some(f64::INFINITY),
+                ..Layer::default()
+            },
             ..Overrides::default()
         },
     ] {

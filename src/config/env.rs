@@ -1,0 +1,100 @@
+//! The environment's layer: the variables `oc` reads (names in
+//! `env_vars`), and `OC_HOME`.
+
+use std::path::{Path, PathBuf};
+
+use super::layer::Layer;
+use crate::env_vars;
+use crate::error::{Error, Result};
+use crate::vocab::{EditFormat, Provider};
+
+/// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
+/// count as unset.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EnvValues {
+    pub model: Option<String>,
+    pub host: Option<String>,
+    /// `OC_PROVIDER`, as given.
+    pub provider: Option<String>,
+    /// `OPENAI_BASE_URL`.
+    pub base_url: Option<String>,
+    pub oc_home: Option<PathBuf>,
+    pub home_dir: Option<PathBuf>,
+    /// `OC_DISABLE`, as given.
+    pub disable: Option<String>,
+    /// `OC_EDIT_FORMAT`, as given.
+    pub edit_format: Option<String>,
+}
+
+impl EnvValues {
+    /// Reads the process environment.
+    pub fn from_process() -> Self {
+        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        EnvValues {
+            model: get(env_vars::OC_MODEL),
+            host: get(env_vars::OLLAMA_HOST),
+            provider: get(env_vars::OC_PROVIDER),
+            base_url: get(env_vars::OPENAI_BASE_URL),
+            oc_home: get(env_vars::OC_HOME).map(PathBuf::from),
+            home_dir: get(env_vars::HOME).map(PathBuf::from),
+            disable: get(env_vars::OC_DISABLE),
+            edit_format: get(env_vars::OC_EDIT_FORMAT),
+        }
+    }
+}
+
+/// Where `oc` keeps config, sessions and finetune.jsonl: `--home`, else
+/// `OC_HOME`, else `~/.ollama-code`.
+pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
+    if let Some(dir) = flag.or(env.oc_home.as_deref()) {
+        return Ok(dir.to_path_buf());
+    }
+    match &env.home_dir {
+        Some(home) => Ok(home.join(".ollama-code")),
+        None => Err(Error::Usage(
+            "cannot find a home directory for `~/.ollama-code`: set `OC_HOME` or pass `--home DIR`"
+                .into(),
+        )),
+    }
+}
+
+impl EnvValues {
+    /// The environment as a layer. `OC_PROVIDER` and `OC_EDIT_FORMAT` are
+    /// read only where `flags` does not set the key already, so a bad
+    /// value that a flag overrides is no error.
+    ///
+    /// Errors: `OC_PROVIDER` or `OC_EDIT_FORMAT` names no value
+    /// ([`Error::Usage`]).
+    pub fn layer(&self, flags: &Layer) -> Result<Layer> {
+        let provider = match (&self.provider, flags.provider) {
+            (Some(text), None) => Some(
+                <Provider as clap::ValueEnum>::from_str(text, true).map_err(|_| {
+                    Error::Usage(format!(
+                        "{}: `{text}` is not a provider; use ollama or openai",
+                        env_vars::OC_PROVIDER
+                    ))
+                })?,
+            ),
+            _ => None,
+        };
+        let edit_format = match (&self.edit_format, flags.edit_format) {
+            (Some(text), None) => Some(
+                <EditFormat as clap::ValueEnum>::from_str(text, true).map_err(|_| {
+                    Error::Usage(format!(
+                        "{}: `{text}` is not an edit format; use tools, whole, diff or auto",
+                        env_vars::OC_EDIT_FORMAT
+                    ))
+                })?,
+            ),
+            _ => None,
+        };
+        Ok(Layer {
+            model: self.model.clone(),
+            host: self.host.clone(),
+            base_url: self.base_url.clone(),
+            provider,
+            edit_format,
+            ..Layer::default()
+        })
+    }
+}
