@@ -9,6 +9,7 @@ mod errors;
 mod escapes;
 mod finetune;
 mod guards;
+mod help;
 mod images;
 mod openai;
 mod opencode;
