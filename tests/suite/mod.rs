@@ -7,6 +7,7 @@ mod dry_run;
 mod edit_formats;
 mod errors;
 mod escapes;
+mod fake_server;
 mod finetune;
 mod guards;
 mod help;
