@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::http::{Incoming, read_request};
 use super::openai_dialect::{as_ollama_request, error_body, events_of, models_body};
+use super::tool_results::{self, Wire};
 
 /// The model every test uses unless it says otherwise: the real capture of
 /// `qwen2.5-coder:1.5b` (capabilities completion, tools, insert; context 32768).
@@ -190,9 +191,20 @@ struct State {
     /// Answer summary requests (system prompt "You summarise a coding
     /// session…") with this text, outside the script.
     summary: Option<String>,
+    /// Chat requests that broke the tool-result rule
+    /// ([`tool_results::check`]), each with the reason; the server's handle
+    /// panics on drop while any is here.
+    violations: Vec<String>,
 }
 
 /// The running fake server. It stops with the test process.
+///
+/// Every chat request is checked: each `tool` message must answer a call of
+/// the assistant message before it and every call must be answered
+/// ([`tool_results::check`], per wire). A request that breaks the rule
+/// gets an HTTP 400 saying why, and is kept: dropping the handle then
+/// panics with the reasons, so the test fails even when `oc` was expected
+/// to fail.
 pub struct FakeOllama {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
@@ -266,6 +278,12 @@ impl FakeOllama {
         self
     }
 
+    /// The tool-result violations so far (see [`FakeOllama`]), taken: the
+    /// handle no longer panics for them on drop. For the test of the check.
+    pub fn take_violations(&self) -> Vec<String> {
+        std::mem::take(&mut self.state.lock().unwrap().violations)
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().unwrap().requests.clone()
@@ -291,6 +309,29 @@ impl FakeOllama {
     }
 }
 
+impl Drop for FakeOllama {
+    fn drop(&mut self) {
+        let violations = match self.state.lock() {
+            Ok(mut state) => std::mem::take(&mut state.violations),
+            Err(poisoned) => std::mem::take(&mut poisoned.into_inner().violations),
+        };
+        if violations.is_empty() {
+            return;
+        }
+        let report = format!(
+            "the fake server got {} chat request(s) whose tool results do not answer the calls before them:\n{}",
+            violations.len(),
+            violations.join("\n")
+        );
+        if std::thread::panicking() {
+            // A second panic would abort the test binary: say it instead.
+            eprintln!("{report}");
+        } else {
+            panic!("{report}");
+        }
+    }
+}
+
 fn handle(stream: TcpStream, state: &Mutex<State>) {
     let Some(Incoming {
         method,
@@ -309,6 +350,12 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
         raw.clone()
     };
     let model = body["model"].as_str().unwrap_or_default().to_string();
+    let wire = if openai { Wire::OpenAi } else { Wire::Ollama };
+    let violation = if is_chat(&path) && raw.is_object() {
+        tool_results::check(&raw, wire).err()
+    } else {
+        None
+    };
     let reply = {
         let mut state = state.lock().unwrap();
         state.requests.push(Recorded {
@@ -318,56 +365,71 @@ fn handle(stream: TcpStream, state: &Mutex<State>) {
             raw,
             authorization,
         });
-        let not_found = || Reply::Status {
-            status: 404,
-            body: json!({"error": format!("model '{model}' not found")}).to_string(),
-        };
-        match (method.as_str(), path.as_str()) {
-            ("GET", "/api/tags") => Reply::Status {
-                status: 200,
-                body: fixture("03-tags.json"),
-            },
-            ("POST", "/api/show") => match state.models.get(&model) {
-                Some(show) => Reply::Status {
-                    status: 200,
-                    body: show.to_string(),
-                },
-                None => not_found(),
-            },
-            ("GET", "/v1/models") => Reply::Status {
-                status: 200,
-                body: models_body(state.models.iter()),
-            },
-            ("POST", chat) if is_chat(chat) && !state.models.contains_key(&model) => not_found(),
-            ("POST", chat)
-                if is_chat(chat) && state.summary.is_some() && is_summary_request(&state) =>
-            {
-                Reply::answer(state.summary.as_deref().unwrap_or_default())
+        if let Some(why) = violation {
+            // Numbered from 1 among all the requests (show, tags, chat).
+            let n = state.requests.len();
+            state
+                .violations
+                .push(format!("request {n} ({method} {path}): {why}"));
+            Reply::Status {
+                status: 400,
+                body: json!({ "error": format!("fake server: {why}") }).to_string(),
             }
-            ("POST", chat) if is_chat(chat) => {
-                let reply = state.replies.pop_front().unwrap_or(Reply::Status {
-                    status: 500,
-                    body: json!({"error": "fake server: no scripted reply left"}).to_string(),
-                });
-                let request = &state.requests.last().unwrap().body;
-                let prompt = (request["messages"].to_string().len()
-                    + request.get("tools").map_or(0, |t| t.to_string().len()))
-                    / 4;
-                if state.counting {
-                    count_prompt(reply, prompt as u64)
-                } else {
-                    reply
-                }
-            }
-            _ => Reply::Status {
-                status: 404,
-                body: "404 page not found".to_string(),
-            },
+        } else {
+            reply_to(&mut state, &method, &path, &model)
         }
     };
     let mut stream = stream;
     let reply = if openai { as_openai(reply) } else { reply };
     let _ = write_reply(&mut stream, reply, openai);
+}
+
+/// The answer to a request just recorded in `state`.
+fn reply_to(state: &mut State, method: &str, path: &str, model: &str) -> Reply {
+    let not_found = || Reply::Status {
+        status: 404,
+        body: json!({"error": format!("model '{model}' not found")}).to_string(),
+    };
+    match (method, path) {
+        ("GET", "/api/tags") => Reply::Status {
+            status: 200,
+            body: fixture("03-tags.json"),
+        },
+        ("POST", "/api/show") => match state.models.get(model) {
+            Some(show) => Reply::Status {
+                status: 200,
+                body: show.to_string(),
+            },
+            None => not_found(),
+        },
+        ("GET", "/v1/models") => Reply::Status {
+            status: 200,
+            body: models_body(state.models.iter()),
+        },
+        ("POST", chat) if is_chat(chat) && !state.models.contains_key(model) => not_found(),
+        ("POST", chat) if is_chat(chat) && state.summary.is_some() && is_summary_request(state) => {
+            Reply::answer(state.summary.as_deref().unwrap_or_default())
+        }
+        ("POST", chat) if is_chat(chat) => {
+            let reply = state.replies.pop_front().unwrap_or(Reply::Status {
+                status: 500,
+                body: json!({"error": "fake server: no scripted reply left"}).to_string(),
+            });
+            let request = &state.requests.last().unwrap().body;
+            let prompt = (request["messages"].to_string().len()
+                + request.get("tools").map_or(0, |t| t.to_string().len()))
+                / 4;
+            if state.counting {
+                count_prompt(reply, prompt as u64)
+            } else {
+                reply
+            }
+        }
+        _ => Reply::Status {
+            status: 404,
+            body: "404 page not found".to_string(),
+        },
+    }
 }
 
 /// Whether `path` is a chat endpoint of either API.

@@ -5,6 +5,7 @@ pub mod fake_ollama;
 pub mod fake_opencode;
 pub mod http;
 pub mod openai_dialect;
+pub mod tool_results;
 
 use std::path::{Path, PathBuf};
 
