@@ -50,11 +50,11 @@ fn is_skipped(command: &Command) -> bool {
     command.is_hide_set() || command.get_name() == "help"
 }
 
-/// The markdown files of the project: README.md,
+/// The markdown files of the project: README.md, CONTRIBUTING.md,
 /// ARCHITECTURE.md and every page of `docs/`.
 pub fn markdown_files() -> Vec<PathBuf> {
     let root = Path::new(ROOT);
-    let mut files: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md"]
+    let mut files: Vec<PathBuf> = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"]
         .iter()
         .map(|f| root.join(f))
         .collect();
@@ -91,7 +91,7 @@ fn render_options() -> String {
         "Every command of `oc`, with its arguments and options as its `--help` shows them. \
          Options come after the command they belong to (`oc run --model M \"…\"`). \
          This page is generated from the command-line definitions; \
-         the topic pages say more about what each option does.\n\n",
+         the [topic pages](../README.md#documentation) say more about what each option does.\n\n",
     );
     let commands = visible_commands(&oc);
     for (name, _) in &commands {
@@ -397,6 +397,15 @@ pub fn prose(markdown: &str) -> String {
         .join("\n")
 }
 
+/// The lines inside fenced code blocks.
+pub fn code_lines(markdown: &str) -> Vec<String> {
+    kinds(markdown)
+        .into_iter()
+        .filter(|(_, kind)| *kind == Kind::Code)
+        .map(|(line, _)| line.to_string())
+        .collect()
+}
+
 /// The inline code spans of `text` (prose), their contents trimmed with
 /// line breaks read as spaces, and the text without them.
 fn split_code_spans(text: &str) -> (Vec<String>, String) {
@@ -439,6 +448,11 @@ fn split_code_spans(text: &str) -> (Vec<String>, String) {
         }
     }
     (spans, rest)
+}
+
+/// The inline code spans of `text` (prose).
+pub fn code_spans(text: &str) -> Vec<String> {
+    split_code_spans(text).0
 }
 
 /// The anchors of a markdown file's headings, as GitHub makes them
@@ -504,6 +518,28 @@ fn relative_links_point_at_files_and_their_headings() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_readme_links_every_docs_page_and_the_guides() {
+    let readme = read(&Path::new(ROOT).join("README.md"));
+    let linked: BTreeSet<String> = link_targets(&readme)
+        .into_iter()
+        .map(|t| t.split('#').next().unwrap_or_default().to_string())
+        .collect();
+    let mut wanted: Vec<String> = docs_pages()
+        .iter()
+        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    wanted.push("CONTRIBUTING.md".into());
+    wanted.push("ARCHITECTURE.md".into());
+    let missing: Vec<_> = wanted.iter().filter(|w| !linked.contains(*w)).collect();
+    assert!(missing.is_empty(), "README.md does not link {missing:?}");
+    let lines = readme.lines().count();
+    assert!(
+        lines < 350,
+        "README.md has {lines} lines: a front door stays short"
+    );
 }
 
 #[test]
