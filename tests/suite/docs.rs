@@ -73,6 +73,7 @@ pub fn docs_pages() -> Vec<PathBuf> {
     pages
 }
 
+/// A file's text; a file that cannot be read fails the test with its path.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
