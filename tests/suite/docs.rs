@@ -91,8 +91,8 @@ fn render_options() -> String {
     page.push_str(
         "Every command of `oc`, with its arguments and options as its `--help` shows them. \
          Options come after the command they belong to (`oc run --model M \"…\"`). \
-         This page is generated from the command-line definitions; \
-         the [topic pages](../README.md#documentation) say more about what each option does.\n\n",
+         This page is generated from the command-line definitions and must not be \
+         edited by hand; the [topic pages](../README.md#documentation) say more about what each option does.\n\n",
     );
     let commands = visible_commands(&oc);
     for (name, _) in &commands {
