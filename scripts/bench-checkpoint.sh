@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What a run's checkpoint (README "Undo") costs at start-up: `oc run`
-# against a closed port (it exits 3 right after checkpointing) in a tree
+# What a run's checkpoint (docs/sessions.md, "Undo") costs at start-up:
+# `oc run` against a closed port (it exits 3 right after checkpointing) in a tree
 # of FILES files of about 10 KB, as a plain folder (copies under OC_HOME:
 # first run, then with the copies already kept) and as a git repository,
 # beside `--no-save` (no checkpoint). Prints the median of RUNS runs each.

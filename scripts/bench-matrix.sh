@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The switch matrix behind README "Small models": every configuration of
-# scripts/bench-real.py on both small models, RUNS runs each, seed 7,
-# appended to RESULTS (one JSON line per task run), then the table.
+# The switch matrix behind docs/small-models.md, "Benchmark": every
+# configuration of scripts/bench-real.py on both small models, RUNS runs
+# each, seed 7, appended to RESULTS (one JSON line per task run), then the
+# table.
 #
 #   scripts/bench-matrix.sh [RESULTS] [RUNS]
 #   AIDER=path/to/aider scripts/bench-matrix.sh ...   # also the aider rows

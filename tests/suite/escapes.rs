@@ -1,6 +1,6 @@
-//! Rules and secrets against a determined model (README "Permissions",
-//! "Secrets"): a fake server plays a model that tries the ways around them
-//! under `--yes`, and each test shows the way closed.
+//! Rules and secrets against a determined model (docs/permissions.md,
+//! "Permissions", "Secrets"): a fake server plays a model that tries the
+//! ways around them under `--yes`, and each test shows the way closed.
 
 use serde_json::json;
 

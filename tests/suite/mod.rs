@@ -3,6 +3,7 @@ mod architecture;
 mod big_files;
 mod config;
 mod context;
+mod docs;
 mod dry_run;
 mod edit_formats;
 mod errors;

@@ -1,4 +1,5 @@
-//! Every README example that talks to a model runs here, as pasted, against
+//! Every example of the README and the `docs/` pages that talks to a
+//! model runs here, as pasted, against
 //! the fake server: the real `/api/show` of `qwen2.5-coder:1.5b` (a small
 //! model, so the defaults pick whole files) and the replies the real model
 //! sent for the same command (`fixtures/ollama/real-model/oc/`, the replay
@@ -10,11 +11,23 @@ use std::process::{Command, Output};
 
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv, ollama_wire_only};
 
+/// README.md and every page of `docs/`, one after the other (each file's
+/// code blocks are closed within it).
 fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+    let mut files = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/README.md"
+    ))];
+    files.extend(super::docs::docs_pages());
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-/// The README's shell lines that run `oc run`, `oc plan` or `oc chat`.
+/// The shell lines of the README and the pages that run `oc run`, `oc plan`
+/// or `oc chat`.
 fn model_lines(readme: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut in_block = false;
@@ -33,10 +46,10 @@ fn model_lines(readme: &str) -> Vec<String> {
     lines
 }
 
-/// The README line that contains `part` (exactly one).
+/// The line of the README and the pages that contains `part` (exactly one).
 fn line_with(readme: &str, part: &str) -> String {
     let found: Vec<&str> = readme.lines().filter(|l| l.contains(part)).collect();
-    assert_eq!(found.len(), 1, "README lines with `{part}`: {found:?}");
+    assert_eq!(found.len(), 1, "lines with `{part}`: {found:?}");
     found[0].trim().to_string()
 }
 
@@ -100,13 +113,13 @@ const NOT_HERE: [(&str, &str); 6] = [
     ),
 ];
 
-/// No README example that talks to a model goes untested unawares.
+/// No example that talks to a model goes untested unawares.
 #[test]
 fn every_model_example_is_run_here_or_says_why_not() {
     for line in model_lines(&readme()) {
         let known = RUN_HERE.iter().any(|p| line.contains(p))
             || NOT_HERE.iter().any(|(p, _)| line.contains(p));
-        assert!(known, "README example without a test: {line}");
+        assert!(known, "example without a test: {line}");
     }
 }
 

@@ -1,6 +1,7 @@
-//! The sandbox around `bash` (README "Sandbox"): the kernel (Landlock)
-//! refuses writes outside the workspace and network access, nothing a
-//! command starts outlives it, and runs record the confinement they had.
+//! The sandbox around `bash` (docs/permissions.md, "Sandbox"): the kernel
+//! (Landlock) refuses writes outside the workspace and network access,
+//! nothing a command starts outlives it, and runs record the confinement
+//! they had.
 //! Each test is a real `oc run --yes` against the fake server.
 
 use std::path::Path;
