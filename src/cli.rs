@@ -42,7 +42,7 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Internal: the sandbox helper that confines itself with Landlock and
-    /// runs the command (how `bash` calls run; README "Sandbox").
+    /// runs the command (how `bash` calls run; docs/permissions.md "Sandbox").
     #[command(hide = true)]
     SandboxExec(SandboxExecArgs),
 }

@@ -1,6 +1,6 @@
 //! Names of the environment variables `oc` reads, in one place.
 //!
-//! Precedence (SPEC §3): flags beat environment, which beats the project
+//! Precedence (docs/configuration.md): flags beat environment, which beats the project
 //! config, which beats the user config, which beats the defaults.
 
 /// Directory holding `config.json`, `sessions/` and `finetune.jsonl`
@@ -22,10 +22,10 @@ pub const NO_COLOR: &str = "NO_COLOR";
 pub const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
 /// Heuristics to switch off, comma-separated (`ground`, `nudge`,
 /// `syntax-guard`, `shape-recovery`, `repetition-guard`, `reroll`):
-/// for measuring what each one is worth (README "Benchmarks").
+/// for measuring what each one is worth (docs/small-models.md).
 pub const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.
 pub const HOME: &str = "HOME";
 /// Tests only: `none` pretends the kernel has no Landlock, `no-network`
-/// that its Landlock cannot confine the network (README "Sandbox").
+/// that its Landlock cannot confine the network (docs/permissions.md "Sandbox").
 pub const OC_TEST_LANDLOCK: &str = "OC_TEST_LANDLOCK";

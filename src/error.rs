@@ -1,9 +1,9 @@
 //! Typed errors that decide the process exit code, and the exit codes
-//! themselves (SPEC §8).
+//! themselves (docs/output.md).
 
 use std::path::PathBuf;
 
-/// The process exit code of one `oc` invocation (SPEC §8, README "Exit codes").
+/// The process exit code of one `oc` invocation (README "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
     /// 0: the run finished with an answer.

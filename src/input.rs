@@ -1,5 +1,5 @@
 //! The prompt: positional words, `-` for stdin, or piped stdin; piped
-//! context appended to a given prompt as a delimited block (SPEC §2).
+//! context appended to a given prompt as a delimited block (README "Scripting").
 
 use std::io::{IsTerminal, Read};
 use std::sync::mpsc;

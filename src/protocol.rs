@@ -1,6 +1,6 @@
 //! The machine-readable output of `--output-format json` and `stream-json`:
 //! every event is one JSON object with a `type` and a `schema_version`.
-//! README "Output formats" documents each field; the snapshot tests pin them.
+//! docs/output.md documents each field; the snapshot tests pin them.
 
 use serde::Serialize;
 use serde_json::Value;

@@ -253,7 +253,7 @@ pub struct Sampling {
     pub seed: Option<i64>,
 }
 
-/// How bash commands are confined (`--sandbox`, config `sandbox`; README
+/// How bash commands are confined (`--sandbox`, config `sandbox`; docs/permissions.md
 /// "Sandbox"). The confinement is Linux Landlock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -317,7 +317,7 @@ impl Confinement {
     };
 }
 
-/// What runs the agent loop (`--runtime`, config `runtime`; README
+/// What runs the agent loop (`--runtime`, config `runtime`; docs/model-servers.md
 /// "Runtimes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

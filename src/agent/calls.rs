@@ -1,4 +1,4 @@
-//! One tool call under policy (SPEC §5–7): validate the arguments, resolve
+//! One tool call under policy (ARCHITECTURE.md, docs/permissions.md): validate the arguments, resolve
 //! the paths, settle permission (rules, then the approver), run, and report
 //! the result with secrets scrubbed. Every failure is a result for the
 //! model, never a crash.

@@ -1,5 +1,5 @@
 //! How a run ended, and what that means for the session status, the exit
-//! code (SPEC §8) and what the user is told.
+//! code (docs/output.md) and what the user is told.
 
 use super::guards::REPEAT_STOP;
 use super::reply::Cut;

@@ -11,7 +11,7 @@ use super::relevance;
 use crate::tools::outline::{self, Definition, Kind};
 
 /// Files up to this many lines are shown whole. Measured on the 1.5B and
-/// 0.5B models (README "Small models"): a whole-file reply of a longer file
+/// 0.5B models (docs/small-models.md): a whole-file reply of a longer file
 /// takes minutes on a CPU and loses lines.
 pub const WHOLE_FILE_MAX_LINES: usize = 150;
 /// Files up to this many bytes are shown whole (long lines count too).

@@ -1,4 +1,4 @@
-//! Guards against what small models do wrong in a loop (SPEC §5): the same
+//! Guards against what small models do wrong in a loop (ARCHITECTURE.md): the same
 //! call again and again, an empty reply, and calls in a reply cut off at the
 //! length limit. Each guard decides; the turn loop acts on the decision.
 

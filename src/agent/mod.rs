@@ -1,4 +1,4 @@
-//! The agent (SPEC §5): one run from the prompt to its end. [`run`] tells
+//! The agent (ARCHITECTURE.md): one run from the prompt to its end. [`run`] tells
 //! the story; the parts live beside it: [`setup`] (workspace, model
 //! capabilities, session), [`turns`] (the loop), [`calls`] (one call under
 //! policy), [`guards`] (repeats, empty replies, cut-offs), [`normalize`]

@@ -20,8 +20,8 @@ const MAX_FILES: usize = 600;
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// The map's budget in tokens for a context of `num_ctx`: a 128th of it,
-/// between 256 and 1,024. Measured on `bench/repo-tasks` (README "Small
-/// models"): 256 tokens held the file to change, within the first three
+/// between 256 and 1,024. Measured on `bench/repo-tasks` (docs/small-models.md):
+/// 256 tokens held the file to change, within the first three
 /// lines, for every prompt that got a map, and each 256 tokens more cost
 /// a small model on a CPU about 8 seconds before its first word.
 pub fn budget_tokens(num_ctx: u32) -> usize {

@@ -209,8 +209,7 @@ fn tools_for(mode: Mode, task: Task) -> Vec<ToolName> {
 }
 
 /// Models up to this size (billions of parameters, `/api/show`) get whole
-/// files with `--edit-format auto`: measured on `bench/tasks` (README
-/// "Small models"), tool calls fail them where whole files do not.
+/// files with `--edit-format auto`: measured on `bench/tasks` (docs/small-models.md), tool calls fail them where whole files do not.
 pub const SMALL_MODEL_BILLIONS: f64 = 4.0;
 
 /// The edit format for this model: the one asked for, in code mode. `auto`

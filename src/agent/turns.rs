@@ -1,4 +1,4 @@
-//! The turn loop (SPEC §5): send the conversation, stream the reply, answer
+//! The turn loop (ARCHITECTURE.md): send the conversation, stream the reply, answer
 //! each of its calls, until the model answers without calls or the turn cap
 //! is reached.
 

@@ -6,7 +6,7 @@
 //! under `OC_HOME/checkpoints/` ([`files::FileCopies`]). Ignored files are
 //! never covered, nor, outside git, files over [`files::MAX_FILE_BYTES`]
 //! when the run starts.
-//! What is covered is documented in README "Undo".
+//! What is covered is documented in docs/sessions.md "Undo".
 
 mod files;
 mod git;

@@ -27,7 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     };
     // Commands run as the same user: without this they could read `oc`'s
     // environment (an API key) from `/proc/<oc's pid>/environ`. Not
-    // dumpable, those files belong to root (README "Sandbox").
+    // dumpable, those files belong to root (docs/permissions.md "Sandbox").
     let _ = nix::sys::prctl::set_dumpable(false);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -172,7 +172,7 @@ fn on_fail(args: &cli::PromptArgs, mode: Mode) -> Result<bool> {
     }
 }
 
-/// The workspace as a code run finds it (README "Undo"): for `oc undo`
+/// The workspace as a code run finds it (docs/sessions.md "Undo"): for `oc undo`
 /// when the session is saved, and for `--on-fail revert`. A checkpoint that
 /// cannot be taken is a warning, unless the run must be able to revert.
 ///

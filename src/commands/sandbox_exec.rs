@@ -1,5 +1,5 @@
 //! `oc sandbox-exec` (hidden): the helper that confines itself and
-//! becomes a `bash` command (README "Sandbox").
+//! becomes a `bash` command (docs/permissions.md "Sandbox").
 
 use crate::cli;
 use crate::sandbox;

@@ -1,5 +1,5 @@
 //! `oc undo [SESSION] [--force] [--dry-run]`: puts back the files a run
-//! changed, from the checkpoint its session records (README "Undo").
+//! changed, from the checkpoint its session records (docs/sessions.md "Undo").
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! (`OC_HOME/config.json`, the project's `.ollama-code.json`, `--config
 //! FILE`) are read into one each, the environment and the flags are made
 //! into one each, and the layers are merged in that order, each key of a
-//! later layer over the same key of an earlier one (README "Configuration").
+//! later layer over the same key of an earlier one (docs/configuration.md).
 //! Defaults apply where no layer sets a key (`config::settings`).
 //!
 //! A new setting is one line here: its file key, merge and the unknown-key

@@ -1,4 +1,4 @@
-//! Settings as layers (README "Configuration"): defaults ←
+//! Settings as layers (docs/configuration.md): defaults ←
 //! `OC_HOME/config.json` ← the project's `.ollama-code.json` ← `--config
 //! FILE` ← environment ← flags. One all-optional [`Layer`] type: the files
 //! are read into it (`file`, `load`), the environment (`env`) and the flags

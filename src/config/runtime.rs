@@ -1,4 +1,4 @@
-//! The runtime settings (README "Runtimes"): `--runtime`, `--opencode-url`
+//! The runtime settings (docs/model-servers.md "Runtimes"): `--runtime`, `--opencode-url`
 //! over the config keys `runtime`, `opencode_url`.
 
 use super::file::LoadedFile;

@@ -1,4 +1,4 @@
-//! The sandbox settings (README "Sandbox"): `--sandbox`, `--network`,
+//! The sandbox settings (docs/permissions.md "Sandbox"): `--sandbox`, `--network`,
 //! `--add-dir` over the config keys `sandbox`, `network`, `add_dirs`, and
 //! `--allow-read`; plan
 //! mode never writes; a project config may tighten them, never loosen.

@@ -1,6 +1,6 @@
 //! The settings of one invocation, resolved from the layers: defaults ←
 //! user file ← project file ← `--config FILE` ← environment ← flags
-//! (README "Configuration"). Pure: no I/O.
+//! (docs/configuration.md). Pure: no I/O.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! The opencode runtime (README "Runtimes"): an opencode server runs the
+//! The opencode runtime (docs/model-servers.md "Runtimes"): an opencode server runs the
 //! agent loop; `oc` creates the session, sends the prompt, follows the
 //! event stream, answers permission requests with its own policy, and
 //! keeps the session and the fine-tuning record.

@@ -1,5 +1,5 @@
 //! The ways around the rules that helper attacks found, each refused now
-//! (README "Permissions"). Helpers from [`super::tests`].
+//! (docs/permissions.md). Helpers from [`super::tests`].
 
 use super::tests::expect_bash;
 use super::*;

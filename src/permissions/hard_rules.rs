@@ -1,4 +1,4 @@
-//! Rules nothing overrides, `--yes` included (SPEC §7): no tool touches a
+//! Rules nothing overrides, `--yes` included (docs/permissions.md): no tool touches a
 //! secret `.env` file, no tool changes the project config, and no
 //! destructive shell command runs, also when hidden behind wrappers (`sudo`,
 //! `env`, `timeout`, `bash -c "…"`), reserved words, redirections, quoting

@@ -1,4 +1,4 @@
-//! Permission decisions (SPEC §7), in this order: hard rules → plan mode →
+//! Permission decisions (docs/permissions.md), in this order: hard rules → plan mode →
 //! deny rules → ask rules → allow rules → `--yes` → defaults (reads allowed;
 //! writes, edits, moves and bash ask).
 
@@ -21,7 +21,7 @@ use rules::{Action, Rule};
 
 pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover};
 
-/// How permission requests are settled when no rule decides (SPEC §7).
+/// How permission requests are settled when no rule decides (docs/permissions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionMode {

@@ -1,4 +1,4 @@
-//! Permission rules `TOOL(PATTERN)` (SPEC §7): `TOOL` is one of `read`,
+//! Permission rules `TOOL(PATTERN)` (docs/permissions.md): `TOOL` is one of `read`,
 //! `write`, `edit`, `move`, `list`, `search`, `bash` or `*`; a bare `TOOL`
 //! means any argument. Path patterns are gitignore-style globs relative to
 //! the workspace (`src/**`, `*.rs`, `secrets/`); bash patterns match a whole

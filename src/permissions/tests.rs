@@ -1,4 +1,4 @@
-//! The permission decision table (SPEC §7): every order of rules, modes
+//! The permission decision table (docs/permissions.md): every order of rules, modes
 //! and hard rules, pinned.
 
 use super::*;

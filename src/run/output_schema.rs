@@ -1,5 +1,5 @@
 //! `--output-schema FILE`: the JSON Schema the final answer must match,
-//! read, compiled and checked (README "Output"). The agent's loop sends it
+//! read, compiled and checked (docs/output.md). The agent's loop sends it
 //! with every request and sends a mismatch back once (`agent::structured`).
 
 use std::path::Path;

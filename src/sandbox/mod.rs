@@ -1,4 +1,4 @@
-//! The second wall around `bash` (README "Sandbox"): Linux Landlock
+//! The second wall around `bash` (docs/permissions.md "Sandbox"): Linux Landlock
 //! confinement of every command and everything it starts, applied by a
 //! re-executed `oc sandbox-exec` helper, and no process left behind.
 //!

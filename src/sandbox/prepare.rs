@@ -47,7 +47,7 @@ pub fn prepare(
             "this kernel has no Landlock (it needs Linux 5.13 or later, with `landlock` in the kernel's `lsm=` list)",
         )?;
         warnings.push(
-            "this kernel has no Landlock: bash commands run without the sandbox, free to write anywhere you can and to use the network (README \"Sandbox\"; `--sandbox required` makes this an error)".to_string(),
+            "this kernel has no Landlock: bash commands run without the sandbox, free to write anywhere you can and to use the network (docs/permissions.md \"Sandbox\"; `--sandbox required` makes this an error)".to_string(),
         );
     }
     let no_network = wants_no_network && support.network;

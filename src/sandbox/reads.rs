@@ -1,5 +1,5 @@
 //! What sandboxed commands may not read: the user's credential stores and
-//! `oc`'s own sessions and records (README "Sandbox"). Landlock only grants,
+//! `oc`'s own sessions and records (docs/permissions.md "Sandbox"). Landlock only grants,
 //! so "everything but these" is said as the largest folders and files that
 //! hold none of them ([`readable_roots`]).
 

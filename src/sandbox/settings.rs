@@ -1,4 +1,4 @@
-//! The sandbox settings a run asks for (README "Sandbox"), as the
+//! The sandbox settings a run asks for (docs/permissions.md "Sandbox"), as the
 //! configuration resolved them (`config::sandbox`); [`super::prepare`]
 //! makes a [`super::policy::Sandbox`] of them and what the kernel supports.
 

@@ -1,5 +1,5 @@
 //! Which files hold secrets: `.env` files and their variants. Nothing reads,
-//! lists, searches or scrubs past them (SPEC §7's hard rule); the walker,
+//! lists, searches or scrubs past them (a hard rule, docs/permissions.md); the walker,
 //! the hard rules and the secret scrubber all ask here. A leaf: it imports
 //! nothing of the crate.
 

@@ -16,7 +16,7 @@ use super::files::is_secret_env_file;
 /// What a secret value is replaced with.
 pub const REDACTED: &str = "[redacted secret]";
 /// Shorter values are too likely to be ordinary words (`true`, `dev`);
-/// they are not scrubbed (README "Secrets").
+/// they are not scrubbed (docs/permissions.md "Secrets").
 const MIN_VALUE_LEN: usize = 6;
 /// How deep the workspace is searched for secret files (`a/.env` is 2).
 const MAX_DEPTH: usize = 16;

@@ -1,4 +1,4 @@
-//! The session file (`OC_HOME/sessions/<id>.json`, README "Sessions"): the
+//! The session file (`OC_HOME/sessions/<id>.json`, docs/sessions.md): the
 //! conversation of a run and what is known of how it went.
 
 use std::path::Path;
@@ -69,12 +69,12 @@ pub struct Session {
     /// from before the field: `ollama`).
     #[serde(default = "default_provider")]
     pub provider: String,
-    /// What ran the agent loop when not oc itself: `opencode` (README
+    /// What ran the agent loop when not oc itself: `opencode` (docs/model-servers.md
     /// "Runtimes").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
     /// How bash commands were confined in the last run of the session
-    /// (README "Sandbox"); absent in sessions from before the sandbox.
+    /// (docs/permissions.md "Sandbox"); absent in sessions from before the sandbox.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Confinement>,
     pub cwd: String,
@@ -134,7 +134,7 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unexecuted_call: bool,
     /// The last run's checkpoint: the files it changed and where their
-    /// old contents are kept, for `oc undo` (README "Undo"). `None` for a
+    /// old contents are kept, for `oc undo` (docs/sessions.md "Undo"). `None` for a
     /// run that could change nothing or was not checkpointed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<crate::checkpoint::CheckpointRecord>,

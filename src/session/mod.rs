@@ -1,6 +1,6 @@
 //! Sessions (`OC_HOME/sessions/<id>.json`, saved atomically after every
 //! turn) and the fine-tuning record appended to `OC_HOME/finetune.jsonl` at
-//! the end of every saved run (README "Sessions", "Fine-tuning data"): the
+//! the end of every saved run (docs/sessions.md, docs/fine-tuning.md): the
 //! session file (`file`), where they are kept (`store`), the record and the
 //! success rule (`record`), each reply's step (`step`), token counts
 //! (`usage`), and `export-ft` (`export`).

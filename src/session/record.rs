@@ -1,5 +1,5 @@
-//! The fine-tuning record (one line of `OC_HOME/finetune.jsonl`, README
-//! "Fine-tuning data") and the rule that says whether a run succeeded.
+//! The fine-tuning record (one line of `OC_HOME/finetune.jsonl`, docs/fine-tuning.md)
+//! and the rule that says whether a run succeeded.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! The seven tools (SPEC §6): their names, schemas, argument parsing and
+//! The seven tools (docs/tools.md): their names, schemas, argument parsing and
 //! execution. Every path is confined to the [`Workspace`]; every failure is a
 //! [`ToolOutcome`] for the model, never a crash.
 

@@ -1,7 +1,7 @@
 //! Walking the workspace for `list_files` and `search` with ripgrep's
 //! `ignore` crate: `.gitignore`, `.ignore` and git excludes honoured (in a
 //! git repository or not), `.git` skipped, symlinks not followed, and secret
-//! `.env` files never listed (a hard rule, SPEC §7).
+//! `.env` files never listed (a hard rule, docs/permissions.md).
 
 use std::path::{Path, PathBuf};
 

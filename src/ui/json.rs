@@ -56,7 +56,7 @@ pub fn write_line(value: &impl serde::Serialize) {
     }
 }
 
-/// Writes the `error` event (README "Output") as one line on stdout: how
+/// Writes the `error` event (docs/output.md) as one line on stdout: how
 /// every error reaches a script that reads JSON, whether a run fails
 /// before it starts, the arguments are bad, or the run itself fails.
 pub fn write_error(message: &str, exit_code: Option<i32>) {

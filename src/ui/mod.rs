@@ -1,4 +1,4 @@
-//! What the user sees (SPEC §8): the text renderer, the JSON outputs, the
+//! What the user sees (docs/output.md): the text renderer, the JSON outputs, the
 //! terminal approval prompt, and the stdout/stderr writers they share. The
 //! answer goes to stdout and nothing else does; colour only when stderr is a
 //! terminal and `NO_COLOR` is unset. This is the only module that writes to

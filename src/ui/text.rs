@@ -1,4 +1,4 @@
-//! The text format (SPEC §8): the answer streams to stdout; thinking (dim),
+//! The text format (docs/output.md): the answer streams to stdout; thinking (dim),
 //! tool activity, diffs, a spinner while waiting and the closing usage line
 //! go to stderr.
 

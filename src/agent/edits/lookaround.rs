@@ -3,7 +3,7 @@
 //! `READ path 40-80`, `SEARCH text`, `LIST folder`), or with a call written
 //! as JSON (`{"name": "read_file", "arguments": {…}}`, the form these
 //! models fall into by themselves). Measured on qwen2.5-coder 1.5B and 0.5B
-//! (README "Small models"): the request lines are what both write most
+//! (docs/small-models.md): the request lines are what both write most
 //! reliably, and in a third of the tokens of the JSON form.
 
 use std::sync::LazyLock;
