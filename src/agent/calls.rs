@@ -11,7 +11,7 @@ use crate::config::Settings;
 use crate::permissions::project_config::{self, ProjectConfigGuard};
 use crate::permissions::rules::{Action, Rule};
 use crate::permissions::{
-    self, Approval, ApprovalRequest, Approver, PermissionRecord, Source, Verdict,
+    self, ApprovalRequest, Approver, PermissionRecord, Settlement, Source, Verdict,
 };
 use crate::protocol::Denial;
 use crate::secrets::Secrets;
@@ -221,23 +221,11 @@ impl<'a> CallRunner<'a> {
             }
         };
         let asked = matches!(verdict, Verdict::Ask { .. });
-        let (source, rule, denied) = match verdict {
-            Verdict::Allow { source, rule } => (source, rule, None),
-            Verdict::Deny {
-                source,
-                reason,
-                rule,
-            } => (source, rule, Some(reason)),
-            Verdict::Ask { rule } => {
-                let (source, added, denied) =
-                    self.ask(out, name, &detail, change.as_ref(), &exact, rule.as_deref());
-                (source, added.or(rule), denied)
-            }
-        };
-        if let Some(reason) = denied {
+        let settled = self.settle(out, verdict, (name, &detail), change.as_ref(), &exact);
+        if let Some(reason) = settled.reason {
             let record = PermissionRecord {
-                source,
-                rule,
+                source: settled.source,
+                rule: settled.rule,
                 reason: Some(reason.clone()),
                 ..decision
             };
@@ -247,8 +235,8 @@ impl<'a> CallRunner<'a> {
         }
         let record = PermissionRecord {
             allowed: true,
-            source,
-            rule,
+            source: settled.source,
+            rule: settled.rule,
             ..decision
         };
         decide(session, out, record);
@@ -441,18 +429,19 @@ impl<'a> CallRunner<'a> {
         outcome
     }
 
-    /// Asks the approver. Returns who decided, the rule added by an
-    /// "always" answer, and for a denial, why.
-    fn ask(
+    /// Settles the verdict on a call (docs/permissions.md): the approver
+    /// is shown the change's diff and offered the call's exact rules for
+    /// "always", which are then allowed in this run and the project config;
+    /// a call no one could approve is listed in the run's denials.
+    fn settle(
         &mut self,
         out: &mut dyn Output,
-        name: &str,
-        detail: &str,
+        verdict: Verdict,
+        (name, detail): (&str, &str),
         change: Option<&FileChange>,
         exact: &[String],
-        ask_rule: Option<&str>,
-    ) -> (Source, Option<String>, Option<String>) {
-        let request = ApprovalRequest {
+    ) -> Settlement {
+        let request = |ask_rule: Option<&str>| ApprovalRequest {
             tool: name.to_string(),
             detail: detail.to_string(),
             diff: change.map(|c| c.unified_diff()),
@@ -462,27 +451,18 @@ impl<'a> CallRunner<'a> {
                 exact.to_vec()
             },
         };
-        match self.approver.approve(&request) {
-            Approval::Yes => (Source::User, None, None),
-            Approval::Always => {
-                self.allow_always(out, exact);
-                (Source::User, Some(exact.join(", ")), None)
-            }
-            Approval::No { reason: Some(r) } => (
-                Source::User,
-                None,
-                Some(format!("the user declined this call: {r}")),
-            ),
-            Approval::No { reason: None } => (
-                Source::User,
-                None,
-                Some("the user declined this call".to_string()),
-            ),
-            Approval::Unavailable => {
-                let reason = self.deny_headless(name, detail, exact, ask_rule);
-                (Source::NoApprover, None, Some(reason))
-            }
+        let settled = permissions::settle(verdict, self.approver, request, name, exact);
+        if settled.always {
+            self.allow_always(out, exact);
         }
+        if let Some(allow) = &settled.unapproved {
+            self.denials.push(Denial {
+                tool: name.to_string(),
+                detail: detail.to_string(),
+                allow: allow.clone(),
+            });
+        }
+        settled
     }
 
     /// An "always" answer: the exact rules are allowed from now on, in this
@@ -500,37 +480,6 @@ impl<'a> CallRunner<'a> {
                 Err(e) => out.warn(&format!("{e:#}")),
             }
         }
-    }
-
-    /// No one can approve: the call is denied and listed, and the model is
-    /// told how the user could allow it.
-    fn deny_headless(
-        &mut self,
-        name: &str,
-        detail: &str,
-        exact: &[String],
-        ask_rule: Option<&str>,
-    ) -> String {
-        let flags = permissions::allow_flags(exact);
-        self.denials.push(Denial {
-            tool: name.to_string(),
-            detail: detail.to_string(),
-            allow: match ask_rule {
-                Some(rule) => format!("the rule `ask {rule}` needs a terminal"),
-                None => flags.clone(),
-            },
-        });
-        let how = match ask_rule {
-            Some(rule) => format!(
-                "the rule `ask {rule}` requires approval and no one is at a terminal to give it. \
-                 Only a person at a terminal can allow it"
-            ),
-            None => format!(
-                "`{name}` needs approval and no one is at a terminal to give it. \
-                 The user can allow it by re-running with `--yes` or `{flags}`"
-            ),
-        };
-        format!("{how}. Do not retry it; go on without it, or finish and say what is needed")
     }
 }
 

@@ -12,7 +12,7 @@ use super::client::Reply;
 use super::wire::PermissionRequest;
 use crate::config::Settings;
 use crate::permissions::{
-    self, Approval, ApprovalRequest, Approver, PermissionMode, PermissionRecord, Source, Verdict,
+    self, ApprovalRequest, Approver, PermissionMode, PermissionRecord, Source, Verdict,
 };
 use crate::protocol::Denial;
 use crate::tools::{ResolvedPath, ToolInput, Workspace, bash, read_file, write_file};
@@ -59,42 +59,24 @@ pub fn decide(
             Vec::new(),
         ),
     };
-    let mut denial = None;
-    let (allowed, source, rule, reason) = match verdict {
-        Verdict::Allow { source, rule } => (true, source, rule, None),
-        Verdict::Deny {
-            source,
-            reason,
-            rule,
-        } => (false, source, rule, Some(reason)),
-        Verdict::Ask { rule } => {
-            let asked = ApprovalRequest {
-                tool: request.permission.clone(),
-                detail: detail.clone(),
-                diff: request.metadata["diff"].as_str().map(str::to_string),
-                always_rules: Vec::new(),
-            };
-            match approver.approve(&asked) {
-                Approval::Yes | Approval::Always => (true, Source::User, rule, None),
-                Approval::No { reason } => (false, Source::User, rule, reason),
-                Approval::Unavailable => {
-                    denial = Some(Denial {
-                        tool: request.permission.clone(),
-                        detail: detail.clone(),
-                        allow: if exact.is_empty() {
-                            "--yes".to_string()
-                        } else {
-                            permissions::allow_flags(&exact)
-                        },
-                    });
-                    let why = "it needs approval and no one is at a terminal to give it";
-                    (false, Source::NoApprover, rule, Some(why.to_string()))
-                }
-            }
-        }
+    let asked = |_: Option<&str>| ApprovalRequest {
+        tool: request.permission.clone(),
+        detail: detail.clone(),
+        diff: request.metadata["diff"].as_str().map(str::to_string),
+        always_rules: Vec::new(),
     };
+    let settled = permissions::settle(verdict, approver, asked, &request.permission, &exact);
+    let denial = settled.unapproved.map(|allow| Denial {
+        tool: request.permission.clone(),
+        detail: detail.clone(),
+        allow,
+    });
     Decision {
-        reply: if allowed { Reply::Once } else { Reply::Reject },
+        reply: if settled.allowed {
+            Reply::Once
+        } else {
+            Reply::Reject
+        },
         record: PermissionRecord {
             turn,
             tool_call_id: request
@@ -104,10 +86,10 @@ pub fn decide(
                 .unwrap_or_default(),
             tool: request.permission.clone(),
             detail,
-            allowed,
-            source,
-            rule,
-            reason,
+            allowed: settled.allowed,
+            source: settled.source,
+            rule: settled.rule,
+            reason: settled.reason,
         },
         denial,
     }
