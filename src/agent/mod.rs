@@ -46,7 +46,7 @@ use crate::permissions::Approver;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
 use crate::run::interrupt::Interruptions;
 use crate::run::{Job, save_with_record, settle_checkpoint, steps, write_last_message};
-use crate::session::{Session, Status, Store, Usage};
+use crate::session::{Journal, Session, Status, Store, Usage};
 use crate::signals::Signals;
 use crate::ui::Output;
 use crate::vocab::Confinement;
@@ -96,20 +96,15 @@ pub async fn run(
     }
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
-    let mut session =
-        setup::open_session(settings, job.resume, &job.prompt, &model, &workspace, out);
-    if job.save {
-        store.save(&mut session)?;
-    }
+    let saves = job.save.then_some(&store);
+    let opened = setup::open_session(settings, job.resume, &job.prompt, &model, &workspace, out);
+    let mut session = Journal::open(opened, saves)?;
     out.session_started(&session, resumed);
     let (first_turn, usage_before) = (session.turns, session.usage);
 
     let protocol = model.protocol(workspace.root());
     let calls = CallRunner::new(settings, &workspace, protocol.runnable(), approver);
-    let saves = job.save.then_some(&store);
-    let mut turns = Turns::new(
-        settings, &client, &model, saves, first_turn, protocol, calls,
-    );
+    let mut turns = Turns::new(settings, &client, &model, first_turn, protocol, calls);
     turns.check = job.check.as_ref();
     // The opening runs the check before the first request: a signal or
     // `--timeout` stops it as it stops the turns.

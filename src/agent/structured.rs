@@ -12,7 +12,7 @@ use super::turns::Turns;
 use crate::client::{Message, Role};
 use crate::error::Result;
 use crate::run::OutputSchema;
-use crate::session::Session;
+use crate::session::{Journal, Session};
 use crate::ui::Output;
 
 /// Ends the prompt's message (the last user message) with the schema.
@@ -35,7 +35,7 @@ pub fn instruct(session: &mut Session, schema: &OutputSchema) {
 /// Errors: as [`Turns::run`].
 pub async fn run_to_answer(
     turns: &mut Turns<'_>,
-    session: &mut Session,
+    session: &mut Journal<'_>,
     schema: Option<&OutputSchema>,
     out: &mut dyn Output,
 ) -> Result<(Ending, Option<Value>)> {

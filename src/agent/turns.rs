@@ -23,7 +23,7 @@ use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
 use crate::run::CheckPlan;
-use crate::session::{AbortedReply, Check, Session, Store, is_markup_only};
+use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
 
@@ -43,8 +43,6 @@ pub struct Turns<'a> {
     /// tool schemas).
     pub model: ModelSetup,
     options: ChatOptions,
-    /// `None` with `--no-save`.
-    store: Option<&'a Store>,
     /// The session's turn count when this run began.
     first_turn: u32,
     partial: PartialReply,
@@ -84,7 +82,6 @@ impl<'a> Turns<'a> {
         settings: &'a Settings,
         client: &'a ModelClient,
         model: &'a ModelSetup,
-        store: Option<&'a Store>,
         first_turn: u32,
         protocol: Protocol,
         calls: CallRunner<'a>,
@@ -94,7 +91,6 @@ impl<'a> Turns<'a> {
             client,
             model: model.clone(),
             options: model.options(settings),
-            store,
             first_turn,
             partial: PartialReply::default(),
             repeats: RepeatGuard::default(),
@@ -115,7 +111,7 @@ impl<'a> Turns<'a> {
     }
 
     /// Turns until an answer or the cap.
-    pub async fn run(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<Ending> {
+    pub async fn run(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<Ending> {
         loop {
             // `--max-turns` caps the requests of this run; the session's
             // turn counter goes on across resumed runs.
@@ -123,8 +119,7 @@ impl<'a> Turns<'a> {
                 return Ok(Ending::MaxTurns);
             }
             if let Err(full) = self.make_room(session, out).await? {
-                session.answer_unanswered_calls("error: not run: the context is full");
-                self.save(session)?;
+                session.close_calls("error: not run: the context is full")?;
                 return Ok(Ending::ContextFull(full));
             }
             session.turns += 1;
@@ -165,14 +160,11 @@ impl<'a> Turns<'a> {
             match self.empty_replies.check(empty) {
                 EmptyReply::Nudge => {
                     out.warn("the model sent an empty reply; asking it once to go on");
-                    session
-                        .messages
-                        .push(Message::text(Role::User, self.protocol.empty_reply_nudge()));
-                    self.save(session)?;
+                    session.push(Message::text(Role::User, self.protocol.empty_reply_nudge()))?;
                     continue;
                 }
                 EmptyReply::GiveUp => {
-                    self.save(session)?;
+                    session.save()?;
                     return Err(Error::Server(
                         "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
                     ));
@@ -181,10 +173,9 @@ impl<'a> Turns<'a> {
             }
             // Saved before any tool runs: a run killed mid-call leaves the
             // calls on record, and a resumed run answers them as unknown.
-            self.save(session)?;
+            session.save()?;
             if self.cuts_in_a_row >= 2 {
-                session.answer_unanswered_calls("error: not run: the run was stopped");
-                self.save(session)?;
+                session.close_calls("error: not run: the run was stopped")?;
                 return Ok(Ending::Cut(cut_off.unwrap_or(Cut::Repetition)));
             }
             if let Some(ending) = self.same_reply_again(session, &message, out)? {
@@ -196,8 +187,7 @@ impl<'a> Turns<'a> {
                     guards::cut_message(cut, self.options.num_predict),
                     self.protocol.how_to_change()
                 );
-                session.messages.push(Message::text(Role::User, text));
-                self.save(session)?;
+                session.push(Message::text(Role::User, text))?;
                 continue;
             }
             if message.tool_calls.is_empty() {
@@ -210,8 +200,7 @@ impl<'a> Turns<'a> {
                 if self.protocol.unplaced() > 0 {
                     out.warn("the reply's code blocks name no file; asking for their paths");
                     let text = format!("{} {}", guards::UNPLACED, self.protocol.how_to_change());
-                    session.messages.push(Message::text(Role::User, text));
-                    self.save(session)?;
+                    session.push(Message::text(Role::User, text))?;
                     continue;
                 }
                 if self.protocol.echoes() > 0 {
@@ -248,7 +237,7 @@ impl<'a> Turns<'a> {
             let answered = self
                 .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
                 .await?;
-            self.save(session)?;
+            session.save()?;
             match answered {
                 Answered::Stuck if self.ask_to_answer(session, out)? => continue,
                 Answered::Stuck => return Ok(Ending::Stuck),
@@ -276,7 +265,7 @@ impl<'a> Turns<'a> {
     /// check decides); before any, nothing was done. `None`: not a repeat.
     fn same_reply_again(
         &mut self,
-        session: &mut Session,
+        session: &mut Journal<'_>,
         message: &Message,
         out: &mut dyn Output,
     ) -> Result<Option<Ending>> {
@@ -295,8 +284,7 @@ impl<'a> Turns<'a> {
         if !again {
             return Ok(None);
         }
-        session.answer_unanswered_calls("error: not run: the same reply again");
-        self.save(session)?;
+        session.close_calls("error: not run: the same reply again")?;
         if self.calls.changes == 0 {
             return Ok(Some(Ending::Unchanged));
         }
@@ -308,7 +296,7 @@ impl<'a> Turns<'a> {
     /// answer from what it has, with no tools offered: an answer is its
     /// task. A code run that is stuck stays stuck: an answer would not make
     /// its change. Returns whether the run goes on.
-    fn ask_to_answer(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+    fn ask_to_answer(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<bool> {
         let read_only = self.settings.mode != crate::vocab::Mode::Code
             || self.model.task == crate::vocab::Task::Answer;
         if !read_only || self.asked_to_answer || !self.settings.enabled(Heuristic::Nudge) {
@@ -318,24 +306,20 @@ impl<'a> Turns<'a> {
         self.asked_to_answer = true;
         self.tools_off = true;
         self.repeats = RepeatGuard::default();
-        session
-            .messages
-            .push(Message::text(Role::User, self.protocol.answer_now()));
-        self.save(session)?;
+        session.push(Message::text(Role::User, self.protocol.answer_now()))?;
         Ok(true)
     }
 
     /// File blocks that changed nothing (the files sent back as they were)
     /// get one nudge: the task is not done. Returns whether they got one.
-    fn nudge_unchanged(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+    fn nudge_unchanged(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<bool> {
         if !self.descriptions.nudge_unchanged() {
             return Ok(false);
         }
         out.note("the model sent the files back unchanged; asking it once to make the change");
         self.reroll = true;
         let nudge = format!("{} {}", guards::UNCHANGED, self.protocol.how_to_change());
-        session.messages.push(Message::text(Role::User, nudge));
-        self.save(session)?;
+        session.push(Message::text(Role::User, nudge))?;
         Ok(true)
     }
 
@@ -344,7 +328,7 @@ impl<'a> Turns<'a> {
     /// it got one.
     fn nudge_if_describing(
         &mut self,
-        session: &mut Session,
+        session: &mut Journal<'_>,
         reply: &str,
         out: &mut dyn Output,
     ) -> Result<bool> {
@@ -355,8 +339,7 @@ impl<'a> Turns<'a> {
         }
         out.note("the model described the change instead of making it; asking it once to make it");
         let nudge = format!("{} {}", guards::DESCRIBED, self.protocol.how_to_change());
-        session.messages.push(Message::text(Role::User, nudge));
-        self.save(session)?;
+        session.push(Message::text(Role::User, nudge))?;
         Ok(true)
     }
 
@@ -384,7 +367,7 @@ impl<'a> Turns<'a> {
     /// [`super::opening`]), and sets the guards that read the prompt.
     pub async fn open(
         &mut self,
-        session: &mut Session,
+        session: &mut Journal<'_>,
         prompt: String,
         images: Vec<String>,
         out: &mut dyn Output,
@@ -400,7 +383,7 @@ impl<'a> Turns<'a> {
                     passed: false,
                     attempts: 0,
                 });
-                self.save(session).ok();
+                session.save().ok();
                 let calls = &self.calls;
                 let scrub = |text: &str| calls.scrub(text).1;
                 check::precheck(&plan.command, calls.rules(), calls.workspace(), &scrub, out).await
@@ -434,7 +417,11 @@ impl<'a> Turns<'a> {
     /// The model says it is done: runs `--check`, if any. When it fails and
     /// attempts and turns are left, its output goes back to the model and
     /// this returns true (go on).
-    async fn check_again(&mut self, session: &mut Session, out: &mut dyn Output) -> Result<bool> {
+    async fn check_again(
+        &mut self,
+        session: &mut Journal<'_>,
+        out: &mut dyn Output,
+    ) -> Result<bool> {
         let Some(plan) = self.check else {
             return Ok(false);
         };
@@ -447,7 +434,7 @@ impl<'a> Turns<'a> {
         };
         let goes_on = round.run(&self.calls, session, out).await;
         if goes_on {
-            self.save(session)?;
+            session.save()?;
         }
         Ok(goes_on)
     }
@@ -602,7 +589,7 @@ impl<'a> Turns<'a> {
     /// it, or say why it was not run. `Some` when the run must end.
     async fn answer_calls(
         &mut self,
-        session: &mut Session,
+        session: &mut Journal<'_>,
         out: &mut dyn Output,
         calls: &[ToolCall],
         arguments: impl Iterator<Item = std::result::Result<Value, String>>,
@@ -620,8 +607,7 @@ impl<'a> Turns<'a> {
                         &id,
                         "error: not run: the same call again",
                     ));
-                    session.answer_unanswered_calls("error: not run: the run was stopped");
-                    self.save(session)?;
+                    session.close_calls("error: not run: the run was stopped")?;
                     return Ok(Answered::Stuck);
                 }
                 Repeat::Block(times) => {
@@ -684,13 +670,5 @@ impl<'a> Turns<'a> {
         };
         let calls = &self.calls;
         blocks.answer_read(arguments, calls.workspace(), &|text| calls.scrub(text))
-    }
-
-    /// Saves the session, unless `--no-save`.
-    fn save(&self, session: &mut Session) -> Result<()> {
-        match self.store {
-            Some(store) => store.save(session),
-            None => Ok(()),
-        }
     }
 }

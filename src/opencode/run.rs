@@ -18,7 +18,7 @@ use crate::run::interrupt::{Interruption, Interruptions};
 use crate::run::{
     Job, open_workspace, save_with_record, settle_checkpoint, steps, write_last_message,
 };
-use crate::session::{Session, Status, Store};
+use crate::session::{Journal, Session, Status, Store};
 use crate::signals::Signals;
 use crate::tools::Workspace;
 use crate::ui::Output;
@@ -59,7 +59,7 @@ pub async fn run(
         remote,
         mut events,
     } = opened;
-    let mut session = Session::new(
+    let mut opened = Session::new(
         settings.mode,
         &settings.model,
         client.base(),
@@ -67,13 +67,11 @@ pub async fn run(
         &job.prompt,
         0,
     );
-    session.provider = "opencode".to_string();
-    session.runtime = Some("opencode".to_string());
-    session.sandbox = None;
+    opened.provider = "opencode".to_string();
+    opened.runtime = Some("opencode".to_string());
+    opened.sandbox = None;
     let store = Store::new(&settings.home);
-    if job.save {
-        store.save(&mut session)?;
-    }
+    let mut session = Journal::open(opened, job.save.then_some(&store))?;
     out.session_started(&session, false);
     client.prompt(&remote, &job.prompt, provider, model).await?;
 
@@ -119,9 +117,9 @@ pub async fn run(
     session.exit_code = Some(exit.code());
     let checkpoint = job.checkpoint.as_ref();
     let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, &mut session, exit, out);
-    if job.save {
+    if let Some(store) = session.store() {
         let trajectory = steps::trajectory(&session, &|messages| messages.to_vec());
-        save_with_record(&store, &mut session, &[], trajectory, out);
+        save_with_record(store, &mut session, &[], trajectory, out);
     }
     let summary = RunSummary {
         saved: job.save,

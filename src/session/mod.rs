@@ -8,6 +8,7 @@
 pub mod export;
 mod export_images;
 mod file;
+mod journal;
 mod record;
 mod step;
 mod store;
@@ -17,6 +18,7 @@ pub use file::{
     AbortedReply, Check, Compaction, CutReply, Repair, SESSION_VERSION, Session, Status,
     now_rfc3339, read_session,
 };
+pub use journal::Journal;
 pub use record::{
     FINETUNE_VERSION, FinetuneRecord, WORKSPACE_PLACEHOLDER, is_markup_only, succeeded,
 };
