@@ -9,12 +9,13 @@ use super::client::{EventStream, OpencodeClient, server_url};
 use super::follow::{Follower, Step};
 use super::permission;
 use super::server;
-use super::transcript::{is_call_written_as_text, to_messages};
+use super::transcript::to_messages;
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{Context, Denial, RunSummary, SCHEMA_VERSION};
 use crate::run::interrupt::{Interruption, Interruptions};
+use crate::run::text_calls::is_call_written_as_text;
 use crate::run::{
     Job, open_workspace, save_with_record, settle_checkpoint, steps, write_last_message,
 };

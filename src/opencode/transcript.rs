@@ -70,36 +70,6 @@ fn error_text(error: &Value) -> String {
     }
 }
 
-/// Whether `text` is nothing but a tool call written as text (a JSON
-/// object `{"name", "arguments" | "parameters"}`, bare, fenced or in
-/// `<tool_call>` tags): what a small model sends when its chat template
-/// does not give the server real tool calls. opencode does not run it.
-pub fn is_call_written_as_text(text: &str) -> bool {
-    let mut body = text.trim();
-    for (open, close) in [
-        ("<tool_call>", "</tool_call>"),
-        ("```json", "```"),
-        ("```", "```"),
-    ] {
-        if let Some(inner) = body.strip_prefix(open).and_then(|b| b.strip_suffix(close)) {
-            body = inner.trim();
-        }
-    }
-    match serde_json::from_str::<Value>(body) {
-        Ok(call) => {
-            call["name"].is_string()
-                && (call.get("arguments").is_some() || call.get("parameters").is_some())
-        }
-        // Small models also send calls that are not quite JSON.
-        Err(_) => {
-            let squeezed: String = body.chars().filter(|c| !c.is_whitespace()).collect();
-            squeezed.starts_with("{\"name\":\"")
-                && (squeezed.contains("\",\"arguments\":")
-                    || squeezed.contains("\",\"parameters\":"))
-        }
-    }
-}
-
 /// The texts of the parts of `kind`, one after another.
 fn joined(parts: &[Part], kind: &str) -> String {
     parts
@@ -152,31 +122,6 @@ mod tests {
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert_eq!(messages[1].role, Role::Assistant);
         assert!(!messages[1].content.is_empty());
-    }
-
-    /// What qwen2.5-coder:1.5b answered through opencode 1.18.33 and
-    /// Ollama's `/v1` with the registry template (a real run).
-    #[test]
-    fn a_call_written_as_text_is_seen() {
-        let real = r#"{"name": "read", "arguments": {"filePath": "/tmp/ws/note.txt", "limit": 2000, "offset": 1}}"#;
-        assert!(is_call_written_as_text(real));
-        assert!(is_call_written_as_text(&format!("```json\n{real}\n```")));
-        assert!(is_call_written_as_text(&format!(
-            "<tool_call>\n{real}\n</tool_call>"
-        )));
-        // Another real answer: arguments as a string, closed with a stray backtick.
-        let string_arguments = r#"{"name": "read", "arguments": "{\"filePath\":\"/tmp/notes.txt\", \"offset\":1, \"limit\":1}`}"#;
-        assert!(is_call_written_as_text(string_arguments));
-        assert!(is_call_written_as_text(
-            r#"{"name": "read", "arguments": {"filePath": "a"}"#
-        ));
-        for answer in [
-            "The first line is `alpha: first line of notes`.",
-            r#"{"name": "config", "version": 2}"#,
-            "",
-        ] {
-            assert!(!is_call_written_as_text(answer), "{answer}");
-        }
     }
 
     #[test]

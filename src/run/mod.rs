@@ -10,6 +10,7 @@ pub mod nudges;
 pub mod output_schema;
 pub mod record;
 pub mod steps;
+pub mod text_calls;
 pub mod workspace;
 
 pub use job::{CheckPlan, Job};

@@ -316,9 +316,7 @@ impl FileBlocks {
         // A tool call in a fence is no code to place: it is reported unrun.
         let bare = parsed.prose.trim().is_empty();
         let code = |n: &&usize| match &files[**n].kind {
-            blocks::BlockKind::Whole(content) => {
-                !crate::agent::text_calls::parse::is_tool_call(content)
-            }
+            blocks::BlockKind::Whole(content) => !crate::run::text_calls::is_tool_call(content),
             blocks::BlockKind::Replace(_) => true,
         };
         self.unplaced = match bare {

@@ -20,9 +20,9 @@ use serde_json::Value;
 
 use super::normalize::normalize_calls;
 use super::text_calls::TextCallFilter;
-use super::text_calls::parse::holds_bare_call;
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
+use crate::run::text_calls::holds_bare_call;
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
 

@@ -3,7 +3,7 @@
 //! an offered tool) or released unchanged; `<think>…</think>` is moved out
 //! of the content. Correct however the stream is cut into chunks.
 
-use super::parse::{TextCall, parse_block};
+use crate::run::text_calls::{TextCall, parse_block};
 use crate::tools::ToolName;
 
 /// Where a held-back block ends.

@@ -12,7 +12,6 @@
 //! `<think>…</think>` out of the content.
 
 pub mod filter;
-pub mod parse;
 
+pub use crate::run::text_calls::{TextCall, parse_block, repair_name};
 pub use filter::{Filtered, TextCallFilter};
-pub use parse::{TextCall, parse_block, repair_name};

@@ -1,4 +1,6 @@
-//! Reading one block of text as tool calls: JSON objects or arrays of
+//! Tool calls written as text, read the same way by both runtimes (oc's
+//! loop runs them; the opencode runtime says a final answer that is only
+//! such a call did nothing). Reading one block of text as tool calls: JSON objects or arrays of
 //! `{"name", "arguments"}` (stray backslashes read literally), or
 //! `<function=NAME>` blocks with `<parameter=K>V</parameter>`; names repaired
 //! when exactly one offered tool is meant.
@@ -246,6 +248,25 @@ pub fn holds_bare_call(text: &str) -> bool {
     false
 }
 
+/// Whether `text` is nothing but a tool call written as text, to any tool
+/// (a JSON `{"name", "arguments" | "parameters"}`, or `<function=…>`,
+/// bare, in a ```` ``` ```` fence or in `<tool_call>` tags): what a small
+/// model sends when its chat template does not give the server real tool
+/// calls.
+pub fn is_call_written_as_text(text: &str) -> bool {
+    let mut body = text.trim();
+    for (open, close) in [
+        ("<tool_call>", "</tool_call>"),
+        ("```json", "```"),
+        ("```", "```"),
+    ] {
+        if let Some(inner) = body.strip_prefix(open).and_then(|b| b.strip_suffix(close)) {
+            body = inner.trim();
+        }
+    }
+    parse_block(body, &[], true).is_some_and(|calls| !calls.is_empty())
+}
+
 /// Whether `text` is a call to one of oc's tools written as JSON (a
 /// `{"name": "mean", …}` object that names no tool is an answer).
 pub fn is_tool_call(text: &str) -> bool {
@@ -350,5 +371,30 @@ mod tests {
             calls[0].arguments,
             json!({"path": "a.txt", "content": "hi\nthere"})
         );
+    }
+
+    /// What qwen2.5-coder:1.5b answered through opencode 1.18.33 and
+    /// Ollama's `/v1` with the registry template (a real run).
+    #[test]
+    fn a_call_written_as_text_is_seen() {
+        let real = r#"{"name": "read", "arguments": {"filePath": "/tmp/ws/note.txt", "limit": 2000, "offset": 1}}"#;
+        assert!(is_call_written_as_text(real));
+        assert!(is_call_written_as_text(&format!("```json\n{real}\n```")));
+        assert!(is_call_written_as_text(&format!(
+            "<tool_call>\n{real}\n</tool_call>"
+        )));
+        // Another real answer: arguments as a string, closed with a stray backtick.
+        let string_arguments = r#"{"name": "read", "arguments": "{\"filePath\":\"/tmp/notes.txt\", \"offset\":1, \"limit\":1}`}"#;
+        assert!(is_call_written_as_text(string_arguments));
+        assert!(is_call_written_as_text(
+            r#"{"name": "read", "arguments": {"filePath": "a"}"#
+        ));
+        for answer in [
+            "The first line is `alpha: first line of notes`.",
+            r#"{"name": "config", "version": 2}"#,
+            "",
+        ] {
+            assert!(!is_call_written_as_text(answer), "{answer}");
+        }
     }
 }
