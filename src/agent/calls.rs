@@ -153,29 +153,11 @@ impl<'a> CallRunner<'a> {
     ) -> ToolOutcome {
         self.tool_calls += 1;
         let turn = session.turns;
-        let arguments = match arguments {
-            Ok(a) => a,
-            Err(message) => {
-                let detail = ["path", "pattern", "command"]
-                    .iter()
-                    .find_map(|key| raw[key].as_str())
-                    .unwrap_or_default();
-                out.tool_call(turn, id, name, detail, raw);
-                return self.report(out, turn, id, name, ToolOutcome::error(message));
-            }
-        };
-        let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
-            return self.refuse_unoffered(session, out, id, name, &arguments);
-        };
-        let input = match ToolInput::parse(tool, &arguments) {
+        let input = match self.input_of(session, out, (id, name), raw, arguments) {
             Ok(input) => input,
-            Err(message) => {
-                out.tool_call(turn, id, name, "", &arguments);
-                return self.report(out, turn, id, name, ToolOutcome::error(message));
-            }
+            Err(outcome) => return outcome,
         };
         let detail = input.detail();
-        out.tool_call(turn, id, name, &detail, &arguments);
         let decision = PermissionRecord {
             turn,
             tool_call_id: id.to_string(),
@@ -244,6 +226,44 @@ impl<'a> CallRunner<'a> {
             .execute(out, &input, change, asked, resolved.last())
             .await;
         self.report(out, turn, id, name, outcome)
+    }
+
+    /// The call as one of the offered tools with usable arguments, shown on
+    /// screen; else the outcome that answers it (arguments that are not
+    /// usable, a tool not offered).
+    fn input_of(
+        &mut self,
+        session: &mut Session,
+        out: &mut dyn Output,
+        (id, name): (&str, &str),
+        raw: &Value,
+        arguments: Result<Value, String>,
+    ) -> Result<ToolInput, ToolOutcome> {
+        let turn = session.turns;
+        let arguments = match arguments {
+            Ok(a) => a,
+            Err(message) => {
+                let detail = ["path", "pattern", "command"]
+                    .iter()
+                    .find_map(|key| raw[key].as_str())
+                    .unwrap_or_default();
+                out.tool_call(turn, id, name, detail, raw);
+                return Err(self.report(out, turn, id, name, ToolOutcome::error(message)));
+            }
+        };
+        let Some(tool) = ToolName::from_name(name).filter(|t| self.offered.contains(t)) else {
+            return Err(self.refuse_unoffered(session, out, id, name, &arguments));
+        };
+        match ToolInput::parse(tool, &arguments) {
+            Ok(input) => {
+                out.tool_call(turn, id, name, &input.detail(), &arguments);
+                Ok(input)
+            }
+            Err(message) => {
+                out.tool_call(turn, id, name, "", &arguments);
+                Err(self.report(out, turn, id, name, ToolOutcome::error(message)))
+            }
+        }
     }
 
     /// Runs an approved call: applies a prepared change, or executes the

@@ -4,6 +4,7 @@
 //! policy), [`guards`] (repeats, empty replies, cut-offs), [`normalize`]
 //! (call repair), [`check`] (`--check`), [`ending`] (status and exit code).
 
+pub mod answer;
 pub mod calls;
 pub mod check;
 pub mod check_command;

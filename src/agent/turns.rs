@@ -2,14 +2,13 @@
 //! each of its calls, until the model answers without calls or the turn cap
 //! is reached.
 
-use serde_json::Value;
-
+use super::answer::{Answered, Answerer};
 use super::calls::CallRunner;
 use super::check;
-use super::context::{self, ContextMeter, request_tokens};
-use super::edits::Protocol;
+use super::context::{ContextMeter, request_tokens};
+use super::edits::{Protocol, ReadCalls};
 use super::ending::Ending;
-use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, Repeat, RepeatGuard};
+use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, RepeatGuard};
 use super::normalize;
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
@@ -18,7 +17,7 @@ use super::room::{ContextFull, Room};
 use super::setup::{self, ModelSetup};
 use super::text_calls::TextCallFilter;
 use super::usage::{self, Speed};
-use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role, ToolCall};
+use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::protocol::Context;
@@ -27,12 +26,12 @@ use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
 use crate::vocab::{Heuristic, TextTools};
 
-/// How the calls of one reply went.
-enum Answered {
-    /// The same call came too often: the run ends.
-    Stuck,
-    /// Every call was answered; these failed.
-    All { failed: Vec<ToolCall> },
+/// What a turn leads to.
+enum Step {
+    /// Another turn.
+    Next,
+    /// The run ends.
+    End(Ending),
 }
 
 /// State shared by the turns of one run.
@@ -60,6 +59,8 @@ pub struct Turns<'a> {
     check_runs: u32,
     /// Replies cut short in a row (cap or repetition); two end the run.
     cuts_in_a_row: u32,
+    /// How the last reply was cut short, if it was.
+    cut: Option<Cut>,
     /// The conversation's tokens.
     meter: ContextMeter,
     /// How fast the server reads and writes.
@@ -101,6 +102,7 @@ impl<'a> Turns<'a> {
             check: None,
             check_runs: 0,
             cuts_in_a_row: 0,
+            cut: None,
             meter: ContextMeter::default(),
             speed: Speed::default(),
             reroll: false,
@@ -122,141 +124,215 @@ impl<'a> Turns<'a> {
                 session.close_calls("error: not run: the context is full")?;
                 return Ok(Ending::ContextFull(full));
             }
-            session.turns += 1;
-            let turn = session.turns;
-            out.turn_started(turn);
-            let sent = self.request_estimate(session);
-            let reply = match self.stream_reply(session, out).await {
-                Err(Error::ToolsRejected(why)) if self.can_fall_back() => {
-                    self.fall_back_to_fenced(session, &why, out);
-                    self.stream_reply(session, out).await?
-                }
-                other => other?,
+            let Some((message, parsed)) = self.receive(session, out).await? else {
+                continue;
             };
-            let mut message = reply.message.clone();
-            let parsed = self.protocol.read_reply(&mut message, turn);
-            // Held text goes out before the turn is reported complete.
-            if self.holds_content(out) && !message.content.is_empty() {
-                out.content(turn, &message.content);
-            }
-            self.count_usage(session, &reply, sent, out);
-            let cut_off = reply.cut;
-            if let Some(cut) = cut_off {
-                guards::note_cut(session, cut, self.options.num_predict, out);
-            }
-            self.cuts_in_a_row = if cut_off.is_some() {
-                self.cuts_in_a_row + 1
-            } else {
-                0
+            let step = match message.tool_calls.is_empty() {
+                true => self.without_calls(session, &message, out).await?,
+                false => self.with_calls(session, &message, parsed, out).await?,
             };
-            // A reply cut short (all thinking, say) is cut, not empty.
-            let empty = is_markup_only(&message.content)
-                && cut_off.is_none()
-                && message.tool_calls.is_empty()
-                && self.protocol.echoes() == 0
-                && self.protocol.unplaced() == 0;
-            session.messages.push(message.clone());
-            normalize::record_repairs(session, out, &message, &parsed);
-            match self.empty_replies.check(empty) {
-                EmptyReply::Nudge => {
-                    out.warn("the model sent an empty reply; asking it once to go on");
-                    session.push(Message::text(Role::User, self.protocol.empty_reply_nudge()))?;
-                    continue;
-                }
-                EmptyReply::GiveUp => {
-                    session.save()?;
-                    return Err(Error::Server(
-                        "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
-                    ));
-                }
-                EmptyReply::Fine => {}
-            }
-            // Saved before any tool runs: a run killed mid-call leaves the
-            // calls on record, and a resumed run answers them as unknown.
-            session.save()?;
-            if self.cuts_in_a_row >= 2 {
-                session.close_calls("error: not run: the run was stopped")?;
-                return Ok(Ending::Cut(cut_off.unwrap_or(Cut::Repetition)));
-            }
-            if let Some(ending) = self.same_reply_again(session, &message, out)? {
+            if let Step::End(ending) = step {
                 return Ok(ending);
             }
-            if let Some(cut) = cut_off.filter(|_| message.tool_calls.is_empty()) {
-                let text = format!(
-                    "{} {}",
-                    guards::cut_message(cut, self.options.num_predict),
-                    self.protocol.how_to_change()
-                );
-                session.push(Message::text(Role::User, text))?;
-                continue;
+        }
+    }
+
+    /// One turn's request and reply: the reply streamed (fenced from then
+    /// on when the server refuses tool schemas), read by the protocol,
+    /// counted, kept in the session and saved before any call runs (a run
+    /// killed mid-call leaves the calls on record, and a resumed run
+    /// answers them as unknown). An empty reply gets one nudge (`None`: the
+    /// next turn asks again); two end the run.
+    ///
+    /// Errors: the server's, and two empty replies in a row.
+    async fn receive(
+        &mut self,
+        session: &mut Journal<'_>,
+        out: &mut dyn Output,
+    ) -> Result<Option<(Message, ReadCalls)>> {
+        session.turns += 1;
+        let turn = session.turns;
+        out.turn_started(turn);
+        let sent = self.request_estimate(session);
+        let reply = match self.stream_reply(session, out).await {
+            Err(Error::ToolsRejected(why)) if self.can_fall_back() => {
+                self.fall_back_to_fenced(session, &why, out);
+                self.stream_reply(session, out).await?
             }
-            if message.tool_calls.is_empty() {
-                if self.holds_unrun_call(&message.content) {
-                    session.unexecuted_call = true;
-                    return Ok(Ending::UnexecutedCall(
-                        "`--text-tools off` leaves it as text; drop it to run such calls",
-                    ));
-                }
-                if self.protocol.unplaced() > 0 {
-                    out.warn("the reply's code blocks name no file; asking for their paths");
-                    let text = format!("{} {}", guards::UNPLACED, self.protocol.how_to_change());
-                    session.push(Message::text(Role::User, text))?;
-                    continue;
-                }
-                if self.protocol.echoes() > 0 {
-                    // File blocks that change nothing: after a change, the
-                    // editing is done (the check decides); before, the
-                    // task is not done.
-                    if self.calls.changes > 0 {
-                        out.note("the reply changes nothing more; the editing is done");
-                        return Ok(Ending::EditingDone);
-                    }
-                    if self.nudge_unchanged(session, out)? {
-                        continue;
-                    }
-                    if self.descriptions.wants_change() {
-                        return Ok(Ending::Unchanged);
-                    }
-                    return Ok(Ending::Answered);
-                }
-                if self.nudge_if_describing(session, &message.content, out)?
+            other => other?,
+        };
+        let mut message = reply.message.clone();
+        let parsed = self.protocol.read_reply(&mut message, turn);
+        // Held text goes out before the turn is reported complete.
+        if self.holds_content(out) && !message.content.is_empty() {
+            out.content(turn, &message.content);
+        }
+        self.count_usage(session, &reply, sent, out);
+        self.cut = reply.cut;
+        if let Some(cut) = reply.cut {
+            guards::note_cut(session, cut, self.options.num_predict, out);
+        }
+        self.cuts_in_a_row = if reply.cut.is_some() {
+            self.cuts_in_a_row + 1
+        } else {
+            0
+        };
+        // A reply cut short (all thinking, say) is cut, not empty.
+        let empty = is_markup_only(&message.content)
+            && reply.cut.is_none()
+            && message.tool_calls.is_empty()
+            && self.protocol.echoes() == 0
+            && self.protocol.unplaced() == 0;
+        session.messages.push(message.clone());
+        normalize::record_repairs(session, out, &message, &parsed);
+        match self.empty_replies.check(empty) {
+            EmptyReply::Nudge => {
+                out.warn("the model sent an empty reply; asking it once to go on");
+                session.push(Message::text(Role::User, self.protocol.empty_reply_nudge()))?;
+                Ok(None)
+            }
+            EmptyReply::GiveUp => {
+                session.save()?;
+                Err(Error::Server(
+                    "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
+                ))
+            }
+            EmptyReply::Fine => {
+                session.save()?;
+                Ok(Some((message, parsed)))
+            }
+        }
+    }
+
+    /// A reply without calls: an answer, or what keeps the run going (a
+    /// cut reply, code blocks that name no file or change nothing, a
+    /// description of the change, a failed check).
+    async fn without_calls(
+        &mut self,
+        session: &mut Journal<'_>,
+        message: &Message,
+        out: &mut dyn Output,
+    ) -> Result<Step> {
+        if let Some(step) = self.cut_short(session, message, out)? {
+            return Ok(step);
+        }
+        if self.holds_unrun_call(&message.content) {
+            session.unexecuted_call = true;
+            return Ok(Step::End(Ending::UnexecutedCall(
+                "`--text-tools off` leaves it as text; drop it to run such calls",
+            )));
+        }
+        if self.protocol.unplaced() > 0 {
+            out.warn("the reply's code blocks name no file; asking for their paths");
+            let text = format!("{} {}", guards::UNPLACED, self.protocol.how_to_change());
+            session.push(Message::text(Role::User, text))?;
+            return Ok(Step::Next);
+        }
+        if self.protocol.echoes() > 0 {
+            return self.echoed(session, out).await;
+        }
+        if self.nudge_if_describing(session, &message.content, out)?
+            || self.check_again(session, out).await?
+        {
+            return Ok(Step::Next);
+        }
+        let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
+        let unrun = self.protocol.unrun_call(&message.content, by_shape);
+        if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
+            session.unexecuted_call = true;
+            return Ok(Step::End(Ending::UnexecutedCall(why)));
+        }
+        Ok(Step::End(Ending::Answered))
+    }
+
+    /// Whatever the reply holds: two cut replies in a row end the run, the
+    /// same reply again ends it, and a cut reply without calls is told to
+    /// make smaller changes. `None`: none of these.
+    fn cut_short(
+        &mut self,
+        session: &mut Journal<'_>,
+        message: &Message,
+        out: &mut dyn Output,
+    ) -> Result<Option<Step>> {
+        if self.cuts_in_a_row >= 2 {
+            session.close_calls("error: not run: the run was stopped")?;
+            return Ok(Some(Step::End(Ending::Cut(
+                self.cut.unwrap_or(Cut::Repetition),
+            ))));
+        }
+        if let Some(ending) = self.same_reply_again(session, message, out)? {
+            return Ok(Some(Step::End(ending)));
+        }
+        if let Some(cut) = self.cut.filter(|_| message.tool_calls.is_empty()) {
+            let text = format!(
+                "{} {}",
+                guards::cut_message(cut, self.options.num_predict),
+                self.protocol.how_to_change()
+            );
+            session.push(Message::text(Role::User, text))?;
+            return Ok(Some(Step::Next));
+        }
+        Ok(None)
+    }
+
+    /// File blocks that change nothing: after a change, the editing is
+    /// done (the check decides); before, the task is not done.
+    async fn echoed(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<Step> {
+        if self.calls.changes > 0 {
+            out.note("the reply changes nothing more; the editing is done");
+            return Ok(Step::End(Ending::EditingDone));
+        }
+        if self.nudge_unchanged(session, out)? {
+            return Ok(Step::Next);
+        }
+        if self.descriptions.wants_change() {
+            return Ok(Step::End(Ending::Unchanged));
+        }
+        Ok(Step::End(Ending::Answered))
+    }
+
+    /// A reply with calls: each answered; a run stuck on one call ends (or,
+    /// read-only, is asked to answer); in the text formats, calls that all
+    /// went in are an answer once the check passes.
+    async fn with_calls(
+        &mut self,
+        session: &mut Journal<'_>,
+        message: &Message,
+        parsed: ReadCalls,
+        out: &mut dyn Output,
+    ) -> Result<Step> {
+        if let Some(step) = self.cut_short(session, message, out)? {
+            return Ok(step);
+        }
+        let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
+        let changed_before = self.calls.changes;
+        let mut answerer = Answerer {
+            repeats: &mut self.repeats,
+            calls: &mut self.calls,
+            protocol: &mut self.protocol,
+            reroll: &mut self.reroll,
+        };
+        let calls = &message.tool_calls;
+        let answered = (answerer.answer(session, out, calls, arguments, self.cut)).await?;
+        session.save()?;
+        match answered {
+            Answered::Stuck if self.ask_to_answer(session, out)? => Ok(Step::Next),
+            Answered::Stuck => Ok(Step::End(Ending::Stuck)),
+            Answered::All { failed }
+                if self.protocol.done_when_calls_succeed()
+                    && !self.protocol.looked_around(message)
+                    && failed.len() < message.tool_calls.len()
+                    && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
+            {
+                let changed = self.calls.changes > changed_before;
+                if (!changed && self.nudge_unchanged(session, out)?)
                     || self.check_again(session, out).await?
                 {
-                    continue;
+                    return Ok(Step::Next);
                 }
-                let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
-                let unrun = self.protocol.unrun_call(&message.content, by_shape);
-                if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
-                    session.unexecuted_call = true;
-                    return Ok(Ending::UnexecutedCall(why));
-                }
-                return Ok(Ending::Answered);
+                Ok(Step::End(Ending::Answered))
             }
-            let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
-            let changed_before = self.calls.changes;
-            let answered = self
-                .answer_calls(session, out, &message.tool_calls, arguments, cut_off)
-                .await?;
-            session.save()?;
-            match answered {
-                Answered::Stuck if self.ask_to_answer(session, out)? => continue,
-                Answered::Stuck => return Ok(Ending::Stuck),
-                Answered::All { failed }
-                    if self.protocol.done_when_calls_succeed()
-                        && !self.protocol.looked_around(&message)
-                        && failed.len() < message.tool_calls.len()
-                        && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
-                {
-                    let changed = self.calls.changes > changed_before;
-                    if (!changed && self.nudge_unchanged(session, out)?)
-                        || self.check_again(session, out).await?
-                    {
-                        continue;
-                    }
-                    return Ok(Ending::Answered);
-                }
-                Answered::All { .. } => {}
-            }
+            Answered::All { .. } => Ok(Step::Next),
         }
     }
 
@@ -583,92 +659,5 @@ impl<'a> Turns<'a> {
             configured,
             out,
         );
-    }
-
-    /// Answers each call of the reply with one `role: "tool"` message: run
-    /// it, or say why it was not run. `Some` when the run must end.
-    async fn answer_calls(
-        &mut self,
-        session: &mut Journal<'_>,
-        out: &mut dyn Output,
-        calls: &[ToolCall],
-        arguments: impl Iterator<Item = std::result::Result<Value, String>>,
-        cut_off: Option<Cut>,
-    ) -> Result<Answered> {
-        let turn = session.turns;
-        let mut failed = Vec::new();
-        for (call, arguments) in calls.iter().zip(arguments) {
-            let id = call.id.clone().unwrap_or_default();
-            let name = call.function.name.clone();
-            let content = match self.repeats.check(&name, &call.function.arguments) {
-                Repeat::Stop => {
-                    session.messages.push(Message::tool_result(
-                        &name,
-                        &id,
-                        "error: not run: the same call again",
-                    ));
-                    session.close_calls("error: not run: the run was stopped")?;
-                    return Ok(Answered::Stuck);
-                }
-                Repeat::Block(times) => {
-                    let detail = guards::detail_of(&name, &call.function.arguments);
-                    out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
-                    let text = guards::repeat_blocked(times);
-                    out.tool_result(turn, &id, &name, false, &text, &text);
-                    self.reroll = true;
-                    format!("error: {text}")
-                }
-                Repeat::Run if cut_off.is_some() => {
-                    let text = match cut_off {
-                        Some(Cut::Repetition) => guards::REPEATED_REPLY,
-                        _ => guards::CUT_OFF,
-                    };
-                    let detail = guards::detail_of(&name, &call.function.arguments);
-                    out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
-                    out.tool_result(turn, &id, &name, false, text, text);
-                    format!("error: {text}")
-                }
-                Repeat::Run => {
-                    let outcome = self
-                        .calls
-                        .run(
-                            session,
-                            out,
-                            (&id, &name),
-                            &call.function.arguments,
-                            arguments,
-                        )
-                        .await;
-                    if !outcome.ok {
-                        session.failed_tool_calls.push(id.clone());
-                        failed.push(call.clone());
-                    }
-                    let content = match outcome.ok && name == "read_file" {
-                        true => self.present_read(&call.function.arguments),
-                        false => None,
-                    };
-                    let content = content.unwrap_or(outcome.content);
-                    context::cap_output(&content, context::TOOL_OUTPUT_CAP)
-                }
-            };
-            if content.starts_with("error: not run") {
-                session.failed_tool_calls.push(id.clone());
-                failed.push(call.clone());
-            }
-            session
-                .messages
-                .push(Message::tool_result(&name, &id, content));
-        }
-        Ok(Answered::All { failed })
-    }
-
-    /// In a text edit format, a file the model asked to read is shown as
-    /// the opening shows files (whole, or in parts), and may then change.
-    fn present_read(&mut self, arguments: &Value) -> Option<String> {
-        let Protocol::FileBlocks(blocks) = &mut self.protocol else {
-            return None;
-        };
-        let calls = &self.calls;
-        blocks.answer_read(arguments, calls.workspace(), &|text| calls.scrub(text))
     }
 }
