@@ -79,98 +79,48 @@ pub struct Grounding {
 /// answer and the context is a diff, the diff is what the answer is about
 /// and nothing else is shown.
 pub fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Grounding {
-    let files: Vec<String> = walk::files_under(root)
-        .into_iter()
-        .filter(|p| p.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
-        .filter_map(|p| {
-            p.strip_prefix(root)
-                .ok()
-                .map(|r| r.to_string_lossy().replace('\\', "/"))
-        })
-        .collect();
+    let files = workspace_files(root);
     let instruction = input::instruction(prompt);
     let piped = input::context(prompt).unwrap_or_default();
     let tests_editable = tests_may_change(instruction);
-    let mut picked: Vec<Grounded> = Vec::new();
-    let creating = creates_files(instruction) && task != Task::Answer;
-    for token in path_tokens(instruction) {
-        match resolve_named(&token, &files) {
-            Some(path) => add(&mut picked, &path, default_role(&path)),
-            None if creating && is_source_name(&token) => add(&mut picked, &token, Role::New),
-            None => {}
-        }
-    }
+    let mut picked = named_files(instruction, &files, task);
     if task == Task::Answer && is_diff(piped) {
         return Grounding {
             files: picked,
             ..Grounding::default()
         };
     }
-    for token in path_tokens(piped) {
-        if let Some(path) = resolve_piped(&token, &files) {
-            add(&mut picked, &path, default_role(&path));
-        }
-    }
-    add_failure(&mut picked, failure, root, &files);
-    // A traceback piped in points at files and lines as a failing check's does.
-    add_failure(&mut picked, &traceback::locations(piped), root, &files);
+    add_pointed_at(&mut picked, piped, failure, root, &files);
     // The tests a failing check points into are the ones that matter.
     let failing_tests = picked
         .iter()
         .any(|g| is_test(&g.path) && !g.lines.is_empty());
     let names = code_names(instruction);
-    for name in &names {
-        for (path, role) in files_for_name(name, root, &files, tests_editable) {
-            if !(failing_tests && is_test(&path) && !tests_editable) {
-                add(&mut picked, &path, role);
-            }
-        }
-    }
+    add_code_names(
+        &mut picked,
+        &names,
+        root,
+        &files,
+        tests_editable,
+        failing_tests,
+    );
     // Found from what the prompt names or the check points at, rather
     // than through the tests.
     let direct = picked.iter().any(|g| g.role != Role::ReadOnly);
-    // The tests of a file that may change say what it must do.
-    let editable: Vec<String> = picked
-        .iter()
-        .filter(|g| g.role == Role::Editable && !is_test(&g.path))
-        .map(|g| g.path.clone())
-        .collect();
-    for path in editable.iter().filter(|_| !failing_tests) {
-        for test in tests_of(path, root, &files) {
-            add(&mut picked, &test, Role::ReadOnly);
-        }
+    if !failing_tests {
+        add_tests_of_editable(&mut picked, root, &files);
     }
-    // The modules a shown test imports are what the test is about.
     let tests: Vec<String> = picked
         .iter()
         .filter(|g| is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
-    for test in tests.iter().filter(|_| !direct) {
-        for path in imported_by(test, root, &files) {
-            add(&mut picked, &path, Role::Editable);
-        }
+    if !direct {
+        add_imported(&mut picked, &tests, root, &files);
     }
     // What the named tests say, for ranking the map.
     let story = test_story(&names, &tests, &picked, root);
-    let mut map = None;
-    let sources: Vec<&String> = files.iter().filter(|f| is_source_name(f)).collect();
-    if picked.is_empty() && sources.len() <= SMALL_REPO_FILES {
-        for path in sources {
-            add(&mut picked, path, default_role(path));
-        }
-    } else if !direct && sources.len() > SMALL_REPO_FILES {
-        // Nothing the prompt names is code to change: the map, and the
-        // file it ranks first when nothing else may change.
-        let mut words = super::relevance::words(prompt);
-        words.extend(super::relevance::words(&story));
-        let ranked = repo_map::rank(root, &files, &words);
-        let best = ranked.iter().find(|r| r.score > 0.0 && !is_test(&r.path));
-        if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == Role::Editable)) {
-            add(&mut picked, &best.path, Role::Editable);
-        }
-        map = Some(ranked);
-    }
+    let map = add_fallback(&mut picked, prompt, &story, root, &files, direct);
     // Nothing editable but context: the context is what may change.
     if !picked.iter().any(|g| g.role != Role::ReadOnly) {
         for g in &mut picked {
@@ -183,6 +133,133 @@ pub fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Gr
         map,
         names: names.into_iter().collect(),
         tests_editable,
+    }
+}
+
+/// The workspace's files at most [`MAX_FILE_BYTES`] long, relative to
+/// `root` and `/`-separated.
+fn workspace_files(root: &Path) -> Vec<String> {
+    walk::files_under(root)
+        .into_iter()
+        .filter(|p| p.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
+        .filter_map(|p| {
+            p.strip_prefix(root)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+        })
+        .collect()
+}
+
+/// The files the instruction names by path: those of the workspace, and
+/// source files to create when it asks for new files (and no answer).
+fn named_files(instruction: &str, files: &[String], task: Task) -> Vec<Grounded> {
+    let mut picked: Vec<Grounded> = Vec::new();
+    let creating = creates_files(instruction) && task != Task::Answer;
+    for token in path_tokens(instruction) {
+        match resolve_named(&token, files) {
+            Some(path) => add(&mut picked, &path, default_role(&path)),
+            None if creating && is_source_name(&token) => add(&mut picked, &token, Role::New),
+            None => {}
+        }
+    }
+    picked
+}
+
+/// Adds the existing files the piped context names, then those a failing
+/// check's places (`failure`) and a piped traceback point at.
+fn add_pointed_at(
+    picked: &mut Vec<Grounded>,
+    piped: &str,
+    failure: &[Location],
+    root: &Path,
+    files: &[String],
+) {
+    for token in path_tokens(piped) {
+        if let Some(path) = resolve_piped(&token, files) {
+            add(picked, &path, default_role(&path));
+        }
+    }
+    add_failure(picked, failure, root, files);
+    // A traceback piped in points at files and lines as a failing check's does.
+    add_failure(picked, &traceback::locations(piped), root, files);
+}
+
+/// Adds the files the prompt's code `names` bring; not their tests (unless
+/// tests may change) when a failing check points into tests.
+fn add_code_names(
+    picked: &mut Vec<Grounded>,
+    names: &[String],
+    root: &Path,
+    files: &[String],
+    tests_editable: bool,
+    failing_tests: bool,
+) {
+    for name in names {
+        for (path, role) in files_for_name(name, root, files, tests_editable) {
+            if !(failing_tests && is_test(&path) && !tests_editable) {
+                add(picked, &path, role);
+            }
+        }
+    }
+}
+
+/// Adds, for reference, the tests of each file that may change: they say
+/// what it must do.
+fn add_tests_of_editable(picked: &mut Vec<Grounded>, root: &Path, files: &[String]) {
+    let editable: Vec<String> = picked
+        .iter()
+        .filter(|g| g.role == Role::Editable && !is_test(&g.path))
+        .map(|g| g.path.clone())
+        .collect();
+    for path in &editable {
+        for test in tests_of(path, root, files) {
+            add(picked, &test, Role::ReadOnly);
+        }
+    }
+}
+
+/// Adds, to change, the modules the shown `tests` import: they are what
+/// the tests are about.
+fn add_imported(picked: &mut Vec<Grounded>, tests: &[String], root: &Path, files: &[String]) {
+    for test in tests {
+        for path in imported_by(test, root, files) {
+            add(picked, &path, Role::Editable);
+        }
+    }
+}
+
+/// The fallback when the prompt leads to no code: with nothing picked in a
+/// small repository, every source file; with nothing found to change
+/// (`direct`) in a bigger one, the map (ranked by the prompt and the tests'
+/// `story`) and the file it ranks first when nothing may change yet.
+/// Returns the map when one is shown.
+fn add_fallback(
+    picked: &mut Vec<Grounded>,
+    prompt: &str,
+    story: &str,
+    root: &Path,
+    files: &[String],
+    direct: bool,
+) -> Option<Vec<Ranked>> {
+    let sources: Vec<&String> = files.iter().filter(|f| is_source_name(f)).collect();
+    if picked.is_empty() && sources.len() <= SMALL_REPO_FILES {
+        for path in sources {
+            add(picked, path, default_role(path));
+        }
+        None
+    } else if !direct && sources.len() > SMALL_REPO_FILES {
+        // Nothing the prompt names is code to change: the map, and the
+        // file it ranks first when nothing else may change.
+        let mut words = super::relevance::words(prompt);
+        words.extend(super::relevance::words(story));
+        let ranked = repo_map::rank(root, files, &words);
+        let best = ranked.iter().find(|r| r.score > 0.0 && !is_test(&r.path));
+        if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == Role::Editable)) {
+            add(picked, &best.path, Role::Editable);
+        }
+        Some(ranked)
+    } else {
+        None
     }
 }
 

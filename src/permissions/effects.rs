@@ -251,6 +251,35 @@ fn output_options(name: &str, args: &[String], effects: &mut Effects) {
 /// `git -c key=value`, `--config-env`, `--exec-path`, `--upload-pack`,
 /// `--receive-pack`, `--exec`.
 fn git(args: &[String], effects: &mut Effects) {
+    let mut settings = global_options(args, effects);
+    let sub = subcommand(args);
+    if sub == Some("config") {
+        settings.extend(stored_setting(args));
+    }
+    for setting in settings {
+        git_setting(&setting, effects);
+    }
+    effects.scripts.extend(value_of(
+        args,
+        &["--upload-pack", "--receive-pack", "--exec"],
+    ));
+    if let Some(sub) = sub {
+        effects.scripts.extend(subcommand_scripts(sub, args));
+        effects.writes.extend(subcommand_writes(sub, args));
+    }
+    // `ext::cmd args` remote URLs run a command.
+    effects.scripts.extend(
+        args.iter()
+            .filter_map(|a| a.strip_prefix("ext::"))
+            .map(|cmd| cmd.replace("% ", " ").replace("%%", "%")),
+    );
+}
+
+/// Git's own options: returns the settings given with `-c`; options that
+/// make git read settings or run commands the rules cannot see
+/// (`--config-env`, `--exec-path`, another repository or work tree) are
+/// noted in `effects`.
+fn global_options(args: &[String], effects: &mut Effects) -> Vec<String> {
     let mut settings: Vec<String> = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
@@ -278,117 +307,105 @@ fn git(args: &[String], effects: &mut Effects) {
             _ => {}
         }
     }
-    let sub = subcommand(args);
-    if sub == Some("config") {
-        // `git config [--global] alias.x '!cmd'` stores a command for later.
-        // Options before the key; the value may start with `-` (an alias
-        // to `-c …`).
-        let words: Vec<&String> = args
-            .iter()
-            .skip_while(|a| a.as_str() != "config")
-            .skip(1)
-            .skip_while(|a| a.starts_with('-'))
-            // `git config set|add|replace-all KEY VALUE` (git 2.46 and later)
-            .skip_while(|a| matches!(a.as_str(), "set" | "add" | "replace-all"))
-            .skip_while(|a| a.starts_with('-'))
-            .collect();
-        if let [key, value, ..] = words.as_slice() {
-            settings.push(format!("{key}={value}"));
-        }
+    settings
+}
+
+/// The setting `git config [--global] alias.x '!cmd'` stores for later, as
+/// `key=value`. Options come before the key; the value may start with `-`
+/// (an alias to `-c …`).
+fn stored_setting(args: &[String]) -> Option<String> {
+    let words: Vec<&String> = args
+        .iter()
+        .skip_while(|a| a.as_str() != "config")
+        .skip(1)
+        .skip_while(|a| a.starts_with('-'))
+        // `git config set|add|replace-all KEY VALUE` (git 2.46 and later)
+        .skip_while(|a| matches!(a.as_str(), "set" | "add" | "replace-all"))
+        .skip_while(|a| a.starts_with('-'))
+        .collect();
+    match words.as_slice() {
+        [key, value, ..] => Some(format!("{key}={value}")),
+        _ => None,
     }
-    for setting in settings {
-        let (key, value) = setting.split_once('=').unwrap_or((&setting, ""));
-        let key = key.to_ascii_lowercase();
-        if key.starts_with("alias.")
-            && let Some(script) = value.strip_prefix('!')
-        {
-            effects.scripts.push(script.to_string());
-        } else if key.starts_with("alias.") {
-            // An alias to git's own arguments: read them as given to git
-            // (`alias.x=-c core.pager=cmd log`).
-            // Each value is shorter than the setting it came from.
-            git(&shlex::split(value).unwrap_or_default(), effects);
-        } else if let Some(rest) = setting
-            .get(..9)
-            .filter(|h| h.eq_ignore_ascii_case("url.ext::"))
-            .map(|_| &setting[9..])
-            && let Some((url, _)) = rest
-                .split_once('=')
-                .map(|(k, _)| k)
-                .and_then(|k| k.rsplit_once('.'))
-        {
-            // `url.ext::CMD.insteadOf=…` rewrites a URL into a command.
-            effects
-                .scripts
-                .push(url.replace("% ", " ").replace("%%", "%"));
-        } else if let Some(url) = value.strip_prefix("ext::") {
-            effects
-                .scripts
-                .push(url.replace("% ", " ").replace("%%", "%"));
-        } else if GIT_COMMAND_KEYS.iter().any(|k| key_matches(k, &key)) && !value.is_empty() {
-            effects
-                .scripts
-                .push(value.strip_prefix('!').unwrap_or(value).to_string());
-        } else if GIT_OPAQUE_KEYS.iter().any(|k| key_matches(k, &key)) {
-            effects.hidden = Some(format!(
-                "`git -c {key}` makes git read or run files elsewhere"
-            ));
-        } else if !GIT_DATA_KEYS.iter().any(|k| key_matches(k, &key))
-            && !key.starts_with("alias.")
-            && effects.hidden.is_none()
-        {
-            effects.hidden = Some(format!(
-                "the git setting `{key}` is not known to be data; it may name a command or file git runs"
-            ));
-        }
+}
+
+/// What one git setting (`key=value`) makes git run: an alias's command
+/// (or its arguments, read as given to git), a URL rewritten into a
+/// command, a setting whose value is a command; one that reads or runs
+/// files elsewhere, or is not known to be data, is noted as hidden.
+fn git_setting(setting: &str, effects: &mut Effects) {
+    let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+    let key = key.to_ascii_lowercase();
+    if key.starts_with("alias.")
+        && let Some(script) = value.strip_prefix('!')
+    {
+        effects.scripts.push(script.to_string());
+    } else if key.starts_with("alias.") {
+        // An alias to git's own arguments: read them as given to git
+        // (`alias.x=-c core.pager=cmd log`).
+        // Each value is shorter than the setting it came from.
+        git(&shlex::split(value).unwrap_or_default(), effects);
+    } else if let Some(rest) = setting
+        .get(..9)
+        .filter(|h| h.eq_ignore_ascii_case("url.ext::"))
+        .map(|_| &setting[9..])
+        && let Some((url, _)) = rest
+            .split_once('=')
+            .map(|(k, _)| k)
+            .and_then(|k| k.rsplit_once('.'))
+    {
+        // `url.ext::CMD.insteadOf=…` rewrites a URL into a command.
+        effects
+            .scripts
+            .push(url.replace("% ", " ").replace("%%", "%"));
+    } else if let Some(url) = value.strip_prefix("ext::") {
+        effects
+            .scripts
+            .push(url.replace("% ", " ").replace("%%", "%"));
+    } else if GIT_COMMAND_KEYS.iter().any(|k| key_matches(k, &key)) && !value.is_empty() {
+        effects
+            .scripts
+            .push(value.strip_prefix('!').unwrap_or(value).to_string());
+    } else if GIT_OPAQUE_KEYS.iter().any(|k| key_matches(k, &key)) {
+        effects.hidden = Some(format!(
+            "`git -c {key}` makes git read or run files elsewhere"
+        ));
+    } else if !GIT_DATA_KEYS.iter().any(|k| key_matches(k, &key))
+        && !key.starts_with("alias.")
+        && effects.hidden.is_none()
+    {
+        effects.hidden = Some(format!(
+            "the git setting `{key}` is not known to be data; it may name a command or file git runs"
+        ));
     }
-    effects.scripts.extend(value_of(
-        args,
-        &["--upload-pack", "--receive-pack", "--exec"],
-    ));
-    // `-u` is `--upload-pack` for clone only (fetch's `-u` takes no value).
+}
+
+/// The commands git's subcommand `sub` runs, given its options.
+fn subcommand_scripts(sub: &str, args: &[String]) -> Vec<String> {
     match sub {
-        Some("clone") => {
-            effects.scripts.extend(value_of(args, &["-u"]));
-            effects.writes.push(new_folder(args, "clone"));
-        }
-        Some("difftool") => effects.scripts.extend(value_of(args, &["--extcmd", "-x"])),
-        Some("rebase") => effects.scripts.extend(value_of(args, &["-x"])),
-        Some("grep") => {
-            effects
-                .scripts
-                .extend(value_of(args, &["--open-files-in-pager"]));
+        // `-u` is `--upload-pack` for clone only (fetch's `-u` takes no value).
+        "clone" => value_of(args, &["-u"]),
+        "difftool" => value_of(args, &["--extcmd", "-x"]),
+        "rebase" => value_of(args, &["-x"]),
+        "grep" => {
+            let mut scripts = value_of(args, &["--open-files-in-pager"]);
             // `-Ocmd` (attached; a bare `-O` takes no value).
-            effects.scripts.extend(
+            scripts.extend(
                 args.iter()
                     .filter_map(|a| a.strip_prefix("-O").filter(|v| !v.is_empty()))
                     .map(str::to_string),
             );
+            scripts
         }
-        Some("format-patch") => {
-            // Patches go to `--output-directory`, `-o`, or the working folder.
-            let dirs = value_of(args, &["--output-directory"]);
-            if dirs.is_empty() && !args.iter().any(|a| a.starts_with("-o")) {
-                effects.writes.push(".".to_string());
-            }
-            effects.writes.extend(dirs);
-        }
-        Some("worktree") if args.iter().any(|a| a == "add") => {
-            effects.writes.push(new_folder(args, "add"));
-        }
-        Some("checkout-index") => effects.writes.extend(value_of(args, &["--prefix"])),
-        // Patches applied, a repository made, a config file written.
-        Some("apply") | Some("am") => effects.writes.push(".".to_string()),
-        Some("init") => effects.writes.push(new_folder(args, "init")),
-        Some("config") => effects.writes.extend(value_of(args, &["--file", "-f"])),
-        Some("bisect") => {
-            // `git bisect run CMD ARGS…`
-            if let Some(i) = args.iter().position(|a| a == "run") {
+        // `git bisect run CMD ARGS…`
+        "bisect" => match args.iter().position(|a| a == "run") {
+            Some(i) => {
                 let words = args[i + 1..].iter().map(String::as_str);
-                effects.scripts.extend(shlex::try_join(words).ok());
+                shlex::try_join(words).ok().into_iter().collect()
             }
-        }
-        Some("filter-branch") => effects.scripts.extend(value_of(
+            None => Vec::new(),
+        },
+        "filter-branch" => value_of(
             args,
             &[
                 "--tree-filter",
@@ -399,23 +416,40 @@ fn git(args: &[String], effects: &mut Effects) {
                 "--parent-filter",
                 "--tag-name-filter",
             ],
-        )),
-        Some("bundle") => {
-            // `git bundle create FILE …` writes FILE.
-            if let Some(i) = args.iter().position(|a| a == "create") {
-                effects
-                    .writes
-                    .extend(args[i + 1..].iter().find(|a| !a.starts_with('-')).cloned());
-            }
-        }
-        _ => {}
+        ),
+        _ => Vec::new(),
     }
-    // `ext::cmd args` remote URLs run a command.
-    effects.scripts.extend(
-        args.iter()
-            .filter_map(|a| a.strip_prefix("ext::"))
-            .map(|cmd| cmd.replace("% ", " ").replace("%%", "%")),
-    );
+}
+
+/// The files and folders git's subcommand `sub` writes, given its options.
+fn subcommand_writes(sub: &str, args: &[String]) -> Vec<String> {
+    match sub {
+        "clone" => vec![new_folder(args, "clone")],
+        "format-patch" => {
+            // Patches go to `--output-directory`, `-o`, or the working folder.
+            let dirs = value_of(args, &["--output-directory"]);
+            let mut writes = Vec::new();
+            if dirs.is_empty() && !args.iter().any(|a| a.starts_with("-o")) {
+                writes.push(".".to_string());
+            }
+            writes.extend(dirs);
+            writes
+        }
+        "worktree" if args.iter().any(|a| a == "add") => vec![new_folder(args, "add")],
+        "checkout-index" => value_of(args, &["--prefix"]),
+        // Patches applied, a repository made, a config file written.
+        "apply" | "am" => vec![".".to_string()],
+        "init" => vec![new_folder(args, "init")],
+        "config" => value_of(args, &["--file", "-f"]),
+        // `git bundle create FILE …` writes FILE.
+        "bundle" => match args.iter().position(|a| a == "create") {
+            Some(i) => (args[i + 1..].iter().find(|a| !a.starts_with('-')).cloned())
+                .into_iter()
+                .collect(),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
 }
 
 /// The folder `git clone SRC [DEST]` or `git worktree add PATH` makes:

@@ -15,147 +15,205 @@ pub enum Unwrapped {
     Script(String),
 }
 
-/// What the wrapper `name` with `args` runs. The table knows, per wrapper,
-/// the options that take a value and the positional arguments before the
-/// command.
+/// A wrapper that runs the command after its options and its positional
+/// arguments.
+struct Wrapper {
+    /// Its names (`sudo`, `doas`).
+    names: &'static [&'static str],
+    /// Its options that take a value (the next word).
+    with_value: &'static [&'static str],
+    /// Its positional arguments before the command (`timeout 5 CMD`).
+    positional: usize,
+}
+
+/// The wrappers that run the command after their options and positional
+/// arguments, and nothing else.
+const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        names: &["sudo", "doas"],
+        with_value: &[
+            "-u",
+            "-g",
+            "-C",
+            "-D",
+            "-h",
+            "-p",
+            "-U",
+            "-r",
+            "-t",
+            "--user",
+            "--group",
+            "--chdir",
+            "--prompt",
+            "--host",
+            "--other-user",
+            "--role",
+            "--type",
+            "--close-from",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["timeout"],
+        with_value: &["-s", "-k", "--signal", "--kill-after"],
+        positional: 1,
+    },
+    Wrapper {
+        names: &["nice"],
+        with_value: &["-n", "--adjustment"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["xargs"],
+        with_value: &[
+            "-a",
+            "-d",
+            "-E",
+            "-I",
+            "-L",
+            "-n",
+            "-P",
+            "-s",
+            "--arg-file",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--max-lines",
+            "--max-chars",
+            "--replace",
+            "--eof",
+            "--process-slot-var",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        names: &[
+            "command", "nohup", "builtin", "setsid", "unbuffer", "unshare",
+        ],
+        with_value: &[],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["exec"],
+        with_value: &["-a"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["stdbuf"],
+        with_value: &["-i", "-o", "-e"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["ionice"],
+        with_value: &["-c", "-n", "-p", "-P", "-u"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["chrt", "taskset"],
+        with_value: &[],
+        positional: 1,
+    },
+    Wrapper {
+        names: &["logsave"],
+        with_value: &[],
+        positional: 1,
+    },
+    Wrapper {
+        names: &["valgrind"],
+        with_value: &[],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["nsenter"],
+        with_value: &[
+            "-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["fakeroot"],
+        with_value: &["-l", "--lib", "--faked", "-s", "-i", "-b"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["ssh-agent"],
+        with_value: &["-a", "-E", "-t", "-P", "-O"],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["chroot"],
+        with_value: &["--userspec", "--groups"],
+        positional: 1,
+    },
+    Wrapper {
+        names: &["setarch"],
+        with_value: &[],
+        positional: 1,
+    },
+    Wrapper {
+        names: &[
+            "linux32", "linux64", "x86_64", "i386", "i686", "aarch64", "arm64", "uname26",
+        ],
+        with_value: &[],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["setpriv"],
+        with_value: &[
+            "--reuid",
+            "--regid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["strace", "ltrace"],
+        with_value: &[
+            "-o", "-e", "-p", "-s", "-u", "-a", "-E", "-P", "-I", "-b", "-O", "-S", "-X",
+        ],
+        positional: 0,
+    },
+    Wrapper {
+        names: &["prlimit"],
+        with_value: &["-p", "--pid", "-o", "--output"],
+        positional: 0,
+    },
+];
+
+/// The options of `perf stat|record|trace` that take a value.
+const PERF_WITH_VALUE: [&str; 11] = [
+    "-o", "--output", "-e", "--event", "-p", "--pid", "-t", "--tid", "-C", "-r", "-x",
+];
+
+/// What the wrapper `name` with `args` runs. The table ([`WRAPPERS`])
+/// knows, per wrapper, the options that take a value and the positional
+/// arguments before the command; the others are read one by one.
 pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
-    let plain = |rest: Vec<String>| Unwrapped::Command(rest, Vec::new());
+    // `command -v x` only looks x up.
+    if name == "command" && args.iter().any(|a| a == "-v" || a == "-V") {
+        return Unwrapped::Plain;
+    }
+    if let Some(wrapper) = WRAPPERS.iter().find(|w| w.names.contains(&name)) {
+        return plain(skip_options(args, wrapper.with_value, wrapper.positional));
+    }
     match name {
-        "sudo" | "doas" => plain(skip_options(
-            args,
-            &[
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-U",
-                "-r",
-                "-t",
-                "--user",
-                "--group",
-                "--chdir",
-                "--prompt",
-                "--host",
-                "--other-user",
-                "--role",
-                "--type",
-                "--close-from",
-            ],
-            0,
-        )),
-        "env" => {
-            for (i, a) in args.iter().enumerate() {
-                if a == "-S" || a == "--split-string" {
-                    return args
-                        .get(i + 1)
-                        .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
-                }
-                if let Some(script) = a
-                    .strip_prefix("--split-string=")
-                    .or_else(|| a.strip_prefix("-S").filter(|s| !s.is_empty()))
-                {
-                    return Unwrapped::Script(script.to_string());
-                }
-            }
-            let rest = skip_options(args, &["-u", "-C", "--unset", "--chdir"], 0);
-            let (assigned, rest) = split_assignments(rest);
-            Unwrapped::Command(rest, assigned)
-        }
-        "timeout" => plain(skip_options(
-            args,
-            &["-s", "-k", "--signal", "--kill-after"],
-            1,
-        )),
-        "nice" => plain(skip_options(args, &["-n", "--adjustment"], 0)),
-        "xargs" => plain(skip_options(
-            args,
-            &[
-                "-a",
-                "-d",
-                "-E",
-                "-I",
-                "-L",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-                "--max-lines",
-                "--max-chars",
-                "--replace",
-                "--eof",
-                "--process-slot-var",
-            ],
-            0,
-        )),
-        // `command -v x` only looks x up.
-        "command" if args.iter().any(|a| a == "-v" || a == "-V") => Unwrapped::Plain,
-        "command" | "nohup" | "builtin" | "setsid" | "unbuffer" | "unshare" => {
-            plain(skip_options(args, &[], 0))
-        }
-        "exec" => plain(skip_options(args, &["-a"], 0)),
-        "stdbuf" => plain(skip_options(args, &["-i", "-o", "-e"], 0)),
-        "ionice" => plain(skip_options(args, &["-c", "-n", "-p", "-P", "-u"], 0)),
-        "chrt" | "taskset" => plain(skip_options(args, &[], 1)),
-        "flock" => {
-            if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
-                return args
-                    .get(i + 1)
-                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
-            }
-            plain(skip_options(
-                args,
-                &["-w", "--timeout", "-E", "--conflict-exit-code"],
-                1,
-            ))
-        }
-        "script" => {
-            match args.iter().position(|a| {
-                a == "-c"
-                    || a == "--command"
-                    || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-            }) {
-                Some(i) => args
-                    .get(i + 1)
-                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
-                None => Unwrapped::Plain,
-            }
-        }
-        shell if SHELLS.contains(&shell) => {
-            // The script is the first argument that is not an option after
-            // the option cluster holding `c` (`-c`, `-lc`, `-c -e`, `-c --`).
-            let c_flag = args
-                .iter()
-                .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
-            match c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-'))) {
-                Some(script) => Unwrapped::Script(script.clone()),
-                None => Unwrapped::Plain,
-            }
-        }
+        "env" => env(args),
+        "flock" => flock(args),
+        "script" => script(args),
+        shell if SHELLS.contains(&shell) => shell_script(args),
         "eval" => Unwrapped::Script(args.join(" ")),
-        "logsave" => plain(skip_options(args, &[], 1)),
-        "valgrind" => plain(skip_options(args, &[], 0)),
-        "nsenter" => plain(skip_options(
-            args,
-            &[
-                "-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root",
-            ],
-            0,
-        )),
         // `perf stat|record|trace [options] CMD…`
         "perf" => match args.first().map(String::as_str) {
-            Some("stat" | "record" | "trace") => plain(skip_options(
-                &args[1..],
-                &[
-                    "-o", "--output", "-e", "--event", "-p", "--pid", "-t", "--tid", "-C", "-r",
-                    "-x",
-                ],
-                0,
-            )),
+            Some("stat" | "record" | "trace") => {
+                plain(skip_options(&args[1..], &PERF_WITH_VALUE, 0))
+            }
             _ => Unwrapped::Plain,
         },
         // `gdb --args CMD…`
@@ -172,19 +230,9 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             }
             None => Unwrapped::Plain,
         },
-        "fakeroot" => plain(skip_options(
-            args,
-            &["-l", "--lib", "--faked", "-s", "-i", "-b"],
-            0,
-        )),
-        "ssh-agent" => plain(skip_options(args, &["-a", "-E", "-t", "-P", "-O"], 0)),
         "sg" => match args.iter().position(|a| a == "-c") {
-            Some(i) => args
-                .get(i + 1)
-                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
-            None => args
-                .get(1)
-                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
+            Some(i) => script_at(args, i + 1),
+            None => script_at(args, 1),
         },
         // `watch` joins its arguments into a shell command.
         "watch" => Unwrapped::Script(
@@ -195,59 +243,97 @@ pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
             Some(first) if !first.starts_with('-') => Unwrapped::Script(first.clone()),
             _ => Unwrapped::Plain,
         },
-        // `compgen -C cmd`, `complete -C cmd`: a command run for completions.
-        "compgen" | "complete" => match args.iter().position(|a| a == "-C") {
-            Some(i) => args
-                .get(i + 1)
-                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
-            None => Unwrapped::Plain,
-        },
-        // `mapfile -C cmd`: a callback run as a script.
-        "mapfile" | "readarray" => match args.iter().position(|a| a == "-C") {
-            Some(i) => args
-                .get(i + 1)
-                .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone())),
-            None => Unwrapped::Plain,
-        },
-        "su" | "runuser" => {
-            if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
-                return args
-                    .get(i + 1)
-                    .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()));
-            }
-            match args.iter().position(|a| a == "--") {
-                Some(i) => plain(args[i + 1..].to_vec()),
+        // `compgen -C cmd`, `complete -C cmd`: a command run for
+        // completions; `mapfile -C cmd`: a callback run as a script.
+        "compgen" | "complete" | "mapfile" | "readarray" => {
+            match args.iter().position(|a| a == "-C") {
+                Some(i) => script_at(args, i + 1),
                 None => Unwrapped::Plain,
             }
         }
-        "chroot" => plain(skip_options(args, &["--userspec", "--groups"], 1)),
-        "setarch" | "linux32" | "linux64" | "x86_64" | "i386" | "i686" | "aarch64" | "arm64"
-        | "uname26" => plain(skip_options(args, &[], usize::from(name == "setarch"))),
-        "setpriv" => plain(skip_options(
-            args,
-            &[
-                "--reuid",
-                "--regid",
-                "--groups",
-                "--inh-caps",
-                "--ambient-caps",
-                "--bounding-set",
-                "--securebits",
-                "--pdeathsig",
-                "--selinux-label",
-                "--apparmor-profile",
-            ],
-            0,
-        )),
-        "strace" | "ltrace" => plain(skip_options(
-            args,
-            &[
-                "-o", "-e", "-p", "-s", "-u", "-a", "-E", "-P", "-I", "-b", "-O", "-S", "-X",
-            ],
-            0,
-        )),
-        "prlimit" => plain(skip_options(args, &["-p", "--pid", "-o", "--output"], 0)),
+        "su" | "runuser" => su(args),
         _ => Unwrapped::Plain,
+    }
+}
+
+/// The wrapped command `rest`, with no assignments.
+fn plain(rest: Vec<String>) -> Unwrapped {
+    Unwrapped::Command(rest, Vec::new())
+}
+
+/// The script `args[i]` (nothing to run when there is no such word).
+fn script_at(args: &[String], i: usize) -> Unwrapped {
+    args.get(i)
+        .map_or(Unwrapped::Plain, |s| Unwrapped::Script(s.clone()))
+}
+
+/// What `env` runs: the script given with `-S` (`--split-string`), else
+/// the command after its options, with the assignments in front of it.
+fn env(args: &[String]) -> Unwrapped {
+    for (i, a) in args.iter().enumerate() {
+        if a == "-S" || a == "--split-string" {
+            return script_at(args, i + 1);
+        }
+        if let Some(script) = a
+            .strip_prefix("--split-string=")
+            .or_else(|| a.strip_prefix("-S").filter(|s| !s.is_empty()))
+        {
+            return Unwrapped::Script(script.to_string());
+        }
+    }
+    let rest = skip_options(args, &["-u", "-C", "--unset", "--chdir"], 0);
+    let (assigned, rest) = split_assignments(rest);
+    Unwrapped::Command(rest, assigned)
+}
+
+/// What `flock` runs: the script given with `-c` (`--command`), else the
+/// command after its options and the lock file.
+fn flock(args: &[String]) -> Unwrapped {
+    if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
+        return script_at(args, i + 1);
+    }
+    plain(skip_options(
+        args,
+        &["-w", "--timeout", "-E", "--conflict-exit-code"],
+        1,
+    ))
+}
+
+/// What `script` runs: the script given with `-c` (`--command`, or an
+/// option cluster ending in `c`).
+fn script(args: &[String]) -> Unwrapped {
+    match args.iter().position(|a| {
+        a == "-c"
+            || a == "--command"
+            || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+    }) {
+        Some(i) => script_at(args, i + 1),
+        None => Unwrapped::Plain,
+    }
+}
+
+/// What a shell runs: the script is the first argument that is not an
+/// option after the option cluster holding `c` (`-c`, `-lc`, `-c -e`,
+/// `-c --`).
+fn shell_script(args: &[String]) -> Unwrapped {
+    let c_flag = args
+        .iter()
+        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+    match c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-'))) {
+        Some(script) => Unwrapped::Script(script.clone()),
+        None => Unwrapped::Plain,
+    }
+}
+
+/// What `su` (or `runuser`) runs: the script given with `-c`
+/// (`--command`), else the command after `--`.
+fn su(args: &[String]) -> Unwrapped {
+    if let Some(i) = args.iter().position(|a| a == "-c" || a == "--command") {
+        return script_at(args, i + 1);
+    }
+    match args.iter().position(|a| a == "--") {
+        Some(i) => plain(args[i + 1..].to_vec()),
+        None => Unwrapped::Plain,
     }
 }
 

@@ -13,10 +13,14 @@ use super::blocks;
 use super::convert::{self, Scope};
 use super::lookaround::{self, MAX_REQUESTS};
 use super::shown::{ShownFile, with_newline};
+use super::unseen::Revealed;
 use crate::agent::excerpts::{self, Focus};
 use crate::agent::grounding::Role as FileRole;
 use crate::client::{Message, Role, ToolCall};
 use crate::tools::{ToolName, Workspace};
+use answer::{unplaced_code, without_requests, without_spans};
+
+mod answer;
 
 /// Bytes of a big file shown in answer to a read.
 const READ_BUDGET: usize = 6 * 1024;
@@ -301,39 +305,14 @@ impl FileBlocks {
         };
         let converted = convert::to_calls(files, &self.scope, &self.root);
         self.echoes = converted.echoes;
-        // Definitions shown with a refusal are seen now: the next reply may
-        // change them.
-        for (path, shown) in &converted.revealed {
-            let seen = self.scope.seen.entry(path.clone()).or_default();
-            seen.definitions.push(shown.unseen.name.clone());
-            seen.lines
-                .push((shown.unseen.start_line, shown.unseen.end_line));
-            let texts = self.scope.shown.entry(path.clone()).or_default();
-            texts.push(shown.text.clone());
-        }
+        self.see_revealed(&converted.revealed);
         // Blocks that name no file are asked about only when the reply is
         // nothing else; beside prose they are part of the answer.
-        // A tool call in a fence is no code to place: it is reported unrun.
-        let bare = parsed.prose.trim().is_empty();
-        let code = |n: &&usize| match &files[**n].kind {
-            blocks::BlockKind::Whole(content) => !crate::run::text_calls::is_tool_call(content),
-            blocks::BlockKind::Replace(_) => true,
-        };
-        self.unplaced = match bare {
-            true => converted.unplaced.iter().filter(code).count(),
+        self.unplaced = match parsed.prose.trim().is_empty() {
+            true => unplaced_code(files, &converted.unplaced),
             false => 0,
         };
-        let applied = (0..files.len()).filter(|n| !converted.unplaced.contains(n));
-        let answer = without_spans(
-            &message.content,
-            applied.map(|n| parsed.blocks[n].span.clone()),
-        );
-        let root = self.root.clone();
-        let exists = |p: &str| root.join(p).is_file();
-        let (answer, requests) = match self.json_answer {
-            true => (answer.trim().to_string(), Vec::new()),
-            false => without_requests(&answer, &exists),
-        };
+        let (answer, requests) = self.answer_of(&message.content, files, &converted.unplaced);
         let nothing_to_run = converted.calls.is_empty()
             && converted.echoes == 0
             && requests.is_empty()
@@ -346,9 +325,62 @@ impl FileBlocks {
         if nothing_to_run {
             return Vec::new();
         }
+        let (calls, verdicts) = self.calls_and_verdicts(converted.calls, requests, native);
+        message.tool_calls = calls
+            .into_iter()
+            .enumerate()
+            .map(|(n, c)| ToolCall {
+                id: Some(format!("call_{turn}_{n}")),
+                ..c
+            })
+            .collect();
+        verdicts.into_iter().map(|v| (v, Vec::new())).collect()
+    }
+
+    /// Notes the definitions shown with a refusal as seen: the next reply
+    /// may change them.
+    fn see_revealed(&mut self, revealed: &[(String, Revealed)]) {
+        for (path, shown) in revealed {
+            let seen = self.scope.seen.entry(path.clone()).or_default();
+            seen.definitions.push(shown.unseen.name.clone());
+            seen.lines
+                .push((shown.unseen.start_line, shown.unseen.end_line));
+            let texts = self.scope.shown.entry(path.clone()).or_default();
+            texts.push(shown.text.clone());
+        }
+    }
+
+    /// The answer the reply `content` gives (without the `files` blocks
+    /// that were applied, those `unplaced` stay), and its look-around
+    /// requests (none when the answer is one JSON value).
+    fn answer_of(
+        &self,
+        content: &str,
+        files: &[blocks::FileBlock],
+        unplaced: &[usize],
+    ) -> (String, Vec<lookaround::Request>) {
+        let applied = (0..files.len()).filter(|n| !unplaced.contains(n));
+        let answer = without_spans(content, applied.map(|n| files[n].span.clone()));
+        let root = self.root.clone();
+        let exists = |p: &str| root.join(p).is_file();
+        match self.json_answer {
+            true => (answer.trim().to_string(), Vec::new()),
+            false => without_requests(&answer, &exists),
+        }
+    }
+
+    /// The calls to record, in order (the edits, the look-around requests,
+    /// the native calls), and per call the arguments to run with or why it
+    /// may not run.
+    fn calls_and_verdicts(
+        &self,
+        edits: Vec<convert::EditCall>,
+        requests: Vec<lookaround::Request>,
+        native: Vec<ToolCall>,
+    ) -> (Vec<ToolCall>, Vec<Result<Value, String>>) {
         let mut verdicts = Vec::new();
         let mut calls = Vec::new();
-        for c in converted.calls {
+        for c in edits {
             calls.push(c.call);
             verdicts.push(c.verdict);
         }
@@ -379,15 +411,7 @@ impl FileBlocks {
             });
             calls.push(call);
         }
-        message.tool_calls = calls
-            .into_iter()
-            .enumerate()
-            .map(|(n, c)| ToolCall {
-                id: Some(format!("call_{turn}_{n}")),
-                ..c
-            })
-            .collect();
-        verdicts.into_iter().map(|v| (v, Vec::new())).collect()
+        (calls, verdicts)
     }
 
     /// In an answer, the file a read asks for when it was shown whole and
@@ -527,56 +551,6 @@ fn result_line(m: &Message) -> String {
     } else {
         format!("- {}", content.lines().next().unwrap_or_default())
     }
-}
-
-/// `text` without the byte ranges `spans` (in order, not overlapping).
-fn without_spans(text: &str, spans: impl Iterator<Item = std::ops::Range<usize>>) -> String {
-    let mut kept = String::new();
-    let mut at = 0;
-    for span in spans {
-        kept.push_str(&text[at..span.start]);
-        at = span.end;
-    }
-    kept.push_str(&text[at..]);
-    kept
-}
-
-/// `prose` without its look-around requests (and the fence left empty
-/// where a request was fenced) and without echoes of the example requests,
-/// and the requests.
-fn without_requests(
-    prose: &str,
-    exists: &dyn Fn(&str) -> bool,
-) -> (String, Vec<lookaround::Request>) {
-    let requests = lookaround::parse(prose, exists);
-    let kept = without_spans(prose, requests.iter().map(|r| r.span.clone()));
-    let kept = lookaround::without_examples(&kept);
-    let kept = if requests.is_empty() {
-        kept
-    } else {
-        without_empty_fences(&kept)
-    };
-    (kept.trim().to_string(), requests)
-}
-
-/// `text` without fenced blocks that hold nothing but blank lines.
-fn without_empty_fences(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let fence = |l: &str| l.trim().starts_with("```");
-    let mut kept = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if fence(lines[i]) {
-            let close = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty());
-            if let Some(j) = close.filter(|&j| lines[j].trim() == "```") {
-                i = j + 1;
-                continue;
-            }
-        }
-        kept.push(lines[i]);
-        i += 1;
-    }
-    kept.join("\n")
 }
 
 #[cfg(test)]

@@ -17,11 +17,14 @@ pub use change::applied;
 use change::{Change, to_edits};
 use indent::{Unit, dedent, indent_unit, leading, reindent};
 use loose::{last_import, loose_lines};
+pub use reading::without_placeholders;
+use reading::{block_definitions, is_javascript};
 
 mod change;
 mod indent;
 mod kept;
 mod loose;
+mod reading;
 
 /// What a block of definitions does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,85 +156,6 @@ pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced
         left_out,
         unseen,
     })
-}
-
-/// `block` without the lines that stand for definitions left as they are
-/// (`# ...` between the methods of a class, or between functions, or right
-/// above one) and the headers of shown parts echoed as comments: they are
-/// no code to put in, as only the definitions sent are replaced. A line
-/// inside a function that stands for left-out code stays, for the elision
-/// check to refuse.
-pub fn without_placeholders(path: &str, block: &str) -> String {
-    // Headers first: one at the margin of an indented block would keep it
-    // from being dedented.
-    let block: String = (block.lines())
-        .filter(|line| !kept::is_part_header(path, line))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    let block = dedent(&block);
-    let Some(defs) = block_definitions(path, &block) else {
-        return block;
-    };
-    let in_function = |n: usize| {
-        defs.iter()
-            .any(|d| d.kind != Kind::Container && d.header_line <= n && n <= d.end_line)
-    };
-    let lines: Vec<&str> = block.lines().collect();
-    // A body of `...  # unchanged` says what `...` says: left as it is.
-    let stub_body = |n: usize| {
-        defs.iter().any(|d| {
-            d.kind == Kind::Function
-                && d.header_line < n
-                && n <= d.end_line
-                && kept::ellipsis_body(&lines, d)
-        })
-    };
-    lines
-        .iter()
-        .enumerate()
-        .filter_map(|(i, line)| {
-            let trimmed = line.trim_start();
-            if stub_body(i + 1) && trimmed.starts_with('#') {
-                return None;
-            }
-            if stub_body(i + 1) && trimmed.starts_with("...") {
-                let indent = &line[..line.len() - trimmed.len()];
-                return Some(format!("{indent}...\n"));
-            }
-            let keep =
-                in_function(i + 1) || crate::tools::losses::elision(path, "", line).is_none();
-            keep.then(|| format!("{line}\n"))
-        })
-        .collect()
-}
-
-/// The definitions of the block. Methods of a JavaScript or TypeScript
-/// class sent without their class do not parse as definitions alone: they
-/// are read inside a class of their own.
-fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
-    let defs = outline::definitions(path, block)?;
-    if !is_javascript(path) || defs.iter().any(|d| d.parent.is_none()) {
-        return Some(defs);
-    }
-    let wrapped = format!("class OcBlock {{\n{block}}}\n");
-    let members = outline::definitions(path, &wrapped)?
-        .into_iter()
-        .filter(|d| d.parent.is_some())
-        .map(|d| Definition {
-            parent: d.parent.filter(|p| p != "OcBlock"),
-            start_line: d.start_line - 1,
-            end_line: d.end_line - 1,
-            header_line: d.header_line - 1,
-            ..d
-        })
-        .collect();
-    Some(members)
-}
-
-fn is_javascript(path: &str) -> bool {
-    [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
-        .iter()
-        .any(|e| path.ends_with(e))
 }
 
 /// The file being changed.
@@ -546,28 +470,7 @@ fn place_all(
                 }
             }
             Some(target) if def.kind == Kind::Container && target.kind == Kind::Container => {
-                let old_members = file.members(target);
-                let new_members = block.members(def);
-                // Whole when it has every member and most of the lines;
-                // else only its members are meant.
-                let complete = old_members
-                    .iter()
-                    .all(|m| new_members.iter().any(|n| n.name == m.name))
-                    && def.lines() * 10 >= target.lines() * 7
-                    && !new_members
-                        .iter()
-                        .any(|m| file.python && kept::ellipsis_body(block.lines, m))
-                    && own_lines(file.lines, target, &old_members).is_subset(&own_lines(
-                        block.lines,
-                        def,
-                        &new_members,
-                    ));
-                if (complete || old_members.is_empty()) && file.knows(target) {
-                    changes.push(replace(file, block, def, target));
-                } else {
-                    let direct: Vec<&Definition> = new_members;
-                    place_all(file, block, &direct, Some(target), changes, unseen)?;
-                }
+                place_container(file, block, def, target, changes, unseen)?;
             }
             Some(target) if target.kind != def.kind && !same_kind(target.kind, def.kind) => {
                 return Err(format!(
@@ -578,64 +481,138 @@ fn place_all(
                 ));
             }
             Some(target) => changes.push(replace(file, block, def, target)),
-            None => {
-                let before = (0..i).rev().find_map(|j| targets[j]);
-                let after = (i + 1..defs.len()).find_map(|j| targets[j]);
-                let (at, indent, blank) = match (before, after, within) {
-                    (Some(prev), _, _) => (
-                        prev.end_line + 1,
-                        file.indent_of(prev),
-                        gap(file, prev, within),
-                    ),
-                    (None, Some(next), _) => (
-                        next.start_line,
-                        file.indent_of(next),
-                        gap(file, next, within),
-                    ),
-                    (None, None, Some(container)) => {
-                        let last = file.members(container).last().copied();
-                        let indent = last.map_or_else(
-                            || format!("{}{}", file.indent_of(container), file.unit.one()),
-                            |l| file.indent_of(l),
-                        );
-                        (file.end_of_body(container), indent, 1)
-                    }
-                    (None, None, None) if is_method(def, block) => {
-                        let Some(container) = file.shown_container() else {
-                            return Err(format!(
-                                "cannot tell which class the new `{}` belongs to: send it inside its class, or with the method it follows",
-                                def.name
-                            ));
-                        };
-                        let last = file.members(container).last().copied();
-                        let indent = last.map_or_else(
-                            || format!("{}{}", file.indent_of(container), file.unit.one()),
-                            |l| file.indent_of(l),
-                        );
-                        (file.end_of_body(container), indent, 1)
-                    }
-                    (None, None, None) => {
-                        (end_of_code(file.lines) + 1, String::new(), top_gap(file))
-                    }
-                };
-                let mut lines = vec![String::new(); blank];
-                // A note about hidden docstring lines, kept in a definition
-                // the model renamed, is no text of the new one.
-                let own = block.reindented(def, &indent, file.unit);
-                lines.extend(own.into_iter().filter(|l| !docstrings::holds_note(l)));
-                if after.is_some() && before.is_none() {
-                    // Before the next definition: the gap goes after.
-                    lines.rotate_left(blank);
-                }
-                changes.push(Change {
-                    start: at,
-                    end: at - 1,
-                    lines,
-                });
-            }
+            None => changes.push(insert_new(file, block, defs, &targets, i, within)?),
         }
     }
     Ok(())
+}
+
+/// Places the block's container `def` into the file's container `target`:
+/// whole when it is sent whole (or the file's has no members) and the
+/// model knows it, else member by member.
+fn place_container(
+    file: &File<'_>,
+    block: &Block<'_>,
+    def: &Definition,
+    target: &Definition,
+    changes: &mut Vec<Change>,
+    unseen: &mut Vec<Unseen>,
+) -> Result<(), String> {
+    let old_members = file.members(target);
+    let new_members = block.members(def);
+    let complete = is_whole(file, block, def, target, &old_members, &new_members);
+    if (complete || old_members.is_empty()) && file.knows(target) {
+        changes.push(replace(file, block, def, target));
+    } else {
+        let direct: Vec<&Definition> = new_members;
+        place_all(file, block, &direct, Some(target), changes, unseen)?;
+    }
+    Ok(())
+}
+
+/// Whether the block's container `def` (its members `new_members`) is the
+/// file's `target` (`old_members`) whole: it has every member and most of
+/// the lines; else only its members are meant.
+fn is_whole(
+    file: &File<'_>,
+    block: &Block<'_>,
+    def: &Definition,
+    target: &Definition,
+    old_members: &[&Definition],
+    new_members: &[&Definition],
+) -> bool {
+    old_members
+        .iter()
+        .all(|m| new_members.iter().any(|n| n.name == m.name))
+        && def.lines() * 10 >= target.lines() * 7
+        && !new_members
+            .iter()
+            .any(|m| file.python && kept::ellipsis_body(block.lines, m))
+        && own_lines(file.lines, target, old_members).is_subset(&own_lines(
+            block.lines,
+            def,
+            new_members,
+        ))
+}
+
+/// The change that puts the block's new definition `defs[i]` (no file
+/// definition stands for it; `targets` are those of its siblings) into
+/// the file, after the sibling before it, else before the one after it.
+fn insert_new(
+    file: &File<'_>,
+    block: &Block<'_>,
+    defs: &[&Definition],
+    targets: &[Option<&Definition>],
+    i: usize,
+    within: Option<&Definition>,
+) -> Result<Change, String> {
+    let def = defs[i];
+    let before = (0..i).rev().find_map(|j| targets[j]);
+    let after = (i + 1..defs.len()).find_map(|j| targets[j]);
+    let (at, indent, blank) = new_place(file, block, def, before, after, within)?;
+    let mut lines = vec![String::new(); blank];
+    // A note about hidden docstring lines, kept in a definition
+    // the model renamed, is no text of the new one.
+    let own = block.reindented(def, &indent, file.unit);
+    lines.extend(own.into_iter().filter(|l| !docstrings::holds_note(l)));
+    if after.is_some() && before.is_none() {
+        // Before the next definition: the gap goes after.
+        lines.rotate_left(blank);
+    }
+    Ok(Change {
+        start: at,
+        end: at - 1,
+        lines,
+    })
+}
+
+/// Where the block's new `def` goes: the line it goes before, its
+/// indentation and the blank lines beside it. After the sibling `before`,
+/// else before the sibling `after`, else at the end of the container
+/// (`within`, or the one shown for a method), else at the end of the code.
+fn new_place(
+    file: &File<'_>,
+    block: &Block<'_>,
+    def: &Definition,
+    before: Option<&Definition>,
+    after: Option<&Definition>,
+    within: Option<&Definition>,
+) -> Result<(usize, String, usize), String> {
+    Ok(match (before, after, within) {
+        (Some(prev), _, _) => (
+            prev.end_line + 1,
+            file.indent_of(prev),
+            gap(file, prev, within),
+        ),
+        (None, Some(next), _) => (
+            next.start_line,
+            file.indent_of(next),
+            gap(file, next, within),
+        ),
+        (None, None, Some(container)) => end_of_members(file, container),
+        (None, None, None) if is_method(def, block) => {
+            let Some(container) = file.shown_container() else {
+                return Err(format!(
+                    "cannot tell which class the new `{}` belongs to: send it inside its class, or with the method it follows",
+                    def.name
+                ));
+            };
+            end_of_members(file, container)
+        }
+        (None, None, None) => (end_of_code(file.lines) + 1, String::new(), top_gap(file)),
+    })
+}
+
+/// The place of a new member at the end of `container`: before the end of
+/// its body, at the indentation of its last member (one step in from the
+/// container when it has none), one blank line before it.
+fn end_of_members(file: &File<'_>, container: &Definition) -> (usize, String, usize) {
+    let last = file.members(container).last().copied();
+    let indent = last.map_or_else(
+        || format!("{}{}", file.indent_of(container), file.unit.one()),
+        |l| file.indent_of(l),
+    );
+    (file.end_of_body(container), indent, 1)
 }
 
 /// The block's `def` in place of the file's `target`, at its indentation:

@@ -5,6 +5,9 @@
 
 use crate::run::text_calls::{TextCall, parse_block};
 use crate::tools::ToolName;
+use scan::{balanced_json_end, fence_body, function_run_end, partial_marker_len, strip_tags};
+
+mod scan;
 
 /// Where a held-back block ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -271,95 +274,15 @@ impl TextCallFilter {
     /// Decides an open block once it is complete (or the stream ended).
     /// Returns whether draining should go on.
     fn close_block(&mut self, block: Block, out: &mut Filtered, at_end: bool) -> bool {
-        if block == Block::Fence {
-            // Once the label is known, a fence in another language is code:
-            // it streams as it comes instead of waiting for its end.
-            match self.pending.find('\n') {
-                Some(newline) => {
-                    let label = self.pending[3..newline].trim();
-                    let body = self.pending[newline + 1..].trim_start();
-                    // Recovery by shape: ```python around a call is a call.
-                    let could_be_call = self.by_shape
-                        && CALL_SHAPES
-                            .iter()
-                            .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
-                    if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
-                        return false;
-                    }
-                    if !CALL_LABELS.contains(&label) && !could_be_call {
-                        let opener: String = self.pending.drain(..=newline).collect();
-                        self.show(out, &opener);
-                        self.open = Some(Block::Code);
-                        return true;
-                    }
-                }
-                None if !at_end => return false,
-                None => {}
-            }
+        if block == Block::Fence
+            && let Some(go_on) = self.read_fence_label(out, at_end)
+        {
+            return go_on;
         }
         if block == Block::Code {
-            match self.pending.find("```") {
-                Some(i) => {
-                    let code: String = self.pending.drain(..i + 3).collect();
-                    self.show(out, &code);
-                    self.open = None;
-                    return true;
-                }
-                None => {
-                    let keep = if at_end {
-                        0
-                    } else {
-                        self.pending.len() - self.pending.trim_end_matches('`').len()
-                    };
-                    let cut = self.pending.len() - keep;
-                    let code: String = self.pending.drain(..cut).collect();
-                    self.show(out, &code);
-                    if at_end {
-                        self.open = None;
-                    }
-                    return false;
-                }
-            }
+            return self.stream_code(out, at_end);
         }
-        let end = match block {
-            Block::Fence => self.pending[3..].find("```").map(|i| i + 6),
-            Block::ToolCallTag => self
-                .pending
-                .find("</tool_call>")
-                .map(|i| i + "</tool_call>".len()),
-            Block::BracketTag => self
-                .pending
-                .find("[/tool_call]")
-                .map(|i| i + "[/tool_call]".len()),
-            Block::Function => {
-                // The last `</function>` of a run of blocks.
-                let mut end = self
-                    .pending
-                    .find("</function>")
-                    .map(|i| i + "</function>".len());
-                while let Some(e) = end {
-                    let rest = &self.pending[e..];
-                    let next = rest.trim_start();
-                    if next.starts_with("<function=") {
-                        end = rest
-                            .find("</function>")
-                            .map(|i| e + i + "</function>".len());
-                    } else {
-                        break;
-                    }
-                }
-                end
-            }
-            Block::Json => balanced_json_end(&self.pending),
-            Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
-            Block::ToolResponse => self
-                .pending
-                .find("</tool_response>")
-                .map(|i| i + "</tool_response>".len()),
-            // Handled above: code streams and never reaches here.
-            Block::Code => Some(0),
-        };
-        let end = match (end, at_end) {
+        let end = match (self.block_end(block), at_end) {
             (Some(end), _) => end,
             (None, true) => self.pending.len(),
             (None, false) if self.pending.len() > MAX_HELD_BYTES && block != Block::Think => {
@@ -373,12 +296,105 @@ impl TextCallFilter {
         };
         let block_text: String = self.pending.drain(..end).collect();
         self.open = None;
+        self.decide(block, &block_text, out);
+        true
+    }
+
+    /// Reads the label of an open fence once it is known: a fence in
+    /// another language is code, and it streams as it comes instead of
+    /// waiting for its end. Returns whether draining should go on when
+    /// that is decided here (code opened, or more text needed), `None`
+    /// when the fence is held until its end as a possible call.
+    fn read_fence_label(&mut self, out: &mut Filtered, at_end: bool) -> Option<bool> {
+        match self.pending.find('\n') {
+            Some(newline) => {
+                let label = self.pending[3..newline].trim();
+                let body = self.pending[newline + 1..].trim_start();
+                // Recovery by shape: ```python around a call is a call.
+                let could_be_call = self.by_shape
+                    && CALL_SHAPES
+                        .iter()
+                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
+                if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
+                    return Some(false);
+                }
+                if !CALL_LABELS.contains(&label) && !could_be_call {
+                    let opener: String = self.pending.drain(..=newline).collect();
+                    self.show(out, &opener);
+                    self.open = Some(Block::Code);
+                    return Some(true);
+                }
+                None
+            }
+            None if !at_end => Some(false),
+            None => None,
+        }
+    }
+
+    /// Shows an open code block as it streams: up to its closing ```
+    /// (which closes it), else all but a tail of backticks that may be the
+    /// start of one (all at the end). Returns whether draining should go on.
+    fn stream_code(&mut self, out: &mut Filtered, at_end: bool) -> bool {
+        match self.pending.find("```") {
+            Some(i) => {
+                let code: String = self.pending.drain(..i + 3).collect();
+                self.show(out, &code);
+                self.open = None;
+                true
+            }
+            None => {
+                let keep = if at_end {
+                    0
+                } else {
+                    self.pending.len() - self.pending.trim_end_matches('`').len()
+                };
+                let cut = self.pending.len() - keep;
+                let code: String = self.pending.drain(..cut).collect();
+                self.show(out, &code);
+                if at_end {
+                    self.open = None;
+                }
+                false
+            }
+        }
+    }
+
+    /// Where the open `block` that `pending` starts with ends, once its
+    /// end has come.
+    fn block_end(&self, block: Block) -> Option<usize> {
+        match block {
+            Block::Fence => self.pending[3..].find("```").map(|i| i + 6),
+            Block::ToolCallTag => self
+                .pending
+                .find("</tool_call>")
+                .map(|i| i + "</tool_call>".len()),
+            Block::BracketTag => self
+                .pending
+                .find("[/tool_call]")
+                .map(|i| i + "[/tool_call]".len()),
+            Block::Function => function_run_end(&self.pending),
+            Block::Json => balanced_json_end(&self.pending),
+            Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
+            Block::ToolResponse => self
+                .pending
+                .find("</tool_response>")
+                .map(|i| i + "</tool_response>".len()),
+            // Handled above: code streams and never reaches here.
+            Block::Code => Some(0),
+        }
+    }
+
+    /// Decides a complete `block` (`block_text`, taken out of `pending`):
+    /// an echoed tool response is dropped with the line break after it,
+    /// thinking is moved out, calls to offered tools are taken, and
+    /// anything else is shown as it was.
+    fn decide(&mut self, block: Block, block_text: &str, out: &mut Filtered) {
         if block == Block::ToolResponse {
             match self.pending.strip_prefix('\n') {
                 Some(rest) => self.pending = rest.to_string(),
                 None => self.eat_newline = self.pending.is_empty(),
             }
-            return true;
+            return;
         }
         if block == Block::Think {
             let inner = block_text
@@ -386,13 +402,13 @@ impl TextCallFilter {
                 .trim_end_matches("</think>");
             self.think(out, inner);
             self.ended_reasoning = true;
-            return true;
+            return;
         }
         let body = match block {
-            Block::Fence => fence_body(&block_text),
-            Block::ToolCallTag => Some(strip_tags(&block_text, "<tool_call>", "</tool_call>")),
-            Block::BracketTag => Some(strip_tags(&block_text, "[tool_call]", "[/tool_call]")),
-            Block::Function | Block::Json | Block::Think => Some(block_text.as_str()),
+            Block::Fence => fence_body(block_text),
+            Block::ToolCallTag => Some(strip_tags(block_text, "<tool_call>", "</tool_call>")),
+            Block::BracketTag => Some(strip_tags(block_text, "[tool_call]", "[/tool_call]")),
+            Block::Function | Block::Json | Block::Think => Some(block_text),
             Block::Code | Block::ToolResponse => None,
         };
         match body.and_then(|b| parse_block(b, &self.offered, self.by_shape)) {
@@ -401,82 +417,9 @@ impl TextCallFilter {
                 // A call counts as the start: a later `{` is prose.
                 self.started = true;
             }
-            None => self.show(out, &block_text),
-        }
-        true
-    }
-}
-
-/// The body of a ``` fence held back as a possible call (whatever its
-/// label: the body's shape decided).
-fn fence_body(fence: &str) -> Option<&str> {
-    let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
-    Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
-}
-
-fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
-    text.strip_prefix(open)
-        .unwrap_or(text)
-        .strip_suffix(close)
-        .unwrap_or(text)
-}
-
-/// The end of the JSON value `text` starts with (after whitespace), when it
-/// is complete: brackets balanced outside strings.
-fn balanced_json_end(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut seen = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '{' | '[' => {
-                depth += 1;
-                seen = true;
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                if seen && depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
+            None => self.show(out, block_text),
         }
     }
-    None
-}
-
-/// How many bytes at the end of `text` could be the start of a marker.
-fn partial_marker_len(text: &str) -> usize {
-    let markers = [
-        "```",
-        "<tool_call>",
-        "[tool_call]",
-        "<function=",
-        "<think>",
-        "</think>",
-        "<tool_response>",
-    ];
-    let mut keep = 0;
-    for marker in markers {
-        for len in (1..marker.len()).rev() {
-            if text.ends_with(&marker[..len]) {
-                keep = keep.max(len);
-                break;
-            }
-        }
-    }
-    keep
 }
 
 #[cfg(test)]
