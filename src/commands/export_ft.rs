@@ -19,50 +19,9 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
         .input
         .clone()
         .unwrap_or_else(|| Store::new(home).finetune_path());
-    if input.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` is a directory; `--input` takes a finetune.jsonl file",
-            input.display()
-        )));
-    }
-    if let Some(mode) = args
-        .mode
-        .as_deref()
-        .filter(|m| !matches!(*m, "code" | "plan" | "chat"))
-    {
-        return Err(Error::Usage(format!(
-            "`--mode {mode}` is not a mode; use code, plan or chat"
-        )));
-    }
-    if let Some(out) = &args.out {
-        let same = out
-            .canonicalize()
-            .ok()
-            .is_some_and(|o| input.canonicalize().ok() == Some(o));
-        if same {
-            return Err(Error::Usage(format!(
-                "`--out {}` is the input file; writing there would destroy the records. Choose another file",
-                out.display()
-            )));
-        }
-    }
-    // `--input -` reads the records from stdin.
+    check_args(&input, args)?;
     let from_stdin = input == Path::new("-");
-    let reader: Box<dyn BufRead> = if from_stdin {
-        Box::new(std::io::stdin().lock())
-    } else {
-        let file = std::fs::File::open(&input).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Error::Usage(format!(
-                    "no fine-tuning records at `{}`; runs write them there (see `oc run`), or pass `--input FILE`",
-                    input.display()
-                ))
-            } else {
-                Error::io(format!("cannot read `{}`", input.display()), e)
-            }
-        })?;
-        Box::new(std::io::BufReader::new(file))
-    };
+    let reader = open_input(&input)?;
     if args.arguments_as_string && args.format != export::Format::Hf {
         crate::ui::print_warning(
             "`--arguments-as-string` only applies to `--format hf`; it is ignored",
@@ -93,7 +52,77 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
             &options,
         )
     };
-    let summary = match Target::of(args.out.as_deref())? {
+    let summary = write_out(args.out.as_deref(), export)?;
+    crate::ui::print_note(&summary.describe());
+    Ok(ExitStatus::Success)
+}
+
+/// The arguments that cannot work: a directory as input, a mode that is
+/// none, `--out` the input file itself.
+///
+/// Errors: each of these ([`Error::Usage`]).
+fn check_args(input: &Path, args: &ExportArgs) -> Result<()> {
+    if input.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` is a directory; `--input` takes a finetune.jsonl file",
+            input.display()
+        )));
+    }
+    if let Some(mode) = args
+        .mode
+        .as_deref()
+        .filter(|m| !matches!(*m, "code" | "plan" | "chat"))
+    {
+        return Err(Error::Usage(format!(
+            "`--mode {mode}` is not a mode; use code, plan or chat"
+        )));
+    }
+    if let Some(out) = &args.out {
+        let same = out
+            .canonicalize()
+            .ok()
+            .is_some_and(|o| input.canonicalize().ok() == Some(o));
+        if same {
+            return Err(Error::Usage(format!(
+                "`--out {}` is the input file; writing there would destroy the records. Choose another file",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The records to read: the file, or stdin for `--input -`.
+///
+/// Errors: the file is missing (a usage error saying where runs write
+/// them) or cannot be read.
+fn open_input(input: &Path) -> Result<Box<dyn BufRead>> {
+    if input == Path::new("-") {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    let file = std::fs::File::open(input).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::Usage(format!(
+                "no fine-tuning records at `{}`; runs write them there (see `oc run`), or pass `--input FILE`",
+                input.display()
+            ))
+        } else {
+            Error::io(format!("cannot read `{}`", input.display()), e)
+        }
+    })?;
+    Ok(Box::new(std::io::BufReader::new(file)))
+}
+
+/// Writes the export where `--out` says: stdout, through a pipe or a
+/// device, or atomically to a file.
+///
+/// Errors: the target cannot be opened or written; the export's own
+/// errors ([`Error::Usage`]).
+fn write_out(
+    out: Option<&Path>,
+    export: impl FnOnce(&mut dyn Write) -> std::result::Result<export::Summary, String>,
+) -> Result<export::Summary> {
+    Ok(match Target::of(out)? {
         Target::Stdout => export(&mut crate::ui::term::stdout()).map_err(Error::Usage)?,
         Target::Stream(path) => {
             // A pipe or a device (`/dev/stdout`) is written through, never
@@ -125,9 +154,7 @@ pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
                 }
             })?
         }
-    };
-    crate::ui::print_note(&summary.describe());
-    Ok(ExitStatus::Success)
+    })
 }
 
 /// Where `--out` writes.

@@ -37,6 +37,51 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let (common, args) = (&run.common, &run.prompt);
     let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
     check_runtime(&settings, run)?;
+    let resume = resumed(run, &mut settings)?;
+    let prompt = input::read_prompt(&args.prompt)?;
+    warn_if_think_took_a_level(&args.prompt);
+    let max_side = args.image_max_side.unwrap_or(images::DEFAULT_MAX_SIDE);
+    let images = (args.images.iter())
+        .map(|path| images::load(path, max_side))
+        .collect::<Result<Vec<String>>>()?;
+    let output_schema = output_schema(args, common)?;
+    if common.dry_run {
+        return dry_run(run, &settings, &prompt, output_schema.as_ref(), &images).await;
+    }
+    let mut approver = ui::approver_for_this_process();
+    let mut out = output_for(args, output_schema.is_some());
+    let check = check_plan(args, &settings, &prompt)?;
+    let revert_on_fail = on_fail(args, mode)?;
+    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
+    let job = Job {
+        prompt,
+        resume,
+        save: !args.no_save,
+        timeout: args.timeout,
+        last_message_file: args.output_last_message.clone(),
+        check,
+        images,
+        output_schema,
+        checkpoint,
+        revert_on_fail,
+    };
+    match settings.runtime.runtime {
+        vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
+        vocab::Runtime::Opencode => {
+            opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
+        }
+    }
+}
+
+/// The saved session a run goes on from (`--continue`: the newest
+/// started in the workspace; `--resume ID`), its unanswered calls answered
+/// as unknown; the settings take its model (unless one was chosen) and its
+/// workspace (unless `-C` was given).
+///
+/// Errors (exit 2): no session to continue, an unknown id, a session of
+/// another mode, `--dry-run` with either.
+fn resumed(run: &RunArgs, settings: &mut Settings) -> Result<Option<session::Session>> {
+    let (common, args) = (&run.common, &run.prompt);
     let store = session::Store::new(&settings.home);
     let resume = if args.continue_last {
         let session = store.newest_in(&settings.cwd)?.ok_or_else(|| {
@@ -72,7 +117,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             "`--dry-run` shows the first request of a new run; it cannot be combined with `--continue` or `--resume`".into(),
         ));
     }
-    let resume = resume.map(|mut session| {
+    Ok(resume.map(|mut session| {
         // A run killed mid-call left calls without results; the next
         // request must answer each of them.
         session.answer_unanswered_calls("interrupted: result unknown");
@@ -86,75 +131,60 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
             }
         }
         session
-    });
-    let prompt = input::read_prompt(&args.prompt)?;
-    warn_if_think_took_a_level(&args.prompt);
-    let max_side = args.image_max_side.unwrap_or(images::DEFAULT_MAX_SIDE);
-    let images = (args.images.iter())
-        .map(|path| images::load(path, max_side))
-        .collect::<Result<Vec<String>>>()?;
-    let output_schema = output_schema(args, common)?;
-    if common.dry_run {
-        // `--check auto` says which command a run would use (exit 2 when
-        // none is found, as the run would).
-        let check = check_plan(args, &settings, &prompt)?;
-        let mut notes = ui::TextRenderer::new(false, false);
-        let request =
-            agent::dry_run(&settings, &prompt, output_schema.as_ref(), &mut notes).await?;
-        ui::out(&format!("{}\n", request.body));
-        let tokens = |bytes: usize| bytes.div_ceil(4);
-        ui::print_note(&format!(
-            "request body: {} bytes (~{} tokens); system prompt {} bytes + tool schemas {} bytes = ~{} tokens; nothing was sent",
-            request.body.len(),
-            tokens(request.body.len()),
-            request.system_bytes,
-            request.tools_bytes,
-            tokens(request.system_bytes + request.tools_bytes),
-        ));
-        ui::print_note(&format!("protocol: {}", request.protocol));
-        if check.is_some() && !run.prompt.no_precheck {
-            ui::print_note(
-                "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
-            );
-        }
-        if !images.is_empty() {
-            ui::print_note(&format!(
-                "{} image{} checked and left out of the body shown (base64, in the prompt's `images`)",
-                images.len(),
-                if images.len() == 1 { "" } else { "s" }
-            ));
-        }
-        return Ok(ExitStatus::Success);
+    }))
+}
+
+/// `--dry-run`: prints the first request a run would send, and notes on
+/// its size, protocol, check and images; sends nothing.
+///
+/// Errors: as the run's setup (`--check auto` finding no command, exit 2).
+async fn dry_run(
+    run: &RunArgs,
+    settings: &Settings,
+    prompt: &str,
+    output_schema: Option<&OutputSchema>,
+    images: &[String],
+) -> Result<ExitStatus> {
+    let args = &run.prompt;
+    // `--check auto` says which command a run would use (exit 2 when
+    // none is found, as the run would).
+    let check = check_plan(args, settings, prompt)?;
+    let mut notes = ui::TextRenderer::new(false, false);
+    let request = agent::dry_run(settings, prompt, output_schema, &mut notes).await?;
+    ui::out(&format!("{}\n", request.body));
+    let tokens = |bytes: usize| bytes.div_ceil(4);
+    ui::print_note(&format!(
+        "request body: {} bytes (~{} tokens); system prompt {} bytes + tool schemas {} bytes = ~{} tokens; nothing was sent",
+        request.body.len(),
+        tokens(request.body.len()),
+        request.system_bytes,
+        request.tools_bytes,
+        tokens(request.system_bytes + request.tools_bytes),
+    ));
+    ui::print_note(&format!("protocol: {}", request.protocol));
+    if check.is_some() && !run.prompt.no_precheck {
+        ui::print_note(
+            "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
+        );
     }
-    let mut approver = ui::approver_for_this_process();
-    let mut out: Box<dyn ui::Output> = match args.output_format {
+    if !images.is_empty() {
+        ui::print_note(&format!(
+            "{} image{} checked and left out of the body shown (base64, in the prompt's `images`)",
+            images.len(),
+            if images.len() == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// What shows the run: text on the terminal, or JSON for scripts.
+fn output_for(args: &cli::PromptArgs, answers_with_json: bool) -> Box<dyn ui::Output> {
+    match args.output_format {
         OutputFormat::Text => Box::new(
-            ui::TextRenderer::new(args.quiet, args.verbose)
-                .answering_with_json(output_schema.is_some()),
+            ui::TextRenderer::new(args.quiet, args.verbose).answering_with_json(answers_with_json),
         ),
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
-    };
-    let check = check_plan(args, &settings, &prompt)?;
-    let revert_on_fail = on_fail(args, mode)?;
-    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
-    let job = Job {
-        prompt,
-        resume,
-        save: !args.no_save,
-        timeout: args.timeout,
-        last_message_file: args.output_last_message.clone(),
-        check,
-        images,
-        output_schema,
-        checkpoint,
-        revert_on_fail,
-    };
-    match settings.runtime.runtime {
-        vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
-        vocab::Runtime::Opencode => {
-            opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
-        }
     }
 }
 
