@@ -14,13 +14,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ollama_code::sandbox::prepare::prepare;
-use ollama_code::sandbox::reaper;
-use ollama_code::sandbox::settings::SandboxSettings;
-use ollama_code::sandbox::support::Support;
-use ollama_code::tools::Workspace;
-use ollama_code::tools::bash;
-use ollama_code::vocab::{Network, SandboxMode};
+use ollama_code::bench_api::{BenchWorkspace, become_subreaper};
 
 const CALLS: usize = 100;
 
@@ -51,48 +45,23 @@ fn without_cargo_library_path() {
 
 fn main() {
     without_cargo_library_path();
-    let support = Support::probe();
-    assert!(
-        support.filesystem && support.network,
-        "this kernel cannot confine (Landlock with ABI 4 needed): nothing to measure"
-    );
-    reaper::become_subreaper();
+    become_subreaper();
     let dir = tempfile::tempdir().unwrap();
-    let plain = Workspace::new(dir.path()).unwrap();
-    let settings = SandboxSettings {
-        mode: SandboxMode::WorkspaceWrite,
-        required: true,
-        network: Network::Off,
-        add_dirs: Vec::new(),
-        allow_read: Vec::new(),
-        home_dir: std::env::var_os("HOME").map(PathBuf::from),
-    };
+    let plain = BenchWorkspace::plain(dir.path()).unwrap();
     // The user's credential stores and a default OC_HOME's records are kept
     // from reading, as in a run.
-    let oc_home = settings
-        .home_dir
-        .clone()
-        .unwrap_or_default()
-        .join(".ollama-code");
-    let (sandbox, _) = prepare(&settings, plain.root(), &oc_home, support).unwrap();
-    println!(
-        "credential stores kept from reading: {}",
-        sandbox.reads().denied.len()
-    );
-    let sandbox = sandbox.with_helper(PathBuf::from(env!("CARGO_BIN_EXE_oc")));
-    let confined = plain.clone().confined(sandbox);
+    let (confined, denied) = plain
+        .confined(PathBuf::from(env!("CARGO_BIN_EXE_oc")))
+        .unwrap_or_else(|why| panic!("{why}: nothing to measure"));
+    println!("credential stores kept from reading: {denied}");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let args = bash::Args {
-        command: "true".into(),
-        timeout_secs: None,
-    };
-    let call = |ws: &Workspace| {
+    let call = |ws: &BenchWorkspace| {
         let start = Instant::now();
-        let outcome = runtime.block_on(bash::run(&args, ws));
-        assert!(outcome.ok, "{}", outcome.content);
+        let (ok, output) = runtime.block_on(ws.bash("true"));
+        assert!(ok, "{output}");
         start.elapsed()
     };
     // Warm the page cache for both binaries.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ollama_code::tools::{Workspace, edit_match, search};
+use ollama_code::bench_api::{BenchWorkspace, edit};
 
 fn median(mut samples: Vec<Duration>) -> (Duration, Duration, Duration) {
     samples.sort();
@@ -70,10 +70,10 @@ fn bench_edit() {
     let mut samples = Vec::new();
     for _ in 0..31 {
         let start = Instant::now();
-        let edit = edit_match::apply(&text, &old, &new, false).unwrap();
+        let (fuzzy, lines) = edit(&text, &old, &new).unwrap();
         samples.push(start.elapsed());
-        assert_eq!(edit.stage, edit_match::Stage::Fuzzy);
-        assert_eq!(edit.lines, vec![6001]);
+        assert!(fuzzy, "only the fuzzy stage matches");
+        assert_eq!(lines, vec![6001]);
     }
     let (med, min, max) = median(samples);
     println!(
@@ -108,15 +108,9 @@ fn bench_search() {
     }
     let dir = tempfile::tempdir().unwrap();
     let lines = generate_tree(dir.path());
-    let ws = Workspace::new(dir.path()).unwrap();
+    let ws = BenchWorkspace::plain(dir.path()).unwrap();
     let pattern = r"token_\d+ = stream";
-    let args = search::Args {
-        pattern: pattern.into(),
-        path: None,
-        glob: None,
-        ignore_case: None,
-    };
-    let ours_result = search::run(&args, &ws);
+    let ours_summary = ws.search(pattern);
     let rg_count = || {
         let out = Command::new("rg")
             .args(["--hidden", "--no-require-git", "-n", "-g", "!.git", pattern])
@@ -127,14 +121,14 @@ fn bench_search() {
     };
     println!(
         "search: {lines} lines in 4,000 files; {} (rg prints {} lines)",
-        ours_result.summary,
+        ours_summary,
         rg_count()
     );
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for _ in 0..11 {
         let start = Instant::now();
-        search::run(&args, &ws);
+        ws.search(pattern);
         ours.push(start.elapsed());
         let start = Instant::now();
         rg_count();

@@ -5,27 +5,27 @@
 
 /// Directory holding `config.json`, `sessions/` and `finetune.jsonl`
 /// (default `~/.ollama-code`).
-pub const OC_HOME: &str = "OC_HOME";
+pub(crate) const OC_HOME: &str = "OC_HOME";
 /// Model name, e.g. `qwen2.5-coder:1.5b`.
-pub const OC_MODEL: &str = "OC_MODEL";
+pub(crate) const OC_MODEL: &str = "OC_MODEL";
 /// Ollama server address in any form Ollama accepts: `host`, `host:port`,
 /// `http://host:port`.
-pub const OLLAMA_HOST: &str = "OLLAMA_HOST";
+pub(crate) const OLLAMA_HOST: &str = "OLLAMA_HOST";
 /// Model server API: `ollama` or `openai` (as `--provider`).
-pub const OC_PROVIDER: &str = "OC_PROVIDER";
+pub(crate) const OC_PROVIDER: &str = "OC_PROVIDER";
 /// API root of an OpenAI-compatible server, e.g. `http://127.0.0.1:8080/v1`
 /// (as `--base-url`; the name OpenAI's own clients read).
-pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+pub(crate) const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Any non-empty value turns colour off (<https://no-color.org>).
-pub const NO_COLOR: &str = "NO_COLOR";
+pub(crate) const NO_COLOR: &str = "NO_COLOR";
 /// Edit format: `tools`, `whole`, `diff` or `auto` (as `--edit-format`).
-pub const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
+pub(crate) const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
 /// Heuristics to switch off, comma-separated (`ground`, `nudge`,
 /// `syntax-guard`, `shape-recovery`, `repetition-guard`, `reroll`):
 /// for measuring what each one is worth (docs/small-models.md).
-pub const OC_DISABLE: &str = "OC_DISABLE";
+pub(crate) const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.
-pub const HOME: &str = "HOME";
+pub(crate) const HOME: &str = "HOME";
 /// Tests only: `none` pretends the kernel has no Landlock, `no-network`
 /// that its Landlock cannot confine the network (docs/permissions.md "Sandbox").
-pub const OC_TEST_LANDLOCK: &str = "OC_TEST_LANDLOCK";
+pub(crate) const OC_TEST_LANDLOCK: &str = "OC_TEST_LANDLOCK";

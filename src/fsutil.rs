@@ -15,7 +15,7 @@ use std::path::Path;
 ///
 /// Errors: the directory cannot be created or written, or the rename fails;
 /// the target is then unchanged.
-pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
     replace(path, bytes, new_mode, true)
 }
 
@@ -24,7 +24,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result
 /// flush instead of one per file).
 ///
 /// Errors: as [`write_atomic`].
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
+pub(crate) fn write_atomic_unsynced(
+    path: &Path,
+    bytes: &[u8],
+    new_mode: u32,
+) -> std::io::Result<()> {
     replace(path, bytes, new_mode, false)
 }
 
@@ -50,14 +54,14 @@ fn replace(path: &Path, bytes: &[u8], new_mode: u32, sync: bool) -> std::io::Res
 /// Flushes the filesystem holding `dir` to disk (`syncfs`).
 ///
 /// Errors: `dir` cannot be opened, or the flush fails.
-pub fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_filesystem(dir: &Path) -> std::io::Result<()> {
     let dir = File::open(dir)?;
     nix::unistd::syncfs(&dir).map_err(std::io::Error::from)
 }
 
 /// Where a streamed atomic write failed, for the caller's message.
 #[derive(Debug)]
-pub enum StreamedWriteError<E> {
+pub(crate) enum StreamedWriteError<E> {
     /// The target's directory could not be created.
     CreateDir(std::io::Error),
     /// No temp file could be made in the directory.
@@ -71,7 +75,7 @@ pub enum StreamedWriteError<E> {
 /// Streams content into `path` atomically: `write` fills a temp file in the
 /// target's directory (created if needed), which then replaces the target.
 /// For output too large to hold in memory (`oc export-ft --out`).
-pub fn write_atomic_streamed<T, E>(
+pub(crate) fn write_atomic_streamed<T, E>(
     path: &Path,
     prefix: &str,
     write: impl FnOnce(&mut File) -> Result<T, E>,
@@ -93,7 +97,7 @@ pub fn write_atomic_streamed<T, E>(
 
 /// Creates `dir` (and its parents) readable by the owner only, as `OC_HOME`
 /// holds code and conversations. An existing directory is left as it is.
-pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -106,7 +110,7 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 /// Appends `line` (which should end in `\n`) to `path` under an exclusive
 /// file lock, so concurrent writers append whole lines only. A new file gets
 /// mode 0o600.
-pub fn append_locked(path: &Path, line: &[u8]) -> std::io::Result<()> {
+pub(crate) fn append_locked(path: &Path, line: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

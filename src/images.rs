@@ -21,9 +21,9 @@ use crate::error::{Error, Result};
 use crate::fsutil;
 
 /// Largest image file accepted (bytes).
-pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+pub(crate) const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 /// Default `--image-max-side` (pixels).
-pub const DEFAULT_MAX_SIDE: u32 = 1024;
+pub(crate) const DEFAULT_MAX_SIDE: u32 = 1024;
 /// How a stored image is named in sessions and records:
 /// `images/<sha256 hex>.<png|jpg>`, relative to `OC_HOME`.
 const REF_PREFIX: &str = "images/";
@@ -36,7 +36,7 @@ const REF_PREFIX: &str = "images/";
 ///
 /// Errors (exit 2), each naming the file: missing or unreadable, larger
 /// than 20 MB, not a PNG, JPEG, WebP or GIF image, cannot be decoded.
-pub fn load(path: &Path, max_side: u32) -> Result<String> {
+pub(crate) fn load(path: &Path, max_side: u32) -> Result<String> {
     let shown = path.display();
     let bytes = read_bounded(path)?;
     let mut reader = ImageReader::new(Cursor::new(&bytes))
@@ -161,13 +161,13 @@ fn extension(bytes: &[u8]) -> &'static str {
 
 /// Images kept by content hash under `OC_HOME/images/`.
 #[derive(Debug, Clone)]
-pub struct ImageStore {
+pub(crate) struct ImageStore {
     home: PathBuf,
 }
 
 impl ImageStore {
     /// The store of `home` (`OC_HOME`); nothing is created until a put.
-    pub fn new(home: &Path) -> Self {
+    pub(crate) fn new(home: &Path) -> Self {
         ImageStore {
             home: home.to_path_buf(),
         }
@@ -177,7 +177,7 @@ impl ImageStore {
     /// (once; an existing file is kept) and returns that name.
     ///
     /// Errors: the entry is not base64; the file cannot be written.
-    pub fn put(&self, base64: &str) -> Result<String> {
+    pub(crate) fn put(&self, base64: &str) -> Result<String> {
         let bytes = BASE64
             .decode(base64)
             .map_err(|e| Error::Usage(format!("an attached image is not valid base64: {e}")))?;
@@ -201,7 +201,7 @@ impl ImageStore {
     ///
     /// Errors: `name` is not such a name (nothing outside the store is
     /// ever read).
-    pub fn path(&self, name: &str) -> Result<PathBuf> {
+    pub(crate) fn path(&self, name: &str) -> Result<PathBuf> {
         let valid = name.strip_prefix(REF_PREFIX).is_some_and(|file| {
             let (hash, ext) = file.split_once('.').unwrap_or((file, ""));
             hash.len() == 64
@@ -220,7 +220,7 @@ impl ImageStore {
     ///
     /// Errors: an invalid name; the file is missing (the images folder was
     /// cleaned) or unreadable.
-    pub fn get(&self, name: &str) -> Result<String> {
+    pub(crate) fn get(&self, name: &str) -> Result<String> {
         let path = self.path(name)?;
         let bytes = std::fs::read(&path).map_err(|e| {
             Error::Usage(format!(
@@ -233,7 +233,10 @@ impl ImageStore {
 
     /// Replaces every base64 image of `messages` by its stored name (see
     /// [`Self::put`]). Errors: as [`Self::put`].
-    pub fn name_all<'m>(&self, messages: impl Iterator<Item = &'m mut Message>) -> Result<()> {
+    pub(crate) fn name_all<'m>(
+        &self,
+        messages: impl Iterator<Item = &'m mut Message>,
+    ) -> Result<()> {
         for message in messages {
             for image in &mut message.images {
                 if self.path(image).is_err() {
@@ -246,7 +249,10 @@ impl ImageStore {
 
     /// Replaces every stored name in `messages` by the image's base64
     /// (see [`Self::get`]). Errors: as [`Self::get`].
-    pub fn load_all<'m>(&self, messages: impl Iterator<Item = &'m mut Message>) -> Result<()> {
+    pub(crate) fn load_all<'m>(
+        &self,
+        messages: impl Iterator<Item = &'m mut Message>,
+    ) -> Result<()> {
         for message in messages {
             for image in &mut message.images {
                 *image = self.get(image)?;
@@ -256,7 +262,7 @@ impl ImageStore {
     }
 
     /// The media type of the stored image `name` (`image/png` or `image/jpeg`).
-    pub fn media_type(name: &str) -> &'static str {
+    pub(crate) fn media_type(name: &str) -> &'static str {
         if name.ends_with(".jpg") {
             "image/jpeg"
         } else {

@@ -8,10 +8,10 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 
 /// Largest prompt or piped context accepted, in bytes.
-pub const MAX_STDIN_BYTES: usize = 10 * 1024 * 1024;
+pub(crate) const MAX_STDIN_BYTES: usize = 10 * 1024 * 1024;
 /// How long piped stdin may stay silent before a run that already has a
 /// prompt goes on without it (`sleep 60 | oc run "…"` must not hang).
-pub const STDIN_FIRST_BYTE_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const STDIN_FIRST_BYTE_WAIT: Duration = Duration::from_secs(1);
 
 /// Builds the prompt from the positional words and stdin.
 ///
@@ -25,7 +25,7 @@ pub const STDIN_FIRST_BYTE_WAIT: Duration = Duration::from_secs(1);
 ///
 /// Errors (exit 2): no prompt at all, an empty prompt, invalid UTF-8 (with
 /// the byte offset), more than [`MAX_STDIN_BYTES`].
-pub fn read_prompt(words: &[String]) -> Result<String> {
+pub(crate) fn read_prompt(words: &[String]) -> Result<String> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let prompt = match words {
         [dash] if dash == "-" => decode(read_all_stdin()?)?,
@@ -66,7 +66,7 @@ pub fn read_prompt(words: &[String]) -> Result<String> {
 
 /// `prompt` followed by `context` in a delimited block; an empty context adds
 /// nothing.
-pub fn with_context(prompt: &str, context: &str) -> String {
+pub(crate) fn with_context(prompt: &str, context: &str) -> String {
     if context.trim().is_empty() {
         return prompt.to_string();
     }
@@ -76,7 +76,7 @@ pub fn with_context(prompt: &str, context: &str) -> String {
 
 /// The instruction of a prompt built by [`with_context`]: the text before
 /// its `<stdin>` block (the whole prompt when it has none).
-pub fn instruction(prompt: &str) -> &str {
+pub(crate) fn instruction(prompt: &str) -> &str {
     prompt
         .split_once(STDIN_OPEN)
         .map_or(prompt, |(instruction, _)| instruction)
@@ -84,7 +84,7 @@ pub fn instruction(prompt: &str) -> &str {
 
 /// The piped context of a prompt built by [`with_context`]: the text inside
 /// its `<stdin>` block.
-pub fn context(prompt: &str) -> Option<&str> {
+pub(crate) fn context(prompt: &str) -> Option<&str> {
     let (_, rest) = prompt.split_once(STDIN_OPEN)?;
     Some(rest.strip_suffix(STDIN_CLOSE).unwrap_or(rest))
 }
@@ -96,7 +96,7 @@ const STDIN_CLOSE: &str = "\n</stdin>";
 /// Text from bytes: UTF-8 (a BOM dropped), or UTF-16 when it starts with a
 /// UTF-16 BOM (`FF FE` little-endian, `FE FF` big-endian). Invalid text is an
 /// error that names the byte offset.
-pub fn decode(bytes: Vec<u8>) -> Result<String> {
+pub(crate) fn decode(bytes: Vec<u8>) -> Result<String> {
     if let Some((rest, little)) = bytes
         .strip_prefix(b"\xFF\xFE")
         .map(|r| (r, true))

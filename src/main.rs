@@ -7,22 +7,22 @@ fn main() {
     if let Some(message) = non_utf8_argument() {
         let err = anyhow::Error::new(ollama_code::error::Error::Usage(message));
         if wants_json() {
-            ollama_code::ui::json::write_error(&format!("{err:#}"), Some(2));
+            ollama_code::write_error(&format!("{err:#}"), Some(2));
         }
-        ollama_code::ui::print_error(&err);
+        ollama_code::print_error(&err);
         std::process::exit(ollama_code::exit_status_of(&err).code());
     }
     let cli = match ollama_code::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if err.kind() == clap::error::ErrorKind::InvalidSubcommand => {
             let err = anyhow::Error::new(ollama_code::error::Error::Usage(not_a_command(&err)));
-            ollama_code::ui::print_error(&err);
+            ollama_code::print_error(&err);
             std::process::exit(2);
         }
         Err(err) => {
             // Scripts that asked for JSON get the error as JSON too.
             if err.use_stderr() && wants_json() {
-                ollama_code::ui::json::write_error(err.to_string().trim(), Some(2));
+                ollama_code::write_error(err.to_string().trim(), Some(2));
             }
             err.exit();
         }
@@ -30,7 +30,7 @@ fn main() {
     let code = match ollama_code::run(cli) {
         Ok(status) => status.code(),
         Err(err) => {
-            ollama_code::ui::print_error(&err);
+            ollama_code::print_error(&err);
             ollama_code::exit_status_of(&err).code()
         }
     };

@@ -10,12 +10,12 @@ use crate::session::{Check, CutReply, Status, Usage};
 use crate::vocab::Confinement;
 
 /// Version of the event schema; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// One line of `--output-format stream-json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type")]
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     /// The run has a session: `{session_id, model, mode, cwd, resumed}`.
     #[serde(rename = "session.started")]
     SessionStarted {
@@ -123,7 +123,7 @@ pub enum Event<'a> {
 
 impl<'a> Event<'a> {
     /// The event for a permission decision.
-    pub fn permission(record: &'a PermissionRecord) -> Self {
+    pub(crate) fn permission(record: &'a PermissionRecord) -> Self {
         Event::Permission {
             schema_version: SCHEMA_VERSION,
             turn: record.turn,
@@ -139,7 +139,7 @@ impl<'a> Event<'a> {
 
 /// How full the context is: `used` tokens of `max` (`num_ctx`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Context {
+pub(crate) struct Context {
     pub used: u64,
     pub max: u32,
 }
@@ -149,7 +149,7 @@ pub struct Context {
 /// `timings`): tokens a second, rounded; the prompt speed is the slowest
 /// request's (a prompt the server had cached reads faster).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Speed {
+pub(crate) struct Speed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_tokens_per_second: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,14 +158,14 @@ pub struct Speed {
 
 impl Speed {
     /// Nothing was measured (the server gives no durations).
-    pub fn is_unknown(&self) -> bool {
+    pub(crate) fn is_unknown(&self) -> bool {
         self.prompt_tokens_per_second.is_none() && self.eval_tokens_per_second.is_none()
     }
 }
 
 /// A call denied because it needed approval and no one could give it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Denial {
+pub(crate) struct Denial {
     pub tool: String,
     /// The path(s) or command.
     pub detail: String,
@@ -176,7 +176,7 @@ pub struct Denial {
 /// How a run ended: the object of `--output-format json` and of the
 /// `session.completed` event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunSummary {
+pub(crate) struct RunSummary {
     pub schema_version: u32,
     /// The session's id (also with `--no-save`, when no file is written).
     pub session_id: String,

@@ -8,14 +8,14 @@ use crate::error::{Error, ExitStatus, Result};
 
 /// Which signal ended the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     Interrupt,
     Terminate,
 }
 
 impl Stop {
     /// 130 for SIGINT, 143 for SIGTERM.
-    pub fn exit_status(self) -> ExitStatus {
+    pub(crate) fn exit_status(self) -> ExitStatus {
         match self {
             Stop::Interrupt => ExitStatus::Interrupted,
             Stop::Terminate => ExitStatus::Terminated,
@@ -23,7 +23,7 @@ impl Stop {
     }
 
     /// The signal's name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stop::Interrupt => "SIGINT",
             Stop::Terminate => "SIGTERM",
@@ -33,14 +33,14 @@ impl Stop {
 
 /// Listens for SIGINT and SIGTERM from the moment it is created (their
 /// default action, ending the process at once, is replaced).
-pub struct Signals {
+pub(crate) struct Signals {
     interrupt: Signal,
     terminate: Signal,
 }
 
 impl Signals {
     /// Installs the handlers. Needs a running tokio runtime.
-    pub fn install() -> Result<Self> {
+    pub(crate) fn install() -> Result<Self> {
         let install =
             |kind| signal(kind).map_err(|e| Error::io("cannot install a signal handler", e));
         Ok(Signals {
@@ -50,7 +50,7 @@ impl Signals {
     }
 
     /// Waits for the first of the two signals.
-    pub async fn recv(&mut self) -> Stop {
+    pub(crate) async fn recv(&mut self) -> Stop {
         tokio::select! {
             _ = self.interrupt.recv() => Stop::Interrupt,
             _ = self.terminate.recv() => Stop::Terminate,
@@ -60,7 +60,7 @@ impl Signals {
     /// Hands the signals to a task: the first one is sent on the returned
     /// channel (the run stops and saves), the second ends the process at
     /// once with the first one's exit status, whatever the run is doing.
-    pub fn watch(mut self) -> tokio::sync::mpsc::UnboundedReceiver<Stop> {
+    pub(crate) fn watch(mut self) -> tokio::sync::mpsc::UnboundedReceiver<Stop> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
             let first = self.recv().await;
@@ -78,14 +78,14 @@ impl Signals {
 static KEPT_GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
 
 /// Stops the process group `pgid` if `oc` has to exit at once.
-pub fn stop_on_exit(pgid: i32) {
+pub(crate) fn stop_on_exit(pgid: i32) {
     if let Ok(mut groups) = KEPT_GROUPS.lock() {
         groups.push(pgid);
     }
 }
 
 /// Forgets `pgid` (it was stopped the normal way).
-pub fn forget_on_exit(pgid: i32) {
+pub(crate) fn forget_on_exit(pgid: i32) {
     if let Ok(mut groups) = KEPT_GROUPS.lock() {
         groups.retain(|g| *g != pgid);
     }

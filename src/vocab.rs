@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// What the agent may do in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Mode {
+pub(crate) enum Mode {
     /// All tools (`oc run`).
     Code,
     /// Read-only tools (`oc plan`, `oc run --plan`).
@@ -21,7 +21,7 @@ pub enum Mode {
 
 impl Mode {
     /// The name used in sessions, records and messages.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Code => "code",
             Mode::Plan => "plan",
@@ -194,7 +194,7 @@ impl Provider {
 /// A heuristic of the agent that `OC_DISABLE` can switch off, so that the
 /// benchmark can measure what it is worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Heuristic {
+pub(crate) enum Heuristic {
     /// Reading the files the prompt is about before the first turn.
     Ground,
     /// One nudge for a reply that describes the change instead of making it.
@@ -212,7 +212,7 @@ pub enum Heuristic {
 
 impl Heuristic {
     /// All of them, with their names.
-    pub const ALL: [(Heuristic, &'static str); 6] = [
+    pub(crate) const ALL: [(Heuristic, &'static str); 6] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
@@ -222,7 +222,7 @@ impl Heuristic {
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.
-    pub fn parse_list(text: &str) -> Result<Vec<Heuristic>, String> {
+    pub(crate) fn parse_list(text: &str) -> Result<Vec<Heuristic>, String> {
         text.split(',')
             .map(str::trim)
             .filter(|n| !n.is_empty())
@@ -244,7 +244,7 @@ impl Heuristic {
 /// sent in `options` of `/api/chat`; anything unset is left to the model's
 /// own Modelfile parameters and the server's defaults.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
     pub top_k: Option<u32>,
@@ -296,7 +296,7 @@ impl Network {
 /// JSON: `{"mode": "workspace-write" | "read-only" | "off", "network": "on" | "off",
 /// "add_dirs"?: [path, …]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Confinement {
+pub(crate) struct Confinement {
     /// The filesystem confinement applied: `workspace-write`, `read-only`
     /// or `off` (never `required`).
     pub mode: SandboxMode,
@@ -310,7 +310,7 @@ pub struct Confinement {
 
 impl Confinement {
     /// No confinement at all.
-    pub const NONE: Confinement = Confinement {
+    pub(crate) const NONE: Confinement = Confinement {
         mode: SandboxMode::Off,
         network: Network::On,
         add_dirs: Vec::new(),

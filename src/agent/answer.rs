@@ -16,7 +16,7 @@ use crate::session::Journal;
 use crate::ui::Output;
 
 /// How the calls of one reply went.
-pub enum Answered {
+pub(crate) enum Answered {
     /// The same call came too often: the run ends.
     Stuck,
     /// Every call was answered; these failed.
@@ -24,7 +24,7 @@ pub enum Answered {
 }
 
 /// The parts of the turn loop that answer calls.
-pub struct Answerer<'t, 'a> {
+pub(crate) struct Answerer<'t, 'a> {
     pub repeats: &'t mut RepeatGuard,
     pub calls: &'t mut CallRunner<'a>,
     pub protocol: &'t mut Protocol,
@@ -36,7 +36,7 @@ pub struct Answerer<'t, 'a> {
 impl Answerer<'_, '_> {
     /// Answers each call of the reply with one `role: "tool"` message: run
     /// it, or say why it was not run.
-    pub async fn answer(
+    pub(crate) async fn answer(
         &mut self,
         session: &mut Journal<'_>,
         out: &mut dyn Output,

@@ -21,7 +21,7 @@ use crate::ui::Output;
 use crate::vocab::{Heuristic, Mode};
 
 /// Runs the calls of one run and keeps what they add up to.
-pub struct CallRunner<'a> {
+pub(crate) struct CallRunner<'a> {
     settings: &'a Settings,
     workspace: &'a Workspace,
     offered: Vec<ToolName>,
@@ -46,7 +46,7 @@ pub struct CallRunner<'a> {
 
 impl<'a> CallRunner<'a> {
     /// A runner for the tools `offered` in `workspace`.
-    pub fn new(
+    pub(crate) fn new(
         settings: &'a Settings,
         workspace: &'a Workspace,
         offered: Vec<ToolName>,
@@ -69,7 +69,7 @@ impl<'a> CallRunner<'a> {
     }
 
     /// The workspace the calls are confined to.
-    pub fn workspace(&self) -> &'a Workspace {
+    pub(crate) fn workspace(&self) -> &'a Workspace {
         self.workspace
     }
 
@@ -78,7 +78,11 @@ impl<'a> CallRunner<'a> {
     /// recorded as a permission decision. Returns its text, with secrets
     /// scrubbed, and whether scrubbing changed it; `None` for a file that
     /// may not or cannot be read, or is binary.
-    pub fn read_grounded(&mut self, session: &mut Session, path: &str) -> Option<(String, bool)> {
+    pub(crate) fn read_grounded(
+        &mut self,
+        session: &mut Session,
+        path: &str,
+    ) -> Option<(String, bool)> {
         let resolved = self.workspace.resolve(path).ok()?;
         let input = ToolInput::ReadFile(tools::read_file::Args {
             path: path.to_string(),
@@ -119,7 +123,7 @@ impl<'a> CallRunner<'a> {
 
     /// Puts back what decides the next run's rules if a command changed it
     /// (the check, which may run what the model wrote); says so on `out`.
-    pub fn guard_rules(&self, out: &mut dyn Output) {
+    pub(crate) fn guard_rules(&self, out: &mut dyn Output) {
         if let Some(undone) = self.project_config.restore() {
             out.warn(&undone);
         }
@@ -127,7 +131,7 @@ impl<'a> CallRunner<'a> {
 
     /// `text` with the run's secret values scrubbed (a check's output, a
     /// file shown): whether anything was, and the text.
-    pub fn scrub(&self, text: &str) -> (bool, String) {
+    pub(crate) fn scrub(&self, text: &str) -> (bool, String) {
         match self.secrets.scrub(text) {
             Cow::Borrowed(same) => (false, same.to_string()),
             Cow::Owned(scrubbed) => (true, scrubbed),
@@ -135,7 +139,7 @@ impl<'a> CallRunner<'a> {
     }
 
     /// The permission rules as they stand (with "always" answers added).
-    pub fn rules(&self) -> &[Rule] {
+    pub(crate) fn rules(&self) -> &[Rule] {
         &self.rules
     }
 
@@ -143,7 +147,7 @@ impl<'a> CallRunner<'a> {
     /// the parsed object, or the error for the model when it was not usable
     /// (then `raw`, the arguments as the model sent them, name the call on
     /// screen).
-    pub async fn run(
+    pub(crate) async fn run(
         &mut self,
         session: &mut Session,
         out: &mut dyn Output,

@@ -18,13 +18,13 @@ use crate::ui::Output;
 /// first request and in each feedback round: the first failure as the
 /// runner reports it, and the summary ([`first_failure`]). Every prompt
 /// token costs time on a CPU.
-pub const OUTPUT_CAP: usize = 2000;
+pub(crate) const OUTPUT_CAP: usize = 2000;
 /// Of those, the bytes kept from the end (the runner's summary).
 const SUMMARY_BYTES: usize = 300;
 
 /// The check as it stood before the first request.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Precheck {
+pub(crate) struct Precheck {
     /// Its record (`attempts` 0).
     pub check: Check,
     /// The tail of its output, secrets scrubbed, for the model.
@@ -35,7 +35,7 @@ pub struct Precheck {
 
 impl Precheck {
     /// What the first message says of it: that it passes, or how it fails.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let command = &self.check.command;
         if self.check.passed {
             return format!("The check `{command}` passes now.");
@@ -98,7 +98,7 @@ fn first_failure(output: &str, cap: usize) -> String {
 /// Runs the check before the first request (`scrub` takes secrets out of
 /// its output) and says on `out` how it stands; `None` when the rules
 /// refuse it.
-pub async fn precheck(
+pub(crate) async fn precheck(
     command: &str,
     rules: &[Rule],
     workspace: &Workspace,
@@ -140,7 +140,7 @@ fn tail(text: &str, cap: usize) -> String {
 /// Why the hard or deny rules refuse the check `command` in the workspace
 /// at `root`, if they do (the check is the user's own: it needs no
 /// approval, but no rule is lifted for it).
-pub fn refusal(command: &str, rules: &[Rule], root: &std::path::Path) -> Option<String> {
+pub(crate) fn refusal(command: &str, rules: &[Rule], root: &std::path::Path) -> Option<String> {
     let input = ToolInput::Bash(tools::bash::Args {
         command: command.to_string(),
         timeout_secs: None,
@@ -159,7 +159,7 @@ pub fn refusal(command: &str, rules: &[Rule], root: &std::path::Path) -> Option<
 /// Runs the check once under the hard and deny rules (it is the user's own,
 /// so it needs no approval). Returns its record (with `attempts` 0 for the
 /// caller to fill) and its output.
-pub async fn run_once(
+pub(crate) async fn run_once(
     command: &str,
     rules: &[Rule],
     workspace: &Workspace,
@@ -197,7 +197,7 @@ pub async fn run_once(
 }
 
 /// One run of the check after the model said it is done.
-pub struct Round<'a> {
+pub(crate) struct Round<'a> {
     pub plan: &'a CheckPlan,
     /// Which run this is (1 for the first after the model's answer).
     pub attempt: u32,
@@ -212,7 +212,7 @@ impl Round<'_> {
     /// session. When it fails and attempts and turns are left, its output
     /// (secrets scrubbed) goes back to the model and this returns true (the
     /// run goes on).
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         calls: &CallRunner<'_>,
         session: &mut Session,
@@ -260,7 +260,7 @@ impl Round<'_> {
 
 /// The user message that hands a failed check back to the model: what
 /// failed, the tail of its output, and how to go on (`how`).
-pub fn feedback(check: &Check, output: &str, how: &str) -> String {
+pub(crate) fn feedback(check: &Check, output: &str, how: &str) -> String {
     let code = check
         .exit_code
         .map_or_else(|| "no exit code".to_string(), |c| format!("exit code {c}"));
@@ -275,7 +275,7 @@ pub fn feedback(check: &Check, output: &str, how: &str) -> String {
 /// it was done (turn cap, repeated calls), to record where the run stands.
 /// A signal or `--timeout` stops it too: the session then ends interrupted
 /// or timed out, and the interruption is returned.
-pub async fn run_final(
+pub(crate) async fn run_final(
     plan: &CheckPlan,
     attempts: u32,
     rules: &[Rule],

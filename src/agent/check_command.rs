@@ -12,7 +12,7 @@ use regex::Regex;
 /// A command `--check auto` chose, and where it came from, for the note
 /// that says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chosen {
+pub(crate) struct Chosen {
     pub command: String,
     /// e.g. "the prompt", "`Cargo.toml`".
     pub source: String,
@@ -62,7 +62,7 @@ static CANDIDATES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 /// The test command for a run in `root` with `prompt`, or `None` when
 /// neither says how the tests run.
-pub fn choose(prompt: &str, root: &Path) -> Option<Chosen> {
+pub(crate) fn choose(prompt: &str, root: &Path) -> Option<Chosen> {
     from_prompt(prompt)
         .map(|command| Chosen {
             command,

@@ -6,17 +6,17 @@
 //! system prompt and the user's prompt are never cut. Every step is kept in
 //! the session as a marker: what was replaced, by what.
 
-use super::context::{BYTES_PER_TOKEN, cap_output, message_tokens};
+use super::context::{BYTES_PER_TOKEN, cap_output};
 use crate::client::{Message, Role};
 use crate::session::Compaction;
 
 /// The last turns whose tool results stay whole.
-pub const KEEP_TURNS: usize = 2;
+pub(crate) const KEEP_TURNS: usize = 2;
 /// Compaction aims at this share of `num_ctx`, so the next one is far away.
-pub const TARGET_PERCENT: u64 = 50;
+pub(crate) const TARGET_PERCENT: u64 = 50;
 
 /// The fixed request for a summary of the older part of a conversation.
-pub const SUMMARY_PROMPT: &str = "You summarise a coding session so far for the agent that will continue it. Write a short summary: the goal, the files read and changed (with what changed), decisions made, and open problems. Facts only, no advice.";
+pub(crate) const SUMMARY_PROMPT: &str = "You summarise a coding session so far for the agent that will continue it. Write a short summary: the goal, the files read and changed (with what changed), decisions made, and open problems. Facts only, no advice.";
 
 /// Where the recent turns begin: the index of the `keep`-th assistant
 /// message from the end (the messages from there on stay whole); 0 when
@@ -45,7 +45,7 @@ fn stub(message: &Message) -> Message {
 
 /// Replaces every tool result before the last [`KEEP_TURNS`] turns with a
 /// stub. Returns the markers (one per run of replaced results).
-pub fn stub_old_results(messages: &mut [Message], turn: u32) -> Vec<Compaction> {
+pub(crate) fn stub_old_results(messages: &mut [Message], turn: u32) -> Vec<Compaction> {
     let end = recent_start(messages, KEEP_TURNS);
     let mut markers = Vec::new();
     for (i, m) in messages.iter_mut().enumerate().take(end) {
@@ -71,7 +71,7 @@ pub fn stub_old_results(messages: &mut [Message], turn: u32) -> Vec<Compaction> 
 /// The part of the conversation a summary replaces: after the system
 /// prompt and the first user message, before the recent turns. `None` when
 /// there is nothing to summarise.
-pub fn summarisable(messages: &[Message]) -> Option<std::ops::Range<usize>> {
+pub(crate) fn summarisable(messages: &[Message]) -> Option<std::ops::Range<usize>> {
     let first_user = messages.iter().position(|m| m.role == Role::User)?;
     let start = first_user + 1;
     let end = recent_start(messages, KEEP_TURNS);
@@ -80,7 +80,7 @@ pub fn summarisable(messages: &[Message]) -> Option<std::ops::Range<usize>> {
 
 /// The messages of `range` as a plain transcript for the summary request,
 /// at most `max_bytes` (head and tail).
-pub fn transcript(messages: &[Message], max_bytes: usize) -> String {
+pub(crate) fn transcript(messages: &[Message], max_bytes: usize) -> String {
     let mut text = String::new();
     for m in messages {
         let who = match m.role {
@@ -102,7 +102,7 @@ pub fn transcript(messages: &[Message], max_bytes: usize) -> String {
 
 /// Puts `summary` in place of `range`, as one user message, and returns
 /// the marker.
-pub fn replace_with_summary(
+pub(crate) fn replace_with_summary(
     messages: &mut Vec<Message>,
     range: std::ops::Range<usize>,
     summary: &str,
@@ -128,7 +128,11 @@ pub fn replace_with_summary(
 /// Cuts the largest tool result after the first user message so that the
 /// conversation loses `excess` tokens (head and tail kept). `None` when no
 /// result can give that much.
-pub fn cut_largest_result(messages: &mut [Message], excess: u64, turn: u32) -> Option<Compaction> {
+pub(crate) fn cut_largest_result(
+    messages: &mut [Message],
+    excess: u64,
+    turn: u32,
+) -> Option<Compaction> {
     let (i, m) = messages
         .iter()
         .enumerate()
@@ -156,9 +160,10 @@ pub fn cut_largest_result(messages: &mut [Message], excess: u64, turn: u32) -> O
     Some(marker)
 }
 
+#[cfg(test)]
 /// Estimated tokens of `messages` (see [`message_tokens`]).
-pub fn tokens_of(messages: &[Message]) -> u64 {
-    messages.iter().map(message_tokens).sum()
+pub(crate) fn tokens_of(messages: &[Message]) -> u64 {
+    messages.iter().map(super::context::message_tokens).sum()
 }
 
 #[cfg(test)]

@@ -8,12 +8,12 @@ use serde_json::Value;
 use crate::client::Message;
 
 /// Bytes per token in estimates (about 4 for English and code).
-pub const BYTES_PER_TOKEN: usize = 4;
+pub(crate) const BYTES_PER_TOKEN: usize = 4;
 /// Tokens counted for each message beyond its text (role, markers).
 const MESSAGE_OVERHEAD_TOKENS: u64 = 4;
 
 /// Estimated tokens of one message: its text, thinking and calls.
-pub fn message_tokens(message: &Message) -> u64 {
+pub(crate) fn message_tokens(message: &Message) -> u64 {
     let calls: usize = message
         .tool_calls
         .iter()
@@ -24,7 +24,7 @@ pub fn message_tokens(message: &Message) -> u64 {
 }
 
 /// Estimated tokens of a request: its messages and tool schemas.
-pub fn request_tokens(messages: &[Message], schemas: &[Value]) -> u64 {
+pub(crate) fn request_tokens(messages: &[Message], schemas: &[Value]) -> u64 {
     let schema_bytes: usize = schemas.iter().map(|s| s.to_string().len()).sum();
     messages.iter().map(message_tokens).sum::<u64>() + (schema_bytes / BYTES_PER_TOKEN) as u64
 }
@@ -36,7 +36,7 @@ pub fn request_tokens(messages: &[Message], schemas: &[Value]) -> u64 {
 /// was off (chat templates and tool-call markup add tokens the estimate
 /// does not see).
 #[derive(Debug, Clone, Default)]
-pub struct ContextMeter {
+pub(crate) struct ContextMeter {
     /// `prompt_eval_count + eval_count` of the last reply.
     measured: Option<u64>,
     /// The estimate, at the time of that reply, of the conversation it
@@ -54,7 +54,7 @@ impl ContextMeter {
     /// measured figure plus what the estimate grew by since; the estimate
     /// scaled by the last measured ratio after a compaction; the estimate
     /// alone before the first reply.
-    pub fn tokens(&self, estimate: u64) -> u64 {
+    pub(crate) fn tokens(&self, estimate: u64) -> u64 {
         match self.measured {
             Some(measured) if self.stale && self.estimated_then > 0 => {
                 // Never scaled down: an estimate that ran high stays safe.
@@ -69,7 +69,13 @@ impl ContextMeter {
 
     /// Takes the server's figures for a reply to a request estimated at
     /// `sent` tokens; `reply` is the reply's own estimate.
-    pub fn measure(&mut self, prompt_eval_count: u64, eval_count: u64, sent: u64, reply: u64) {
+    pub(crate) fn measure(
+        &mut self,
+        prompt_eval_count: u64,
+        eval_count: u64,
+        sent: u64,
+        reply: u64,
+    ) {
         if prompt_eval_count == 0 {
             // A reply stopped early has no figures: keep estimating.
             return;
@@ -80,7 +86,7 @@ impl ContextMeter {
     }
 
     /// Notes a compaction that left `after` tokens, against `limit`.
-    pub fn compacted(&mut self, after: u64, limit: u64) {
+    pub(crate) fn compacted(&mut self, after: u64, limit: u64) {
         self.compacted_to = (after > limit).then_some(after);
     }
 
@@ -89,21 +95,21 @@ impl ContextMeter {
     /// by less than a tenth of `num_ctx` since, and is below 95 % of it.
     /// Each compaction breaks the server's cached prefix, so it should not
     /// run every turn.
-    pub fn compacted_recently(&self, tokens: u64, num_ctx: u64) -> bool {
+    pub(crate) fn compacted_recently(&self, tokens: u64, num_ctx: u64) -> bool {
         self.compacted_to
             .is_some_and(|to| tokens < to + num_ctx / 10 && tokens <= num_ctx * 95 / 100)
     }
 
     /// Marks the measured figure as describing an older conversation (after
     /// a compaction); [`Self::tokens`] then scales the estimate.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.stale = true;
     }
 }
 
 /// How the server's count of prompt tokens compares with what was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptCount {
+pub(crate) enum PromptCount {
     /// About what was sent.
     Whole,
     /// The prompt was longer than `num_ctx` and the server evaluated
@@ -122,7 +128,11 @@ const MIN_JUDGED_PROMPT: u64 = 1_500;
 
 /// Compares the server's `prompt_eval_count` with the estimate of what was
 /// sent. A rough estimate of a short prompt never raises a false alarm.
-pub fn prompt_count(sent_estimate: u64, prompt_eval_count: u64, num_ctx: u32) -> PromptCount {
+pub(crate) fn prompt_count(
+    sent_estimate: u64,
+    prompt_eval_count: u64,
+    num_ctx: u32,
+) -> PromptCount {
     let num_ctx = u64::from(num_ctx);
     if prompt_eval_count == 0 {
         PromptCount::Whole
@@ -137,11 +147,11 @@ pub fn prompt_count(sent_estimate: u64, prompt_eval_count: u64, num_ctx: u32) ->
 
 /// Largest tool result sent to the model, in bytes (about 8,000 tokens at
 /// 4 characters a token). The head and tail are kept.
-pub const TOOL_OUTPUT_CAP: usize = 32 * 1024;
+pub(crate) const TOOL_OUTPUT_CAP: usize = 32 * 1024;
 
 /// `text` itself when it fits in `cap` bytes; else its head and tail with the
 /// omitted size stated between them. Cuts only at character boundaries.
-pub fn cap_output(text: &str, cap: usize) -> String {
+pub(crate) fn cap_output(text: &str, cap: usize) -> String {
     if text.len() <= cap {
         return text.to_string();
     }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Docstrings of more lines than this are shortened.
-pub const LONG_DOCSTRING: usize = 6;
+pub(crate) const LONG_DOCSTRING: usize = 6;
 
 /// The note, alone on its line or run into the docstring's text.
 static NOTE: LazyLock<Option<Regex>> =
@@ -19,7 +19,7 @@ static NOTE: LazyLock<Option<Regex>> =
 /// `lines` (a definition, its first line being line `first` of the file)
 /// with its docstring at lines `doc` (1-based, inclusive) shortened when
 /// it is long: the opening line, the note, the closing quotes.
-pub fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String> {
+pub(crate) fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String> {
     let (start, end) = (doc.0 - first, doc.1 - first);
     let long = end >= start && end - start + 1 > LONG_DOCSTRING && end < lines.len();
     let quotes = lines.get(start).and_then(|l| quote_of(l));
@@ -46,7 +46,7 @@ pub fn shorten(lines: &[&str], first: usize, doc: (usize, usize)) -> Vec<String>
 /// holds the note, or when its docstring is the shown opening line with
 /// the note dropped or reworded. A docstring the model rewrote is its own;
 /// `new` is unchanged when it holds neither.
-pub fn restore(new: Vec<String>, old_doc: &[&str]) -> Vec<String> {
+pub(crate) fn restore(new: Vec<String>, old_doc: &[&str]) -> Vec<String> {
     if old_doc.is_empty() {
         return new;
     }
@@ -134,7 +134,7 @@ fn code_of(line: &str) -> &str {
 
 /// Whether `line` holds the note that stands for a docstring's hidden
 /// lines.
-pub fn holds_note(line: &str) -> bool {
+pub(crate) fn holds_note(line: &str) -> bool {
     NOTE.as_ref().is_some_and(|re| re.is_match(line))
 }
 

@@ -27,7 +27,7 @@ const SHOW_WAIT: Duration = Duration::from_secs(10);
 
 /// The first request of a run, and what shaped it.
 #[derive(Debug)]
-pub struct DryRun {
+pub(crate) struct DryRun {
     /// The JSON body as it would be posted: Ollama `/api/chat`, or OpenAI
     /// `/chat/completions` ([`crate::client::openai_wire::request_body`]).
     pub body: String,
@@ -47,7 +47,7 @@ pub struct DryRun {
 ///
 /// Errors: an unusable workspace (exit 2); a server that does not have the
 /// model (exit 3); a body that cannot be encoded.
-pub async fn dry_run(
+pub(crate) async fn dry_run(
     settings: &Settings,
     prompt: &str,
     schema: Option<&OutputSchema>,

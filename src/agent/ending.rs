@@ -13,7 +13,7 @@ use crate::ui::Output;
 const UNCHANGED: &str = "stopped: the model changed nothing and sent the same files (or the same reply) again; try another model or a clearer prompt";
 
 /// How the turns ended.
-pub enum Ending {
+pub(crate) enum Ending {
     /// The model answered without tool calls.
     Answered,
     /// In a text edit format, after a change, a reply that changes nothing
@@ -46,7 +46,7 @@ impl Ending {
     /// The session status, the exit reason and the exit status. `denied`:
     /// some calls needed approval no one could give; `check`: the last
     /// `--check` run, if any.
-    pub fn verdict(
+    pub(crate) fn verdict(
         &self,
         max_turns: u32,
         denied: bool,
@@ -116,7 +116,7 @@ impl Ending {
     /// Whether `--check` runs once more after this ending: when a cap
     /// stopped the model (an answer was already checked in the loop), not
     /// after errors or interruptions.
-    pub fn runs_final_check(&self) -> bool {
+    pub(crate) fn runs_final_check(&self) -> bool {
         match self {
             Ending::MaxTurns
             | Ending::Stuck
@@ -134,7 +134,7 @@ impl Ending {
 
     /// Tells the user why the run stopped short, if it did. `turns`: the
     /// turns of this run.
-    pub fn explain(&self, turns: u32, out: &mut dyn Output) {
+    pub(crate) fn explain(&self, turns: u32, out: &mut dyn Output) {
         match self {
             Ending::MaxTurns => out.warn(&format!(
                 "stopped after {turns} turn{} (`--max-turns`) before the model finished; raise `--max-turns` to let it go on",

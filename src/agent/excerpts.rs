@@ -13,9 +13,9 @@ use crate::tools::outline::{self, Definition, Kind};
 /// Files up to this many lines are shown whole. Measured on the 1.5B and
 /// 0.5B models (docs/small-models.md): a whole-file reply of a longer file
 /// takes minutes on a CPU and loses lines.
-pub const WHOLE_FILE_MAX_LINES: usize = 150;
+pub(crate) const WHOLE_FILE_MAX_LINES: usize = 150;
 /// Files up to this many bytes are shown whole (long lines count too).
-pub const WHOLE_FILE_MAX_BYTES: usize = 6 * 1024;
+pub(crate) const WHOLE_FILE_MAX_BYTES: usize = 6 * 1024;
 /// Definitions shown of one big file, at most.
 const MAX_PARTS: usize = 4;
 /// Entries of the outline of a big file, at most: functions and classes
@@ -27,7 +27,7 @@ const WINDOW: usize = 12;
 
 /// What the task is about, for choosing the parts of a big file.
 #[derive(Debug, Clone, Default)]
-pub struct Focus {
+pub(crate) struct Focus {
     /// The prompt's words ([`relevance::words`]).
     pub words: BTreeSet<String>,
     /// Identifiers the task names: in the prompt, the traceback's frames,
@@ -40,7 +40,7 @@ pub struct Focus {
 
 /// One shown part of a big file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piece {
+pub(crate) struct Piece {
     /// `Signer.get_signature`, or `lines 40-60` for a window.
     pub label: String,
     /// The qualified name of the definition, when it is one.
@@ -52,7 +52,7 @@ pub struct Piece {
 
 /// A big file as shown: its size, an outline, and the parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parts {
+pub(crate) struct Parts {
     pub total_lines: usize,
     /// `name (start-end)` for the definitions not shown.
     pub outline: Vec<String>,
@@ -60,14 +60,20 @@ pub struct Parts {
 }
 
 /// Whether `text` is small enough to be shown and rewritten whole.
-pub fn fits_whole(text: &str) -> bool {
+pub(crate) fn fits_whole(text: &str) -> bool {
     text.len() <= WHOLE_FILE_MAX_BYTES && text.lines().count() <= WHOLE_FILE_MAX_LINES
 }
 
 /// The parts of `text` (the file `path`) to show for `focus`, with the
 /// traceback's `lines` in this file, within `budget` bytes (the first part
 /// is shown whatever its size).
-pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: usize) -> Parts {
+pub(crate) fn choose(
+    path: &str,
+    text: &str,
+    focus: &Focus,
+    lines: &[usize],
+    budget: usize,
+) -> Parts {
     let all: Vec<&str> = text.lines().collect();
     let defs = outline::definitions(path, text).unwrap_or_default();
     let mut wanted: Vec<Wanted> = Vec::new();
@@ -135,7 +141,7 @@ pub fn choose(path: &str, text: &str, focus: &Focus, lines: &[usize], budget: us
 
 /// Lines `start..=end` of a big file as its one part, with the outline of
 /// its definitions around them.
-pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
+pub(crate) fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
     let all: Vec<&str> = text.lines().collect();
     let start = start.clamp(1, all.len().max(1));
     let piece = window_from(start, end.max(start), &all);
@@ -156,7 +162,7 @@ pub fn lines(path: &str, text: &str, start: usize, end: usize) -> Parts {
 /// and asks to read again: the definitions it has not seen that share the
 /// most of the task's words, else the next ones in the file, within
 /// `budget` bytes; `None` when it has seen them all.
-pub fn choose_more(
+pub(crate) fn choose_more(
     path: &str,
     text: &str,
     focus: &Focus,
@@ -230,7 +236,7 @@ fn outline_entries<'a>(defs: impl Iterator<Item = &'a Definition>) -> Vec<String
 
 /// What a read of a big file already shown in parts is answered with: its
 /// definitions and their lines, and how to see other lines.
-pub fn outline_note(path: &str, text: &str) -> String {
+pub(crate) fn outline_note(path: &str, text: &str) -> String {
     let total = text.lines().count();
     let all_defs = outline::definitions(path, text).unwrap_or_default();
     let defs = outline_entries(all_defs.iter().filter(|d| d.kind != Kind::Value));

@@ -3,7 +3,7 @@
 
 /// A test file: `test_x.py`, `x_test.go`, `x.test.js`, `x.spec.ts`, or a
 /// file under `tests/`, `test/`, `__tests__/` or `spec/`.
-pub fn is_test(path: &str) -> bool {
+pub(crate) fn is_test(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let stem = name.split('.').next().unwrap_or(&name);
     stem.starts_with("test_")
@@ -20,7 +20,7 @@ pub fn is_test(path: &str) -> bool {
 }
 
 /// Prose: Markdown, reStructuredText, plain text, licences.
-pub fn is_doc(path: &str) -> bool {
+pub(crate) fn is_doc(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     [".md", ".rst", ".txt", ".adoc"]
         .iter()
@@ -33,7 +33,7 @@ pub fn is_doc(path: &str) -> bool {
 
 /// Whether a path looks like a text file worth showing: known source,
 /// config and doc extensions, and a few extension-less names.
-pub fn is_source_name(path: &str) -> bool {
+pub(crate) fn is_source_name(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     if matches!(
         name,

@@ -40,7 +40,7 @@ const MAX_MENTIONING_FILES: usize = 6;
 
 /// Why a file is part of the grounding, and whether it may change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
+pub(crate) enum Role {
     /// The task is about changing it.
     Editable,
     /// Shown for reference (tests, docs, callers).
@@ -51,7 +51,7 @@ pub enum Role {
 
 /// One file of the grounding, relative to the workspace (`/`-separated).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Grounded {
+pub(crate) struct Grounded {
     pub path: String,
     pub role: Role,
     /// Lines a failing check's traceback points at in this file (1-based).
@@ -61,7 +61,7 @@ pub struct Grounded {
 /// What the first turn shows: the files, and, when the prompt names
 /// nothing in a repository too big to show, the repository map.
 #[derive(Debug, Clone, Default)]
-pub struct Grounding {
+pub(crate) struct Grounding {
     pub files: Vec<Grounded>,
     /// The ranked files of the repository map, when one is shown.
     pub map: Option<Vec<Ranked>>,
@@ -78,7 +78,7 @@ pub struct Grounding {
 /// traceback's frames), never at files to create; when the task is an
 /// answer and the context is a diff, the diff is what the answer is about
 /// and nothing else is shown.
-pub fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Grounding {
+pub(crate) fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Grounding {
     let files = workspace_files(root);
     let instruction = input::instruction(prompt);
     let piped = input::context(prompt).unwrap_or_default();
@@ -355,7 +355,7 @@ fn test_story(names: &[String], tests: &[String], picked: &[Grounded], root: &Pa
 
 /// Whether the prompt asks for the tests to change: a rename everywhere,
 /// or tests to write or update.
-pub fn tests_may_change(prompt: &str) -> bool {
+pub(crate) fn tests_may_change(prompt: &str) -> bool {
     let lower = prompt.to_ascii_lowercase();
     if lower.contains("not the test") {
         return false;

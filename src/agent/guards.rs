@@ -10,19 +10,19 @@ use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 use crate::vocab::Task;
 
-pub use crate::run::nudges::{
+pub(crate) use crate::run::nudges::{
     ANSWER_NOW, ANSWER_NOW_IN_TEXT, CUT_OFF, DESCRIBED, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER,
     REPEATED_REPLY, UNCHANGED, UNPLACED,
 };
 
 /// The same call this many times in a row is not run again.
-pub const REPEAT_BLOCK: u32 = 3;
+pub(crate) const REPEAT_BLOCK: u32 = 3;
 /// The same call this many times in a row ends the run (exit 4).
-pub const REPEAT_STOP: u32 = 5;
+pub(crate) const REPEAT_STOP: u32 = 5;
 
 /// What to do with a call, given the calls before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repeat {
+pub(crate) enum Repeat {
     /// Not a repeat worth stopping: run it.
     Run,
     /// The same call this many times in a row: answer without running it.
@@ -34,14 +34,14 @@ pub enum Repeat {
 /// Counts identical calls (same name, same arguments in any key order) in a
 /// row, across turns.
 #[derive(Debug, Default)]
-pub struct RepeatGuard {
+pub(crate) struct RepeatGuard {
     last: String,
     count: u32,
 }
 
 impl RepeatGuard {
     /// Notes the call and says what to do with it.
-    pub fn check(&mut self, name: &str, arguments: &Value) -> Repeat {
+    pub(crate) fn check(&mut self, name: &str, arguments: &Value) -> Repeat {
         let signature = format!("{name} {}", canonical(arguments));
         if self.last == signature {
             self.count += 1;
@@ -58,7 +58,7 @@ impl RepeatGuard {
 }
 
 /// The text a blocked repeat gets instead of a result.
-pub fn repeat_blocked(times: u32) -> String {
+pub(crate) fn repeat_blocked(times: u32) -> String {
     format!(
         "not run: this is the same call with the same arguments {times} times in a row, and its result would not change. Use the results you already have, or take another approach."
     )
@@ -66,7 +66,7 @@ pub fn repeat_blocked(times: u32) -> String {
 
 /// What to do after a reply, as far as emptiness goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EmptyReply {
+pub(crate) enum EmptyReply {
     /// The reply has content or calls.
     Fine,
     /// The first empty reply in a row: ask the model once to go on.
@@ -77,13 +77,13 @@ pub enum EmptyReply {
 
 /// One nudge for an empty reply, then failure.
 #[derive(Debug, Default)]
-pub struct EmptyReplyGuard {
+pub(crate) struct EmptyReplyGuard {
     nudged: bool,
 }
 
 impl EmptyReplyGuard {
     /// Notes whether the reply was empty and says what to do.
-    pub fn check(&mut self, empty: bool) -> EmptyReply {
+    pub(crate) fn check(&mut self, empty: bool) -> EmptyReply {
         match (empty, self.nudged) {
             (false, _) => {
                 self.nudged = false;
@@ -100,7 +100,7 @@ impl EmptyReplyGuard {
 
 /// Whether a reply with no calls reads as instructions to the user rather
 /// than an answer: code blocks of the change, numbered steps, or "you can …".
-pub fn describes_instead_of_doing(reply: &str) -> bool {
+pub(crate) fn describes_instead_of_doing(reply: &str) -> bool {
     let lower = reply.to_ascii_lowercase();
     let steps = reply
         .lines()
@@ -127,7 +127,7 @@ pub fn describes_instead_of_doing(reply: &str) -> bool {
 
 /// One nudge per run for a reply that describes instead of doing.
 #[derive(Debug, Default)]
-pub struct DescribeGuard {
+pub(crate) struct DescribeGuard {
     /// The task is an answer: describing is answering.
     answer: bool,
     /// Off: the prompt asks for an answer, or the guard is switched off.
@@ -139,7 +139,7 @@ pub struct DescribeGuard {
 impl DescribeGuard {
     /// The guard for a run whose task is `task` (see [`super::route`]);
     /// `enabled` false switches the nudges off.
-    pub fn new(task: Task, enabled: bool) -> Self {
+    pub(crate) fn new(task: Task, enabled: bool) -> Self {
         let answer = task == Task::Answer;
         DescribeGuard {
             answer,
@@ -151,13 +151,13 @@ impl DescribeGuard {
 
     /// Whether the task asks for a change (not an answer): a run that
     /// changes nothing has not done it.
-    pub fn wants_change(&self) -> bool {
+    pub(crate) fn wants_change(&self) -> bool {
         !self.answer
     }
 
     /// Whether to nudge after file blocks that changed nothing: once per
     /// run, unless the prompt asks a question.
-    pub fn nudge_unchanged(&mut self) -> bool {
+    pub(crate) fn nudge_unchanged(&mut self) -> bool {
         let nudge = !self.off && !self.unchanged_nudged;
         self.unchanged_nudged |= nudge;
         nudge
@@ -166,7 +166,7 @@ impl DescribeGuard {
     /// Whether to nudge after a reply with no calls: the task asks for a
     /// change (not a question), nothing changed yet, the reply describes,
     /// and no nudge was given before.
-    pub fn check(&mut self, reply: &str, files_changed: usize) -> bool {
+    pub(crate) fn check(&mut self, reply: &str, files_changed: usize) -> bool {
         let nudge =
             !self.off && !self.nudged && files_changed == 0 && describes_instead_of_doing(reply);
         self.nudged |= nudge;
@@ -175,7 +175,7 @@ impl DescribeGuard {
 }
 
 /// Records a reply cut short (`cap`: the reply cap in tokens), and says so.
-pub fn note_cut(session: &mut Session, cut: Cut, cap: Option<u32>, out: &mut dyn Output) {
+pub(crate) fn note_cut(session: &mut Session, cut: Cut, cap: Option<u32>, out: &mut dyn Output) {
     session.cut_replies.push(CutReply {
         turn: session.turns,
         reason: cut.as_str().to_string(),
@@ -192,7 +192,7 @@ pub fn note_cut(session: &mut Session, cut: Cut, cap: Option<u32>, out: &mut dyn
 }
 
 /// What the model is told after a reply without calls that was cut short.
-pub fn cut_message(cut: Cut, cap: Option<u32>) -> String {
+pub(crate) fn cut_message(cut: Cut, cap: Option<u32>) -> String {
     match cut {
         Cut::Length => format!(
             "Your reply was cut off at the length limit ({} tokens) and is incomplete. Make smaller changes, one file or one edit at a time.",
@@ -226,7 +226,7 @@ fn canonical(value: &Value) -> String {
 /// What a call not run is shown by (its path, its command): the tool's
 /// own detail, or the `path` its arguments hold when they do not parse
 /// whole (a call cut off at the length limit).
-pub fn detail_of(name: &str, arguments: &Value) -> String {
+pub(crate) fn detail_of(name: &str, arguments: &Value) -> String {
     ToolName::from_name(name)
         .and_then(|t| ToolInput::parse(t, arguments).ok())
         .map(|input| input.detail())

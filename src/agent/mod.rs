@@ -4,35 +4,35 @@
 //! policy), [`guards`] (repeats, empty replies, cut-offs), [`normalize`]
 //! (call repair), [`check`] (`--check`), [`ending`] (status and exit code).
 
-pub mod answer;
-pub mod calls;
-pub mod check;
-pub mod check_command;
-pub mod compaction;
-pub mod context;
-pub mod docstrings;
-pub mod dry_run;
-pub mod edits;
-pub mod ending;
-pub mod excerpts;
-pub mod file_kind;
-pub mod grounding;
-pub mod guards;
-pub mod normalize;
-pub mod opening;
-pub mod prompt;
-pub mod relevance;
-pub mod repetition;
-pub mod reply;
-pub mod repo_map;
-pub mod room;
-pub mod route;
-pub mod setup;
-pub mod structured;
-pub mod text_calls;
-pub mod traceback;
-pub mod turns;
-pub mod usage;
+pub(crate) mod answer;
+pub(crate) mod calls;
+pub(crate) mod check;
+pub(crate) mod check_command;
+pub(crate) mod compaction;
+pub(crate) mod context;
+pub(crate) mod docstrings;
+pub(crate) mod dry_run;
+pub(crate) mod edits;
+pub(crate) mod ending;
+pub(crate) mod excerpts;
+pub(crate) mod file_kind;
+pub(crate) mod grounding;
+pub(crate) mod guards;
+pub(crate) mod normalize;
+pub(crate) mod opening;
+pub(crate) mod prompt;
+pub(crate) mod relevance;
+pub(crate) mod repetition;
+pub(crate) mod reply;
+pub(crate) mod repo_map;
+pub(crate) mod room;
+pub(crate) mod route;
+pub(crate) mod setup;
+pub(crate) mod structured;
+pub(crate) mod text_calls;
+pub(crate) mod traceback;
+pub(crate) mod turns;
+pub(crate) mod usage;
 
 use std::path::Path;
 use std::time::Instant;
@@ -57,7 +57,7 @@ use ending::Ending;
 use setup::ModelSetup;
 use turns::Turns;
 
-pub use dry_run::dry_run;
+pub(crate) use dry_run::dry_run;
 
 /// Runs one agent session to its end and returns the exit status.
 ///
@@ -65,7 +65,7 @@ pub use dry_run::dry_run;
 /// (exit 2), server unreachable or model missing (exit 3). A failure later
 /// is reported through `out`, saved with the session, and returned as
 /// [`ExitStatus::Failure`].
-pub async fn run(
+pub(crate) async fn run(
     settings: &Settings,
     job: Job,
     approver: &mut dyn Approver,

@@ -15,7 +15,7 @@ use crate::ui::Output;
 /// `arguments` into a JSON object, which is what goes back on the wire.
 /// Returns, per call, the arguments to run with (or the error for the model
 /// when they were not usable; the wire then carries `{}`) and the repairs.
-pub fn normalize_calls(
+pub(crate) fn normalize_calls(
     calls: &mut [ToolCall],
     turn: u32,
     offered: &[ToolName],
@@ -76,7 +76,7 @@ fn example(name: &str) -> String {
 
 /// Notes the repairs made to the reply's calls, in the session and on
 /// `out`.
-pub fn record_repairs(
+pub(crate) fn record_repairs(
     session: &mut Session,
     out: &mut dyn Output,
     message: &Message,

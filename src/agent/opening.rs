@@ -26,12 +26,12 @@ use crate::ui::Output;
 use crate::vocab::Task;
 
 /// Most bytes of file text put in the first turn, whatever the context.
-pub const MAX_GROUNDING_BYTES: usize = 32 * 1024;
+pub(crate) const MAX_GROUNDING_BYTES: usize = 32 * 1024;
 /// Most bytes of file text the first turn shows in the text edit formats
 /// (small models): at about 30 ms a prompt token on a CPU, 5 KB is some 40
 /// seconds before the model says a word, with the check's output and the
 /// instructions about a minute.
-pub const FILE_BLOCKS_GROUNDING_BYTES: usize = 5 * 1024;
+pub(crate) const FILE_BLOCKS_GROUNDING_BYTES: usize = 5 * 1024;
 
 /// A test this long or shorter is shown whole even when a traceback
 /// points into one of its tests.
@@ -40,12 +40,12 @@ const TEST_WHOLE_BYTES: usize = 1500;
 /// How much file text the first turn may carry with a context of `num_ctx`
 /// tokens: a third of it at about 4 bytes a token, at most
 /// [`MAX_GROUNDING_BYTES`].
-pub fn grounding_budget(num_ctx: u32) -> usize {
+pub(crate) fn grounding_budget(num_ctx: u32) -> usize {
     (num_ctx as usize * 4 / 3).min(MAX_GROUNDING_BYTES)
 }
 
 /// What the first turn starts from besides the prompt.
-pub struct Start<'a> {
+pub(crate) struct Start<'a> {
     /// Pick the files the prompt is about (off: `OC_DISABLE=ground`).
     pub ground: bool,
     /// Bytes of file text at most.
@@ -60,7 +60,7 @@ pub struct Start<'a> {
 
 /// Adds the prompt (and, unless `start.ground` is false, the files it is
 /// about, the failing check and the map) to the session.
-pub async fn open(
+pub(crate) async fn open(
     session: &mut Session,
     prompt: String,
     protocol: &mut Protocol,

@@ -11,7 +11,7 @@ use crate::vocab::Mode;
 /// The system prompt for `mode` in the workspace at `root`. `tools` are the
 /// offered tools; with `fenced` (a model without native tool calling) they
 /// are described here with the one call format to use.
-pub fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) -> String {
+pub(crate) fn system_prompt(mode: Mode, root: &Path, tools: &[ToolName], fenced: bool) -> String {
     let place = place(root);
     let mut prompt = match (mode, tools.is_empty()) {
         (Mode::Chat, _) | (_, true) => {
@@ -67,7 +67,7 @@ fn push_fenced_tools(prompt: &mut String, tools: &[ToolName]) {
 /// qwen2.5-coder 0.5B, any mention of a READ request made it ask for the
 /// file it was shown instead of answering, in 20 of 20 replies. A request
 /// it makes anyway is answered, and the repository map says how to read.
-pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
+pub(crate) fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
     let mut prompt = format!(
         "You are oc, a coding assistant. {} The user shows you files and asks \
          for something: reply with exactly that (an answer, an explanation, a review, a commit message) \
@@ -87,7 +87,7 @@ pub fn answer_prompt(root: &Path, tools: &[ToolName], fenced: bool) -> String {
 /// The system prompt of a run whose answer is held to a JSON Schema
 /// (`--output-schema`): the reply is one JSON value, from the files shown;
 /// nothing is looked up or changed.
-pub fn structured_prompt(root: &Path) -> String {
+pub(crate) fn structured_prompt(root: &Path) -> String {
     format!(
         "You are oc, a coding assistant. {} The user shows you files and asks \
          for something: reply with one JSON value that answers it, as the user's JSON Schema says, \
@@ -104,7 +104,7 @@ pub fn structured_prompt(root: &Path) -> String {
 /// of the 18 small benchmark tasks instead of 6. The repository map, shown
 /// when the prompt names no file, says how to read one; a request sent
 /// anyway is answered.
-pub fn file_blocks_prompt(diff: bool, root: &Path) -> String {
+pub(crate) fn file_blocks_prompt(diff: bool, root: &Path) -> String {
     let how = if diff {
         "To change a file, write its path on a line, then a fenced block of SEARCH/REPLACE edits:\n\
          path/to/file.py\n\

@@ -22,7 +22,7 @@ const STOP_WORDS: [&str; 96] = [
 /// The words of `text`: identifiers and their parts, lower-case, at least
 /// three letters, stop words left out, stemmed ([`stem`]); each once, in a
 /// stable order.
-pub fn words(text: &str) -> BTreeSet<String> {
+pub(crate) fn words(text: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     for token in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         for part in split_identifier(token) {
@@ -40,7 +40,7 @@ pub fn words(text: &str) -> BTreeSet<String> {
 /// A word without its inflection, so that `signed`, `signing` and `sign`,
 /// or `expired` and `expire`, meet: `-ing`, `-ed`, `-es`, `-s` and then a
 /// final `-e` come off, while at least three letters stay.
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let mut w = word;
     for suffix in ["ing", "ed", "es", "s"] {
         if let Some(rest) = w.strip_suffix(suffix)
@@ -58,7 +58,7 @@ pub fn stem(word: &str) -> String {
 /// `get_signature` → `get`, `signature`; `TTLCache` → `ttl`, `cache`;
 /// `parseHTML5` → `parse`, `html5`. The whole identifier comes too when it
 /// has parts (`get_signature` itself).
-pub fn split_identifier(token: &str) -> Vec<String> {
+pub(crate) fn split_identifier(token: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     for piece in token.split('_').filter(|p| !p.is_empty()) {
         let chars: Vec<char> = piece.chars().collect();
@@ -89,7 +89,7 @@ pub fn split_identifier(token: &str) -> Vec<String> {
 /// How much `text` is about `wanted`: the number of wanted words it holds,
 /// each counted once, weighted by how rare it is across the repository
 /// (`document_counts`: in how many of `documents` files a word occurs).
-pub fn score(
+pub(crate) fn score(
     text_words: &BTreeSet<String>,
     wanted: &BTreeSet<String>,
     document_counts: &BTreeMap<String, usize>,

@@ -23,7 +23,7 @@ const SAME_SPAN: usize = 16;
 
 /// Watches one reply's content.
 #[derive(Debug, Default)]
-pub struct RepetitionDetector {
+pub(crate) struct RepetitionDetector {
     text: String,
     /// Byte offsets where each complete line starts.
     line_starts: Vec<usize>,
@@ -33,7 +33,7 @@ impl RepetitionDetector {
     /// Adds a delta. Returns `Some(offset)` once the text repeats itself:
     /// the byte offset where the repetition began (what came before it is
     /// worth keeping).
-    pub fn push(&mut self, delta: &str) -> Option<usize> {
+    pub(crate) fn push(&mut self, delta: &str) -> Option<usize> {
         let before = self.text.len();
         self.text.push_str(delta);
         if self.line_starts.is_empty() {

@@ -11,7 +11,7 @@ use crate::ui::Output;
 
 /// Why a reply is incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cut {
+pub(crate) enum Cut {
     /// It reached the cap (`options.num_predict`): `done_reason: "length"`.
     Length,
     /// It repeated itself and `oc` stopped reading it.
@@ -20,7 +20,7 @@ pub enum Cut {
 
 impl Cut {
     /// The name in sessions and events: `length` or `repetition`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Cut::Length => "length",
             Cut::Repetition => "repetition",
@@ -29,7 +29,7 @@ impl Cut {
 }
 
 /// One streamed reply.
-pub struct Reply {
+pub(crate) struct Reply {
     pub message: Message,
     pub done_reason: Option<String>,
     pub prompt_eval_count: u64,
@@ -47,7 +47,7 @@ pub struct Reply {
 /// The reply being streamed, kept outside the stream's future so that an
 /// interrupt does not lose it.
 #[derive(Debug, Default)]
-pub struct PartialReply {
+pub(crate) struct PartialReply {
     pub thinking: String,
     /// Every content delta as it came, held-back text included, for a reply
     /// cut short.
@@ -56,7 +56,7 @@ pub struct PartialReply {
 
 /// How the content is read.
 #[derive(Debug, Clone)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// Tools whose calls are recovered from the text.
     pub tools: Vec<ToolName>,
     /// `--text-tools auto`.
@@ -78,7 +78,7 @@ impl Reading {
 
 /// Sends `request` and streams the reply of turn `turn`, printing as it
 /// comes; `partial` keeps what arrived in case the run is interrupted.
-pub async fn stream(
+pub(crate) async fn stream(
     client: &ModelClient,
     request: &ChatRequest<'_>,
     reading: &Reading,

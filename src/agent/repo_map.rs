@@ -24,13 +24,13 @@ const MAX_FILE_BYTES: u64 = 256 * 1024;
 /// 256 tokens held the file to change, within the first three
 /// lines, for every prompt that got a map, and each 256 tokens more cost
 /// a small model on a CPU about 8 seconds before its first word.
-pub fn budget_tokens(num_ctx: u32) -> usize {
+pub(crate) fn budget_tokens(num_ctx: u32) -> usize {
     (num_ctx as usize / 128).clamp(256, 1024)
 }
 
 /// One ranked file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     pub path: String,
     pub score: f64,
     /// `def a(x)`, `class B [m1, m2]`: the file's top-level definitions.
@@ -41,7 +41,7 @@ pub struct Ranked {
 /// and docs: the map is where to change code) ranked for the task's
 /// `wanted` words, best first; files that share no word keep their order
 /// after those that do.
-pub fn rank(root: &Path, files: &[String], wanted: &BTreeSet<String>) -> Vec<Ranked> {
+pub(crate) fn rank(root: &Path, files: &[String], wanted: &BTreeSet<String>) -> Vec<Ranked> {
     let read: Vec<FileWords> = files
         .iter()
         .filter(|f| is_source_name(f) && !is_doc(f) && !is_test(f))
@@ -148,7 +148,7 @@ fn entries(defs: &[outline::Definition]) -> Vec<String> {
 
 /// The map as the first message shows it, within `budget` tokens (about
 /// four bytes a token): one line per file, the best first.
-pub fn render(ranked: &[Ranked], budget: usize) -> String {
+pub(crate) fn render(ranked: &[Ranked], budget: usize) -> String {
     let header = "Repository map (files related to the task first, with their definitions; READ a file to see it):";
     // Room is kept for the line that counts the files left out.
     let limit = (budget * 4).saturating_sub(60);

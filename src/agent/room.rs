@@ -12,7 +12,7 @@ use crate::session::{Compaction, Session, Usage};
 use crate::ui::Output;
 
 /// What the room check needs of the run.
-pub struct Room<'a> {
+pub(crate) struct Room<'a> {
     pub client: &'a ModelClient,
     pub model: &'a str,
     pub options: ChatOptions,
@@ -24,7 +24,7 @@ pub struct Room<'a> {
 
 /// Why there is no room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContextFull {
+pub(crate) struct ContextFull {
     /// Tokens the conversation still takes.
     pub tokens: u64,
     /// The context it does not fit in (tokens).
@@ -37,7 +37,7 @@ impl Room<'_> {
     /// `num_ctx`. Errors: `Ok(Err(ContextFull))` when nothing more can be
     /// removed and the conversation still does not fit; server errors from
     /// the summary request.
-    pub async fn make(
+    pub(crate) async fn make(
         &self,
         session: &mut Session,
         wire: &dyn Fn(&[Message]) -> Vec<Message>,

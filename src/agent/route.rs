@@ -157,7 +157,7 @@ const PRODUCING_VERBS: &[&str] = &[
 /// The task of a run: `asked` unless it is `Auto`; an answer in chat and
 /// plan mode; otherwise from the words of `prompt`'s instruction (the
 /// prompt without its `<stdin>` block).
-pub fn decide(asked: Task, mode: Mode, prompt: &str) -> Task {
+pub(crate) fn decide(asked: Task, mode: Mode, prompt: &str) -> Task {
     match (asked, mode) {
         (Task::Change | Task::Answer, _) => asked,
         (Task::Auto, Mode::Chat | Mode::Plan) => Task::Answer,

@@ -23,7 +23,7 @@ use crate::vocab::{EditFormat, Mode, Provider, Task, TextTools, Think};
 
 /// How this run talks to this model, settled once from its capabilities.
 #[derive(Debug, Clone)]
-pub struct ModelSetup {
+pub(crate) struct ModelSetup {
     /// The `think` field to send; `None` for a model without `thinking`.
     pub think: Option<Think>,
     /// The context window sent with every request (tokens), clamped to the
@@ -51,7 +51,7 @@ impl ModelSetup {
     /// Reads the capabilities in `info` for a run whose task is `task`;
     /// warns and notes on `out` where the settings cannot be honoured (no
     /// thinking, a smaller context, no tools).
-    pub fn from_capabilities(
+    pub(crate) fn from_capabilities(
         info: &ModelInfo,
         settings: &Settings,
         task: Task,
@@ -116,7 +116,7 @@ impl ModelSetup {
     /// The setup for an answer held to `schema`: a reply that must be one
     /// JSON value can be neither a tool call nor a request to look around,
     /// so no tool is offered and the model answers from what it is shown.
-    pub fn held_to(mut self, schema: Value) -> Self {
+    pub(crate) fn held_to(mut self, schema: Value) -> Self {
         // The files are shown in the message (as whole-file runs show
         // them), since no tool can read them; in every mode.
         if self.edit_format != EditFormat::Diff {
@@ -132,12 +132,12 @@ impl ModelSetup {
 
     /// Whether a reply's text may hold tool calls: not when it must be
     /// JSON for `--output-schema` (a JSON answer may look like a call).
-    pub fn calls_in_text(&self) -> bool {
+    pub(crate) fn calls_in_text(&self) -> bool {
         self.output_schema.is_none()
     }
 
     /// The edit protocol of the run.
-    pub fn protocol(&self, root: &Path) -> Protocol {
+    pub(crate) fn protocol(&self, root: &Path) -> Protocol {
         let blocks = |diff: bool| {
             let blocks = FileBlocks::new(diff, root);
             Protocol::FileBlocks(Box::new(match self.task {
@@ -157,14 +157,14 @@ impl ModelSetup {
     }
 
     /// The schemas sent as `tools`: none for the fenced-tool protocol.
-    pub fn wire_schemas(&self) -> &[Value] {
+    pub(crate) fn wire_schemas(&self) -> &[Value] {
         if self.fenced { &[] } else { &self.schemas }
     }
 
     /// `options` of every request of the run: the context, the reply cap
     /// (`--max-output-tokens`, else 4096 or a quarter of the context) and
     /// the sampling options set.
-    pub fn options(&self, settings: &Settings) -> ChatOptions {
+    pub(crate) fn options(&self, settings: &Settings) -> ChatOptions {
         let cap = settings
             .max_output_tokens
             .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS.min(self.num_ctx / 4));
@@ -210,7 +210,7 @@ fn tools_for(mode: Mode, task: Task) -> Vec<ToolName> {
 
 /// Models up to this size (billions of parameters, `/api/show`) get whole
 /// files with `--edit-format auto`: measured on `bench/tasks` (docs/small-models.md), tool calls fail them where whole files do not.
-pub const SMALL_MODEL_BILLIONS: f64 = 4.0;
+pub(crate) const SMALL_MODEL_BILLIONS: f64 = 4.0;
 
 /// The edit format for this model: the one asked for, in code mode. `auto`
 /// gives whole files to a small model or one without native tool calling,
@@ -240,7 +240,7 @@ fn choose_edit_format(settings: &Settings, info: &ModelInfo) -> EditFormat {
 ///
 /// Errors: as [`open_workspace`] and [`prepare`] (`--sandbox required` on
 /// a kernel that cannot confine).
-pub fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Workspace> {
+pub(crate) fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Workspace> {
     let workspace = open_workspace(&settings.cwd)?;
     let (sandbox, warnings) = prepare(
         &settings.sandbox,
@@ -263,7 +263,7 @@ pub fn run_workspace(settings: &Settings, out: &mut dyn Output) -> Result<Worksp
 /// byte, so the server can reuse its cache of the conversation), or a new
 /// one with this mode's system prompt. The prompt is added by the turns
 /// (with the files it needs).
-pub fn open_session(
+pub(crate) fn open_session(
     settings: &Settings,
     resume: Option<Session>,
     prompt: &str,
@@ -322,7 +322,7 @@ fn rules_from(settings: &Settings) -> Option<String> {
 /// The system prompt of a new session: `--system-prompt FILE`'s text, or
 /// oc's own for the mode and edit format; then the project's `AGENTS.md`
 /// instructions and `--append-system-prompt`.
-pub fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
+pub(crate) fn system_prompt(settings: &Settings, model: &ModelSetup, root: &Path) -> String {
     let answer = model.task == Task::Answer && settings.mode == Mode::Code;
     let base = match (&settings.system_prompt, model.edit_format) {
         (Some(text), _) => text.trim_end().to_string(),

@@ -16,7 +16,7 @@ use crate::session::{Journal, Session};
 use crate::ui::Output;
 
 /// Ends the prompt's message (the last user message) with the schema.
-pub fn instruct(session: &mut Session, schema: &OutputSchema) {
+pub(crate) fn instruct(session: &mut Session, schema: &OutputSchema) {
     if let Some(prompt) = session
         .messages
         .iter_mut()
@@ -33,7 +33,7 @@ pub fn instruct(session: &mut Session, schema: &OutputSchema) {
 /// without a valid answer).
 ///
 /// Errors: as [`Turns::run`].
-pub async fn run_to_answer(
+pub(crate) async fn run_to_answer(
     turns: &mut Turns<'_>,
     session: &mut Journal<'_>,
     schema: Option<&OutputSchema>,

@@ -12,7 +12,7 @@ use regex::Regex;
 /// A file and line an output names, as written there (absolute, relative
 /// to where the command ran, or a `file://` URL).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
+pub(crate) struct Location {
     pub path: String,
     /// 1-based; 0 when the output names the file without a line (pytest's
     /// `FAILED tests/test_x.py::test_y`, Jest's `FAIL src/a.test.js`).
@@ -48,7 +48,7 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// Every place `output` names, in the order they appear, each once; places
 /// in installed code (`site-packages`, `node_modules`, the Rust and Go
 /// toolchains, Node's own `node:` modules) are left out.
-pub fn locations(output: &str) -> Vec<Location> {
+pub(crate) fn locations(output: &str) -> Vec<Location> {
     let mut found: Vec<(usize, Location)> = Vec::new();
     for pattern in PATTERNS.iter() {
         for caps in pattern.captures_iter(output) {
@@ -99,7 +99,7 @@ fn is_installed(path: &str) -> bool {
 /// `root` of an absolute path, or else the one file whose path is the
 /// longest tail of it (a check that ran in a copy of the workspace, or in
 /// a container with another root). `None` for code outside the project.
-pub fn resolve(path: &str, root: &Path, files: &[String]) -> Option<String> {
+pub(crate) fn resolve(path: &str, root: &Path, files: &[String]) -> Option<String> {
     let path = path.replace('\\', "/");
     let path = path.trim_start_matches("./");
     let root_text = format!("{}/", root.display());

@@ -35,7 +35,7 @@ enum Step {
 }
 
 /// State shared by the turns of one run.
-pub struct Turns<'a> {
+pub(crate) struct Turns<'a> {
     settings: &'a Settings,
     client: &'a ModelClient,
     /// How this run talks to the model (fenced after a server refused the
@@ -79,7 +79,7 @@ pub struct Turns<'a> {
 
 impl<'a> Turns<'a> {
     /// The loop for a session that has made `first_turn` turns so far.
-    pub fn new(
+    pub(crate) fn new(
         settings: &'a Settings,
         client: &'a ModelClient,
         model: &'a ModelSetup,
@@ -113,7 +113,11 @@ impl<'a> Turns<'a> {
     }
 
     /// Turns until an answer or the cap.
-    pub async fn run(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<Ending> {
+    pub(crate) async fn run(
+        &mut self,
+        session: &mut Journal<'_>,
+        out: &mut dyn Output,
+    ) -> Result<Ending> {
         loop {
             // `--max-turns` caps the requests of this run; the session's
             // turn counter goes on across resumed runs.
@@ -441,7 +445,7 @@ impl<'a> Turns<'a> {
 
     /// Adds the prompt to the session, with the files it is about (see
     /// [`super::opening`]), and sets the guards that read the prompt.
-    pub async fn open(
+    pub(crate) async fn open(
         &mut self,
         session: &mut Journal<'_>,
         prompt: String,
@@ -486,7 +490,7 @@ impl<'a> Turns<'a> {
     }
 
     /// How many times `--check` ran in this run.
-    pub fn check_runs(&self) -> u32 {
+    pub(crate) fn check_runs(&self) -> u32 {
         self.check_runs
     }
 
@@ -516,7 +520,7 @@ impl<'a> Turns<'a> {
     }
 
     /// Keeps a reply cut short by a signal or the timeout in the session.
-    pub fn keep_partial_reply(&mut self, session: &mut Session) {
+    pub(crate) fn keep_partial_reply(&mut self, session: &mut Session) {
         let partial = std::mem::take(&mut self.partial);
         if !partial.raw.is_empty() || !partial.thinking.is_empty() {
             session.aborted_reply = Some(AbortedReply {
@@ -626,12 +630,12 @@ impl<'a> Turns<'a> {
     }
 
     /// The server's speed as measured in this run.
-    pub fn speed(&self) -> crate::protocol::Speed {
+    pub(crate) fn speed(&self) -> crate::protocol::Speed {
         self.speed.report()
     }
 
     /// The conversation's tokens now, of `num_ctx`.
-    pub fn context(&self, session: &Session) -> Context {
+    pub(crate) fn context(&self, session: &Session) -> Context {
         Context {
             used: self.meter.tokens(self.request_estimate(session)),
             max: self.options.num_ctx,

@@ -15,11 +15,11 @@ use crate::ui::Output;
 /// Prompt tokens a second assumed before the server's speed is measured:
 /// slower than a 2-core CPU reads a 1.5B model's prompt (about 30 a
 /// second), so that a long first prompt is waited for.
-pub const ASSUMED_PROMPT_RATE: f64 = 10.0;
+pub(crate) const ASSUMED_PROMPT_RATE: f64 = 10.0;
 
 /// How fast the server reads prompts and writes replies, as the run goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Speed {
+pub(crate) struct Speed {
     /// Prompt tokens a second: the slowest request so far (a request whose
     /// prompt the server had mostly cached reads as fast).
     pub prompt_rate: Option<f64>,
@@ -32,7 +32,7 @@ pub struct Speed {
 
 impl Speed {
     /// Notes a reply's counts and durations (nanoseconds).
-    pub fn measure(&mut self, reply: &Reply) {
+    pub(crate) fn measure(&mut self, reply: &Reply) {
         let rate = |count: u64, nanos: Option<u64>| {
             nanos
                 .filter(|&n| n > 0 && count > 0)
@@ -48,7 +48,7 @@ impl Speed {
     }
 
     /// The speeds as the run's result reports them (rounded to a tenth).
-    pub fn report(&self) -> crate::protocol::Speed {
+    pub(crate) fn report(&self) -> crate::protocol::Speed {
         let round = |r: f64| (r * 10.0).round() / 10.0;
         crate::protocol::Speed {
             prompt_tokens_per_second: self.prompt_rate.map(round),
@@ -60,7 +60,7 @@ impl Speed {
     /// `base` (a model still loading) and the time to read what the server
     /// does not have cached at the slowest rate seen (or
     /// [`ASSUMED_PROMPT_RATE`]). `None` when that adds less than a second.
-    pub fn first_byte(&self, sent: u64, base: Duration) -> Option<FirstByteWait> {
+    pub(crate) fn first_byte(&self, sent: u64, base: Duration) -> Option<FirstByteWait> {
         let new = sent.saturating_sub(self.cached);
         let (rate, how) = match self.prompt_rate {
             Some(rate) => (rate, "measured"),
@@ -79,7 +79,7 @@ impl Speed {
 /// context. `configured` is the `num_ctx` asked for (the model may allow
 /// less).
 #[allow(clippy::too_many_arguments)]
-pub fn count(
+pub(crate) fn count(
     session: &mut Session,
     reply: &Reply,
     sent: u64,

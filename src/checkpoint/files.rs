@@ -13,25 +13,25 @@ use super::record::{Blob, StoreKind};
 use super::store::{Store, Taken};
 
 /// Largest file a checkpoint copies, in bytes (1 MiB).
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Most files a checkpoint covers.
-pub const MAX_FILES: usize = 20_000;
+pub(super) const MAX_FILES: usize = 20_000;
 /// Most bytes a checkpoint reads (256 MiB).
-pub const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
+pub(super) const MAX_TOTAL_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Copies under a directory of `OC_HOME`.
-pub struct FileCopies {
+pub(super) struct FileCopies {
     objects: PathBuf,
 }
 
 impl FileCopies {
     /// The store of the `oc` home `home`.
-    pub fn new(home: &Path) -> Self {
+    pub(super) fn new(home: &Path) -> Self {
         FileCopies::at(home.join("checkpoints").join("objects"))
     }
 
     /// The store whose copies are in `objects`.
-    pub fn at(objects: PathBuf) -> Self {
+    pub(super) fn at(objects: PathBuf) -> Self {
         FileCopies { objects }
     }
 

@@ -15,14 +15,14 @@ use super::record::{Blob, StoreKind};
 use super::store::{Store, Taken};
 
 /// The object store of a git repository.
-pub struct GitObjects {
+pub(super) struct GitObjects {
     git_dir: PathBuf,
 }
 
 impl GitObjects {
     /// The store of the repository whose work tree holds `root`; `None`
     /// when there is none, or git cannot be run.
-    pub fn open(root: &Path) -> Option<GitObjects> {
+    pub(super) fn open(root: &Path) -> Option<GitObjects> {
         let out = git(root, &["rev-parse", "--absolute-git-dir"]).ok()?;
         let git_dir = String::from_utf8(out).ok()?;
         let inside = git(root, &["rev-parse", "--is-inside-work-tree"]).ok()?;
@@ -30,7 +30,7 @@ impl GitObjects {
     }
 
     /// The store of the repository whose git directory is `git_dir`.
-    pub fn at(git_dir: PathBuf) -> GitObjects {
+    pub(super) fn at(git_dir: PathBuf) -> GitObjects {
         GitObjects { git_dir }
     }
 }

@@ -17,13 +17,13 @@ mod stores;
 
 use std::path::{Path, PathBuf};
 
-pub use record::{Blob, Change, CheckpointRecord, Snapshot, StoreKind};
-pub use restore::{Step, UndoPlan, plan, undo};
+pub(crate) use record::{Change, CheckpointRecord, Snapshot};
+pub(crate) use restore::{Step, plan, undo};
 use store::Store;
 use stores::store_for;
 
 /// The workspace as a run found it.
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     store: Box<dyn Store>,
     root: PathBuf,
     start: Snapshot,
@@ -65,7 +65,7 @@ impl Checkpoint {
     ///
     /// Errors: a sentence saying why the workspace could not be read or
     /// the contents not stored (the run goes on without undo).
-    pub fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
+    pub(crate) fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
         let store = store_for(root, home);
         let taken_at = file_clock_now()?;
         let taken = store.snapshot(root, true)?;
@@ -93,7 +93,7 @@ impl Checkpoint {
     /// the run changed.
     ///
     /// Errors: as [`Checkpoint::take`].
-    pub fn finish(&self) -> Result<CheckpointRecord, String> {
+    pub(crate) fn finish(&self) -> Result<CheckpointRecord, String> {
         let end = self.store.snapshot(&self.root, false)?;
         let mut changes = Vec::new();
         let mut not_covered = self.skipped.clone();

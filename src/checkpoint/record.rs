@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// One file of a snapshot: the id of its content in the store and how to
 /// put it back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Blob {
+pub(crate) struct Blob {
     /// git: the blob's object id; files: the SHA-256 of the bytes (hex).
     pub id: String,
     /// The file's permission bits (`0o644`, `0o755`, …); 0 for a link.
@@ -20,12 +20,12 @@ pub struct Blob {
 }
 
 /// The files of a workspace: `/`-separated paths relative to its root.
-pub type Snapshot = BTreeMap<String, Blob>;
+pub(crate) type Snapshot = BTreeMap<String, Blob>;
 
 /// Where a checkpoint keeps file contents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum StoreKind {
+pub(crate) enum StoreKind {
     /// The git repository's object store.
     Git,
     /// Copies under `OC_HOME/checkpoints/objects`.
@@ -35,7 +35,7 @@ pub enum StoreKind {
 /// A file the run changed: what it was before (`None`: the run created
 /// it) and after (`None`: the run removed it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Change {
+pub(crate) struct Change {
     pub path: String,
     pub before: Option<Blob>,
     pub after: Option<Blob>,
@@ -44,7 +44,7 @@ pub struct Change {
 /// A run's checkpoint as its session records it (session field
 /// `checkpoint`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckpointRecord {
+pub(crate) struct CheckpointRecord {
     pub store: StoreKind,
     /// git: the repository's git directory; files: the directory of copies.
     pub location: String,

@@ -10,7 +10,7 @@ use super::stores::store_of;
 
 /// What undoing one changed file does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Write the file's old content back.
     Restore(String),
     /// Remove a file the run created.
@@ -27,13 +27,13 @@ pub enum Step {
 
 /// The steps of an undo, in path order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UndoPlan {
+pub(crate) struct UndoPlan {
     pub steps: Vec<Step>,
 }
 
 impl UndoPlan {
     /// Files the undo leaves alone because they changed since the run.
-    pub fn refused(&self) -> Vec<&str> {
+    pub(crate) fn refused(&self) -> Vec<&str> {
         (self.steps.iter())
             .filter_map(|s| match s {
                 Step::Refused(path) => Some(path.as_str()),
@@ -44,7 +44,7 @@ impl UndoPlan {
 
     /// Files the undo leaves alone because a folder on their path is now a
     /// link or a file.
-    pub fn blocked(&self) -> Vec<&str> {
+    pub(crate) fn blocked(&self) -> Vec<&str> {
         (self.steps.iter())
             .filter_map(|s| match s {
                 Step::Blocked(path) => Some(path.as_str()),
@@ -60,7 +60,11 @@ impl UndoPlan {
 ///
 /// Errors: the store cannot say what a file holds now, or no longer holds
 /// an old content (nothing is put back then).
-pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoPlan, String> {
+pub(crate) fn plan(
+    record: &CheckpointRecord,
+    root: &Path,
+    force: bool,
+) -> Result<UndoPlan, String> {
     let store = store_of(record);
     // A link or file the run made where a folder was is removed first.
     let created: Vec<&str> = (record.changes.iter())
@@ -108,7 +112,7 @@ pub fn plan(record: &CheckpointRecord, root: &Path, force: bool) -> Result<UndoP
 ///
 /// Errors: the first file that cannot be read from the store or written;
 /// the files before it are already back.
-pub fn undo(record: &CheckpointRecord, root: &Path, plan: &UndoPlan) -> Result<(), String> {
+pub(crate) fn undo(record: &CheckpointRecord, root: &Path, plan: &UndoPlan) -> Result<(), String> {
     let store = store_of(record);
     let mut removals: Vec<&String> = (plan.steps.iter())
         .filter_map(|s| match s {

@@ -6,14 +6,14 @@ use std::path::Path;
 use super::record::{Blob, Snapshot, StoreKind};
 
 /// What a store took of a workspace.
-pub struct Taken {
+pub(super) struct Taken {
     pub files: Snapshot,
     /// Files left out: over the size limit, or past the count limit.
     pub skipped: Vec<String>,
 }
 
 /// How a checkpoint keeps and finds file contents.
-pub trait Store {
+pub(super) trait Store {
     fn kind(&self) -> StoreKind;
     /// Recorded in the session so that `oc undo` finds the store again.
     fn location(&self) -> String;

@@ -9,7 +9,7 @@ use super::store::Store;
 
 /// The store of a workspace: the repository's object store when `root` is
 /// in a git work tree and git runs; else copies under `home`.
-pub fn store_for(root: &Path, home: &Path) -> Box<dyn Store> {
+pub(super) fn store_for(root: &Path, home: &Path) -> Box<dyn Store> {
     match GitObjects::open(root) {
         Some(git) => Box::new(git),
         None => Box::new(FileCopies::new(home)),
@@ -17,7 +17,7 @@ pub fn store_for(root: &Path, home: &Path) -> Box<dyn Store> {
 }
 
 /// The store a record names.
-pub fn store_of(record: &CheckpointRecord) -> Box<dyn Store> {
+pub(super) fn store_of(record: &CheckpointRecord) -> Box<dyn Store> {
     let location = PathBuf::from(&record.location);
     match record.store {
         StoreKind::Git => Box::new(GitObjects::at(location)),

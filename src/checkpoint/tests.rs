@@ -2,6 +2,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 use super::*;
+use crate::checkpoint::record::StoreKind;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);

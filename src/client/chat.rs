@@ -13,7 +13,7 @@ use crate::vocab::{Sampling, Think};
 
 /// Body of `POST /api/chat` (always `stream: true`).
 #[derive(Debug, Serialize)]
-pub struct ChatRequest<'a> {
+pub(crate) struct ChatRequest<'a> {
     pub model: &'a str,
     pub messages: &'a [Message],
     /// Tool schemas `{"type": "function", "function": {name, description, parameters}}`;
@@ -39,7 +39,7 @@ pub struct ChatRequest<'a> {
 
 /// How long one request waits for its first chunk, and why.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FirstByteWait {
+pub(crate) struct FirstByteWait {
     pub wait: std::time::Duration,
     /// e.g. "about 8514 prompt tokens at 10 tokens/s (assumed)".
     pub why: String,
@@ -49,7 +49,7 @@ impl ChatRequest<'_> {
     /// The timeouts of this request: `base`, with its longer first-chunk
     /// wait if it has one; and the words that explain that wait (empty
     /// without one).
-    pub fn timeouts(&self, base: Timeouts) -> (Timeouts, String) {
+    pub(crate) fn timeouts(&self, base: Timeouts) -> (Timeouts, String) {
         match &self.first_byte {
             Some(w) if w.wait > base.first_byte => (
                 Timeouts {
@@ -70,7 +70,7 @@ impl ChatRequest<'_> {
 /// `options` of a chat request: the context window, and only the sampling
 /// options the user set (the rest is the model's own Modelfile parameters).
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct ChatOptions {
+pub(crate) struct ChatOptions {
     pub num_ctx: u32,
     /// Most tokens in the reply; Ollama ends it with `done_reason: "length"`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,13 +89,13 @@ pub struct ChatOptions {
 
 /// The least temperature of a request sent again after the model repeated
 /// itself: at temperature 0 the same conversation gives the same reply.
-pub const REROLL_TEMPERATURE: f64 = 0.7;
+pub(crate) const REROLL_TEMPERATURE: f64 = 0.7;
 
 impl ChatOptions {
     /// These options for one request sent again after the model repeated
     /// itself: a temperature of at least [`REROLL_TEMPERATURE`] when one is
     /// set lower (unset, the model's own applies), and the next seed.
-    pub fn rerolled(self) -> Self {
+    pub(crate) fn rerolled(self) -> Self {
         ChatOptions {
             temperature: self.temperature.map(|t| t.max(REROLL_TEMPERATURE)),
             seed: self.seed.map(|s| s.wrapping_add(1)),
@@ -104,7 +104,7 @@ impl ChatOptions {
     }
 
     /// `num_ctx` (tokens) and the sampling options that are set.
-    pub fn new(num_ctx: u32, sampling: &Sampling) -> Self {
+    pub(crate) fn new(num_ctx: u32, sampling: &Sampling) -> Self {
         ChatOptions {
             num_ctx,
             num_predict: None,
@@ -122,7 +122,7 @@ impl ChatOptions {
 /// `done: true`, `done_reason` ("stop" / "length") and the token counts.
 /// A line `{"error": "…"}` can appear inside a 200 stream.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ChatChunk {
+pub(crate) struct ChatChunk {
     #[serde(default)]
     pub message: Option<ChunkMessage>,
     #[serde(default)]
@@ -148,7 +148,7 @@ pub struct ChatChunk {
 
 /// The `message` part of a [`ChatChunk`].
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ChunkMessage {
+pub(crate) struct ChunkMessage {
     #[serde(default)]
     pub content: Option<String>,
     #[serde(default)]
@@ -159,7 +159,7 @@ pub struct ChunkMessage {
 
 /// What `/api/show` says about a model that the agent needs.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelInfo {
+pub(crate) struct ModelInfo {
     /// e.g. `["completion", "tools", "insert"]`, `"thinking"`, `"vision"`.
     pub capabilities: Vec<String>,
     /// `model_info["<arch>.context_length"]` in tokens, when reported.
@@ -175,12 +175,12 @@ pub struct ModelInfo {
 
 impl ModelInfo {
     /// Whether `capabilities` lists `name`.
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.capabilities.iter().any(|c| c == name)
     }
 
     /// Reads the fields of a `/api/show` response body.
-    pub fn from_show(body: &Value) -> Self {
+    pub(crate) fn from_show(body: &Value) -> Self {
         let capabilities = body["capabilities"]
             .as_array()
             .map(|a| {

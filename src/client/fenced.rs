@@ -7,7 +7,7 @@ use super::message::{Message, Role};
 /// The conversation as a model without native tool calling sees it: its
 /// calls as the ```tool fences it wrote, their results as user messages in
 /// a fixed frame. Deterministic, so the prefix stays byte-stable.
-pub fn fenced_wire(messages: &[Message]) -> Vec<Message> {
+pub(crate) fn fenced_wire(messages: &[Message]) -> Vec<Message> {
     messages
         .iter()
         .map(|m| match m.role {

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 /// `host` → `http://host:11434`, `host:port` → `http://host:port`,
 /// `http://host` → `http://host:80`, `https://host` → `https://host:443`, an
 /// empty host → `127.0.0.1`. A path after the address is kept (for proxies).
-pub fn normalize_host(text: &str) -> Result<String> {
+pub(crate) fn normalize_host(text: &str) -> Result<String> {
     let text = text.trim();
     let (scheme, rest, default_port) = match text.split_once("://") {
         None => ("http", text, "11434"),
@@ -72,7 +72,7 @@ pub fn normalize_host(text: &str) -> Result<String> {
 /// host, e.g. `http://127.0.0.1:8080/v1`.
 ///
 /// Errors: anything else ([`Error::Usage`]).
-pub fn normalize_base_url(text: &str) -> Result<String> {
+pub(crate) fn normalize_base_url(text: &str) -> Result<String> {
     let text = text.trim();
     let rest = text
         .strip_prefix("http://")
@@ -90,7 +90,7 @@ pub fn normalize_base_url(text: &str) -> Result<String> {
 }
 
 /// A base URL for messages: any `user:password@` is left out.
-pub fn display_host(url: &str) -> String {
+pub(crate) fn display_host(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
@@ -122,7 +122,7 @@ fn split_host_port(hostport: &str) -> (&str, Option<&str>) {
 }
 
 /// Whether a normalised base URL points at this machine.
-pub fn is_loopback(url: &str) -> bool {
+pub(crate) fn is_loopback(url: &str) -> bool {
     // The same URL parser as the HTTP client, so both see the same host.
     match reqwest::Url::parse(url)
         .ok()

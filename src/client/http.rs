@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 /// Who answers requests, for error texts: the kind of server, its address
 /// without credentials, and how to get one running.
 #[derive(Debug, Clone)]
-pub struct ServerName {
+pub(crate) struct ServerName {
     /// "the Ollama server", "the OpenAI-compatible server".
     pub kind: &'static str,
     /// The base URL without `user:password@`.
@@ -20,7 +20,7 @@ pub struct ServerName {
 
 /// Sends `request`; a failure says whether the server could not be reached
 /// ([`Error::Unreachable`], exit 3) or the exchange broke.
-pub async fn send(
+pub(crate) async fn send(
     request: reqwest::RequestBuilder,
     server: &ServerName,
     timeouts: Timeouts,
@@ -57,7 +57,7 @@ pub async fn send(
 /// A reqwest client with `oc`'s user agent and connect timeout.
 ///
 /// Errors: [`Error::Server`] when the TLS setup fails.
-pub fn http_client(timeouts: Timeouts) -> Result<reqwest::Client> {
+pub(crate) fn http_client(timeouts: Timeouts) -> Result<reqwest::Client> {
     // reqwest is built without a bundled crypto provider; install ring's
     // once. A second install fails harmlessly.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -74,7 +74,7 @@ pub fn http_client(timeouts: Timeouts) -> Result<reqwest::Client> {
 ///
 /// Errors: the body cannot be read, or a success that is not JSON
 /// ([`Error::Server`]).
-pub async fn read_json(
+pub(crate) async fn read_json(
     response: reqwest::Response,
     server: &ServerName,
     endpoint: &str,
@@ -112,13 +112,13 @@ fn plain_error(bytes: &[u8]) -> Value {
 
 /// Text a server sent, safe for a terminal: control characters (escape
 /// sequences) dropped.
-pub fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     text.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// The innermost cause of an error, which for reqwest says what really
 /// happened ("Connection refused").
-pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause: &dyn std::error::Error = e;
     while let Some(next) = cause.source() {
         cause = next;

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Role {
+pub(crate) enum Role {
     System,
     User,
     Assistant,
@@ -19,7 +19,7 @@ pub enum Role {
 /// Tool results are `role: "tool"` with `tool_name` and the `tool_call_id`
 /// they answer (capture `08-chat-stream-after-tool-result`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
+pub(crate) struct Message {
     pub role: Role,
     #[serde(default)]
     pub content: String,
@@ -48,7 +48,7 @@ pub struct Message {
 
 impl Message {
     /// A plain message with only a role and text.
-    pub fn text(role: Role, content: impl Into<String>) -> Self {
+    pub(crate) fn text(role: Role, content: impl Into<String>) -> Self {
         Message {
             role,
             content: content.into(),
@@ -62,7 +62,7 @@ impl Message {
     }
 
     /// A `role: "tool"` result answering the call `id` of tool `name`.
-    pub fn tool_result(name: &str, id: &str, content: impl Into<String>) -> Self {
+    pub(crate) fn tool_result(name: &str, id: &str, content: impl Into<String>) -> Self {
         Message {
             tool_name: Some(name.to_string()),
             tool_call_id: Some(id.to_string()),
@@ -76,7 +76,7 @@ impl Message {
 /// `arguments` is normally an object; some servers and models send a JSON
 /// string, which the agent parses before anything runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
+pub(crate) struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub function: FunctionCall,
@@ -89,7 +89,7 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call of `name` with `arguments`, with no id yet (the agent gives
     /// each call one) and not marked as recovered.
-    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+    pub(crate) fn new(name: impl Into<String>, arguments: Value) -> Self {
         ToolCall {
             id: None,
             function: FunctionCall {
@@ -104,7 +104,7 @@ impl ToolCall {
 
 /// The `function` part of a [`ToolCall`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionCall {
+pub(crate) struct FunctionCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
     pub name: String,

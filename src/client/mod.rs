@@ -6,36 +6,36 @@
 //! ([`message`]) are Ollama's wire format and are also what sessions and
 //! fine-tuning records store; the OpenAI client converts at the seam.
 
-pub mod chat;
-pub mod fenced;
-pub mod host;
-pub mod http;
-pub mod message;
-pub mod ndjson;
-pub mod ollama;
-pub mod openai;
-pub mod openai_wire;
-pub mod timeouts;
+pub(crate) mod chat;
+pub(crate) mod fenced;
+pub(crate) mod host;
+pub(crate) mod http;
+pub(crate) mod message;
+pub(crate) mod ndjson;
+pub(crate) mod ollama;
+pub(crate) mod openai;
+pub(crate) mod openai_wire;
+pub(crate) mod timeouts;
 
-pub use chat::{ChatChunk, ChatOptions, ChatRequest, FirstByteWait, ModelInfo};
-pub use http::printable;
-pub use message::{FunctionCall, Message, Role, ToolCall};
-pub use ollama::{OllamaClient, OllamaStream};
-pub use openai::{OpenAiClient, OpenAiStream};
-pub use timeouts::Timeouts;
+pub(crate) use chat::{ChatChunk, ChatOptions, ChatRequest, FirstByteWait, ModelInfo};
+pub(crate) use http::printable;
+pub(crate) use message::{Message, Role, ToolCall};
+pub(crate) use ollama::{OllamaClient, OllamaStream};
+pub(crate) use openai::{OpenAiClient, OpenAiStream};
+pub(crate) use timeouts::Timeouts;
 
 use crate::error::Result;
 
 /// The model server of a run.
 #[derive(Debug, Clone)]
-pub enum ModelClient {
+pub(crate) enum ModelClient {
     Ollama(OllamaClient),
     OpenAi(OpenAiClient),
 }
 
 impl ModelClient {
     /// The base URL requests go to, without credentials.
-    pub fn host(&self) -> &str {
+    pub(crate) fn host(&self) -> &str {
         match self {
             ModelClient::Ollama(c) => c.host(),
             ModelClient::OpenAi(c) => c.host(),
@@ -46,7 +46,7 @@ impl ModelClient {
     ///
     /// Errors: unreachable server, missing model (Ollama), an answer that is
     /// not the API's.
-    pub async fn show(&self, model: &str) -> Result<ModelInfo> {
+    pub(crate) async fn show(&self, model: &str) -> Result<ModelInfo> {
         match self {
             ModelClient::Ollama(c) => c.show(model).await,
             ModelClient::OpenAi(c) => c.show(model).await,
@@ -56,7 +56,7 @@ impl ModelClient {
     /// The JSON body [`ModelClient::chat`] posts for `request`: Ollama's
     /// `/api/chat` body, or OpenAI's `/chat/completions` body
     /// ([`openai_wire::request_body`]).
-    pub fn request_body(&self, request: &ChatRequest<'_>) -> serde_json::Value {
+    pub(crate) fn request_body(&self, request: &ChatRequest<'_>) -> serde_json::Value {
         match self {
             ModelClient::Ollama(_) => serde_json::to_value(request).unwrap_or_default(),
             ModelClient::OpenAi(_) => openai_wire::request_body(request),
@@ -68,7 +68,7 @@ impl ModelClient {
     ///
     /// Errors: as the server's client says (unreachable, model missing,
     /// refused request, [`crate::error::Error::ToolsRejected`]).
-    pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<ChatStream> {
+    pub(crate) async fn chat(&self, request: &ChatRequest<'_>) -> Result<ChatStream> {
         Ok(match self {
             ModelClient::Ollama(c) => ChatStream::Ollama(c.chat(request).await?),
             ModelClient::OpenAi(c) => ChatStream::OpenAi(c.chat(request).await?),
@@ -78,7 +78,7 @@ impl ModelClient {
 
 /// One streamed reply, from either server.
 #[derive(Debug)]
-pub enum ChatStream {
+pub(crate) enum ChatStream {
     Ollama(OllamaStream),
     OpenAi(OpenAiStream),
 }
@@ -89,7 +89,7 @@ impl ChatStream {
     ///
     /// Errors: an error reported inside the stream, a chunk that cannot be
     /// read, a stream that broke off or went silent past its timeout.
-    pub async fn next(&mut self) -> Result<Option<ChatChunk>> {
+    pub(crate) async fn next(&mut self) -> Result<Option<ChatChunk>> {
         match self {
             ChatStream::Ollama(s) => s.next().await,
             ChatStream::OpenAi(s) => s.next().await,

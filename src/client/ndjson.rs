@@ -6,13 +6,13 @@
 /// Collects bytes and hands out complete lines (without the `\n`, a trailing
 /// `\r` removed, blank lines skipped).
 #[derive(Debug, Default)]
-pub struct LineBuffer {
+pub(crate) struct LineBuffer {
     pending: Vec<u8>,
 }
 
 impl LineBuffer {
     /// Adds bytes and returns every line they complete, in order.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
         let mut rest = bytes;
         while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
@@ -28,7 +28,7 @@ impl LineBuffer {
     }
 
     /// The last line when the stream ended without a final `\n`, if any.
-    pub fn finish(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn finish(&mut self) -> Option<Vec<u8>> {
         clean(std::mem::take(&mut self.pending))
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// A client for one Ollama server.
 #[derive(Debug, Clone)]
-pub struct OllamaClient {
+pub(crate) struct OllamaClient {
     http: reqwest::Client,
     timeouts: Timeouts,
     base: String,
@@ -24,7 +24,7 @@ pub struct OllamaClient {
 impl OllamaClient {
     /// A client for the server at `base` (as from
     /// [`super::host::normalize_host`], e.g. `http://127.0.0.1:11434`).
-    pub fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
+    pub(crate) fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
         let http = http_client(timeouts)?;
         let base = base.trim_end_matches('/').to_string();
         Ok(OllamaClient {
@@ -40,7 +40,7 @@ impl OllamaClient {
     }
 
     /// The base URL requests go to, without credentials.
-    pub fn host(&self) -> &str {
+    pub(crate) fn host(&self) -> &str {
         &self.server.shown
     }
 
@@ -48,12 +48,12 @@ impl OllamaClient {
     ///
     /// Errors: [`Error::Unreachable`], [`Error::ModelNotFound`] (404, with the
     /// models the server has), [`Error::Server`] for other statuses.
-    pub async fn show(&self, model: &str) -> Result<ModelInfo> {
+    pub(crate) async fn show(&self, model: &str) -> Result<ModelInfo> {
         Ok(ModelInfo::from_show(&self.show_raw(model).await?))
     }
 
     /// `POST /api/show {"model"}`: the whole answer (capture `04-show-*`).
-    pub async fn show_raw(&self, model: &str) -> Result<Value> {
+    pub(crate) async fn show_raw(&self, model: &str) -> Result<Value> {
         let response = self
             .send(
                 self.http
@@ -80,7 +80,7 @@ impl OllamaClient {
     }
 
     /// `GET /api/tags`: the names of the models on the server.
-    pub async fn tags(&self) -> Result<Vec<String>> {
+    pub(crate) async fn tags(&self) -> Result<Vec<String>> {
         Ok(self
             .tags_raw()
             .await?
@@ -91,7 +91,7 @@ impl OllamaClient {
 
     /// `GET /api/tags`: the `models` entries as sent (capture `03-tags`):
     /// `name`, `size` (bytes), `modified_at`, `details`, `capabilities`.
-    pub async fn tags_raw(&self) -> Result<Vec<Value>> {
+    pub(crate) async fn tags_raw(&self) -> Result<Vec<Value>> {
         let response = self
             .send(
                 self.http
@@ -112,7 +112,7 @@ impl OllamaClient {
     ///
     /// Errors: unreachable server, 404 (model not found), any other non-200
     /// status with the server's `error` text.
-    pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<OllamaStream> {
+    pub(crate) async fn chat(&self, request: &ChatRequest<'_>) -> Result<OllamaStream> {
         let (timeouts, why) = request.timeouts(self.timeouts);
         let wait = timeouts.first_byte;
         let send = self.send(self.http.post(self.url("/api/chat")).json(request));
@@ -189,7 +189,7 @@ impl OllamaClient {
 
 /// The body of a streamed `/api/chat` answer, read chunk by chunk.
 #[derive(Debug)]
-pub struct OllamaStream {
+pub(crate) struct OllamaStream {
     response: reqwest::Response,
     timeouts: Timeouts,
     /// Whether any body bytes arrived yet (the first wait is longer).
@@ -207,7 +207,7 @@ impl OllamaStream {
     /// The next chunk, or `None` when the body ended. A `{"error": …}` line
     /// and a line that is not a chunk are errors; the caller decides what a
     /// body that ends without `done: true` means.
-    pub async fn next(&mut self) -> Result<Option<ChatChunk>> {
+    pub(crate) async fn next(&mut self) -> Result<Option<ChatChunk>> {
         loop {
             if let Some(line) = self.queued.pop_front() {
                 self.line_number += 1;

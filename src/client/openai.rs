@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// The API key of an OpenAI-compatible server and the environment variable
 /// it was read from. Its value is never shown (not even by `Debug`).
 #[derive(Clone)]
-pub struct ApiKey {
+pub(crate) struct ApiKey {
     /// e.g. `OPENAI_API_KEY`, or what `api_key_env` names.
     pub variable: String,
     pub value: Option<String>,
@@ -69,7 +69,7 @@ impl ApiKey {
 
 /// A client for one OpenAI-compatible server.
 #[derive(Debug, Clone)]
-pub struct OpenAiClient {
+pub(crate) struct OpenAiClient {
     http: reqwest::Client,
     timeouts: Timeouts,
     base: String,
@@ -84,7 +84,7 @@ impl OpenAiClient {
     ///
     /// Errors: the HTTP client cannot be set up; a key that cannot be a
     /// header value ([`Error::Usage`]).
-    pub fn new(base: &str, api_key: ApiKey, timeouts: Timeouts) -> Result<Self> {
+    pub(crate) fn new(base: &str, api_key: ApiKey, timeouts: Timeouts) -> Result<Self> {
         if let Some(key) = &api_key.value
             && reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err()
         {
@@ -108,7 +108,7 @@ impl OpenAiClient {
     }
 
     /// The base URL requests go to, without credentials.
-    pub fn host(&self) -> &str {
+    pub(crate) fn host(&self) -> &str {
         &self.server.shown
     }
 
@@ -118,7 +118,7 @@ impl OpenAiClient {
     ///
     /// Errors: unreachable ([`Error::Unreachable`]); any other failure
     /// ([`Error::Unavailable`], exit 3: nothing can run without the list).
-    pub async fn models_raw(&self) -> Result<Vec<Value>> {
+    pub(crate) async fn models_raw(&self) -> Result<Vec<Value>> {
         let listed = async {
             let (status, body) = self.get_json("/models").await?;
             if !status.is_success() {
@@ -135,7 +135,7 @@ impl OpenAiClient {
     /// The model ids the server serves.
     /// The model ids the server serves, as printable text (control
     /// characters dropped: they reach the terminal in messages).
-    pub async fn models(&self) -> Result<Vec<String>> {
+    pub(crate) async fn models(&self) -> Result<Vec<String>> {
         Ok(self
             .models_raw()
             .await?
@@ -153,7 +153,7 @@ impl OpenAiClient {
     /// Errors: the server cannot be reached ([`Error::Unreachable`]), does
     /// not list `model` by id or alias ([`Error::Unavailable`], exit 3), or
     /// its model list is not an OpenAI one.
-    pub async fn show(&self, model: &str) -> Result<ModelInfo> {
+    pub(crate) async fn show(&self, model: &str) -> Result<ModelInfo> {
         let entries = self.models_raw().await?;
         let named = |m: &&Value| {
             m["id"] == model
@@ -222,7 +222,7 @@ impl OpenAiClient {
     /// base URL); a refusal of `tools` ([`Error::ToolsRejected`], so the
     /// loop can fall back to the fenced protocol); a refused sampling option;
     /// any other non-200 status with the server's error text.
-    pub async fn chat(&self, request: &ChatRequest<'_>) -> Result<OpenAiStream> {
+    pub(crate) async fn chat(&self, request: &ChatRequest<'_>) -> Result<OpenAiStream> {
         self.start_chat(request)
             .await
             .map_err(|e| self.api_key.scrub(e))
@@ -374,7 +374,7 @@ type Events = Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::
 /// The body of a streamed chat-completions answer (server-sent events),
 /// read as [`ChatChunk`]s: text deltas as they come, then one final chunk
 /// with `done: true`, the assembled tool calls and the usage.
-pub struct OpenAiStream {
+pub(crate) struct OpenAiStream {
     events: Events,
     /// When the body last sent a byte.
     activity: Arc<Mutex<Instant>>,
@@ -401,7 +401,7 @@ impl OpenAiStream {
     /// The next chunk, or `None` when the body ended before the reply was
     /// complete (no `finish_reason` and no `[DONE]`). An `error` object in
     /// the stream and an event that is not a chunk are errors.
-    pub async fn next(&mut self) -> Result<Option<ChatChunk>> {
+    pub(crate) async fn next(&mut self) -> Result<Option<ChatChunk>> {
         let next = self.read_next().await;
         next.map_err(|e| self.api_key.scrub(e))
     }

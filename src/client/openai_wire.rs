@@ -17,7 +17,7 @@ use super::message::{FunctionCall, Message, Role, ToolCall};
 /// server decides the context size, and reasoning is the model's own.
 /// `top_k` is not OpenAI's; llama.cpp and vLLM take it, others may refuse
 /// it (the client says so).
-pub fn request_body(request: &ChatRequest<'_>) -> Value {
+pub(crate) fn request_body(request: &ChatRequest<'_>) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     body.insert(
@@ -130,7 +130,7 @@ fn data_url(base64: &str) -> String {
 /// `function.arguments` in string fragments) and handed over whole in the
 /// final chunk, with the finish reason and the usage.
 #[derive(Debug, Default)]
-pub struct ChunkReader {
+pub(crate) struct ChunkReader {
     calls: Vec<PartialCall>,
     finish_reason: Option<String>,
     prompt_tokens: Option<u64>,
@@ -153,7 +153,7 @@ impl ChunkReader {
     ///
     /// Errors: the text of an `error` object sent inside the stream, or a
     /// payload that is not JSON.
-    pub fn read(&mut self, data: &str) -> Result<Option<ChatChunk>, String> {
+    pub(crate) fn read(&mut self, data: &str) -> Result<Option<ChatChunk>, String> {
         let event: Value = serde_json::from_str(data).map_err(|e| {
             let excerpt: String = data.chars().take(200).collect();
             format!("an event that is not a chat chunk ({e}): {excerpt}")
@@ -195,14 +195,14 @@ impl ChunkReader {
 
     /// Whether a `finish_reason` arrived: the reply is complete even if the
     /// body ends without `data: [DONE]`.
-    pub fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         self.finish_reason.is_some()
     }
 
     /// The final chunk (`done: true`): the assembled tool calls, the finish
     /// reason as `done_reason` (`length` marks a reply cut at `max_tokens`),
     /// and the token counts when the server sent them.
-    pub fn finish(&mut self) -> ChatChunk {
+    pub(crate) fn finish(&mut self) -> ChatChunk {
         let mut ids = std::collections::HashSet::new();
         let calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
             .into_iter()
@@ -291,7 +291,7 @@ impl ChunkReader {
 
 /// The message of an OpenAI error object (`{"message", "type", …}`) or of a
 /// plain error string.
-pub fn error_text(error: &Value) -> String {
+pub(crate) fn error_text(error: &Value) -> String {
     error["message"]
         .as_str()
         .or_else(|| error.as_str())

@@ -2,7 +2,7 @@
 
 /// Network timeouts towards the model server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
+pub(crate) struct Timeouts {
     /// Opening the TCP connection (`connect_timeout_secs`, default 10 s).
     pub connect: std::time::Duration,
     /// From sending a chat request to its first streamed chunk

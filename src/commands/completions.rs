@@ -8,7 +8,7 @@ use crate::error::ExitStatus;
 use crate::ui::out;
 
 /// `oc completions SHELL`: the script on stdout.
-pub fn completions(shell: clap_complete::Shell) -> ExitStatus {
+pub(super) fn completions(shell: clap_complete::Shell) -> ExitStatus {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "oc", &mut script);
     out(&String::from_utf8_lossy(&script));

@@ -14,7 +14,7 @@ use crate::session::{Store, export};
 
 /// `oc export-ft`: records in, trainer JSONL out (stdout or `--out`,
 /// atomically), a summary on stderr.
-pub fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
+pub(super) fn export_ft(home: &Path, args: &ExportArgs) -> Result<ExitStatus> {
     let input = args
         .input
         .clone()

@@ -10,7 +10,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::ui::{out, print_warning, short_time, table};
 
 /// `oc models [list]` and `oc models show NAME`.
-pub async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus> {
+pub(super) async fn models(settings: &Settings, args: ModelsArgs) -> Result<ExitStatus> {
     let client = match settings.model_client()? {
         ModelClient::Ollama(client) => client,
         ModelClient::OpenAi(client) => return openai_models(&client, args).await,

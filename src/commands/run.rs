@@ -22,7 +22,7 @@ use super::settings::load_settings;
 /// event when the output format is JSON, for scripts that read only stdout.
 ///
 /// Errors: as the run's setup (usage, exit 2; server, exit 3; ...).
-pub async fn run_agent(args: &RunArgs, mode: Mode) -> Result<ExitStatus> {
+pub(super) async fn run_agent(args: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let result = start_agent(args, mode).await;
     // Scripts reading JSON get the error there too, not only on stderr.
     if let (Err(error), OutputFormat::Json | OutputFormat::StreamJson) =

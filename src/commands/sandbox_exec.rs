@@ -23,7 +23,7 @@ pub fn sandbox_exec_if_asked() {
 
 /// `oc sandbox-exec`: confines this process and becomes the command; if
 /// either fails, says why on stderr (the command's output) and exits 126.
-pub fn sandbox_exec(args: &cli::SandboxExecArgs) -> ! {
+pub(super) fn sandbox_exec(args: &cli::SandboxExecArgs) -> ! {
     let confine = sandbox::exec::Confine {
         filesystem: args.filesystem,
         write: args.write.clone(),

@@ -12,7 +12,7 @@ use crate::session::{Session, Store, read_session};
 use crate::ui::{confirm, out, print_warning, sanitize, short_time, table};
 
 /// `oc sessions list|show|rm`.
-pub fn sessions(home: &Path, command: SessionsCommand) -> Result<ExitStatus> {
+pub(super) fn sessions(home: &Path, command: SessionsCommand) -> Result<ExitStatus> {
     let store = Store::new(home);
     match command {
         SessionsCommand::List { json, here } => {
@@ -141,7 +141,7 @@ fn status_text(s: &Session) -> String {
 const TRANSCRIPT_LINES: usize = 12;
 
 /// A session as a readable transcript.
-pub fn transcript(s: &Session) -> String {
+pub(super) fn transcript(s: &Session) -> String {
     let status = status_text(s);
     let mut text = format!(
         "session {} · {} · {} · {status}{} · {} turn{}\ncwd {}\ncreated {} · updated {}\n",

@@ -12,13 +12,17 @@ use crate::ui;
 use crate::vocab::Mode;
 
 /// `OC_HOME`, from `--home`, the environment or the default.
-pub fn load_home(args: &HomeArgs) -> Result<PathBuf> {
+pub(super) fn load_home(args: &HomeArgs) -> Result<PathBuf> {
     config::resolve_home(args.home.as_deref(), &EnvValues::from_process())
 }
 
 /// Reads the environment and config files, resolves the settings and shows
 /// the warnings met on the way.
-pub fn load_settings(server: &ServerArgs, flags: &Overrides, mode: Mode) -> Result<Settings> {
+pub(super) fn load_settings(
+    server: &ServerArgs,
+    flags: &Overrides,
+    mode: Mode,
+) -> Result<Settings> {
     let sources = Sources {
         home: server.home.home.as_deref(),
         cwd: server.cwd.as_deref(),

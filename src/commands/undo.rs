@@ -18,7 +18,7 @@ use crate::vocab::Mode;
 /// without a checkpoint (exit 2); a file that cannot be read back or written
 /// (exit 1). Files changed since the run ended are left alone and make the
 /// exit code 1, unless `--force`.
-pub fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
+pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
     let store = Store::new(home);
     let mut session = pick(&store, args)?;
     let Some(record) = session.checkpoint.clone() else {

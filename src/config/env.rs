@@ -11,7 +11,7 @@ use crate::vocab::{EditFormat, Provider};
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
 /// count as unset.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EnvValues {
+pub(crate) struct EnvValues {
     pub model: Option<String>,
     pub host: Option<String>,
     /// `OC_PROVIDER`, as given.
@@ -28,7 +28,7 @@ pub struct EnvValues {
 
 impl EnvValues {
     /// Reads the process environment.
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         EnvValues {
             model: get(env_vars::OC_MODEL),
@@ -45,7 +45,7 @@ impl EnvValues {
 
 /// Where `oc` keeps config, sessions and finetune.jsonl: `--home`, else
 /// `OC_HOME`, else `~/.ollama-code`.
-pub fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
+pub(crate) fn resolve_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
     if let Some(dir) = flag.or(env.oc_home.as_deref()) {
         return Ok(dir.to_path_buf());
     }
@@ -65,7 +65,7 @@ impl EnvValues {
     ///
     /// Errors: `OC_PROVIDER` or `OC_EDIT_FORMAT` names no value
     /// ([`Error::Usage`]).
-    pub fn layer(&self, flags: &Layer) -> Result<Layer> {
+    pub(crate) fn layer(&self, flags: &Layer) -> Result<Layer> {
         let provider = match (&self.provider, flags.provider) {
             (Some(text), None) => Some(
                 <Provider as clap::ValueEnum>::from_str(text, true).map_err(|_| {

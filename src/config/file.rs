@@ -11,11 +11,11 @@ use crate::vocab::{EditFormat, Network, Provider, Runtime, SandboxMode, Task, Te
 
 /// Smallest `num_ctx` accepted (the flag's limit too); below this no system
 /// prompt fits.
-pub const MIN_NUM_CTX: u32 = 256;
+pub(crate) const MIN_NUM_CTX: u32 = 256;
 
 /// A config file as loaded: where it came from, its values and its warnings.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFile {
+pub(crate) struct LoadedFile {
     pub path: PathBuf,
     pub config: Layer,
     /// Keys that `oc` does not know, as dotted paths.
@@ -25,7 +25,7 @@ pub struct LoadedFile {
 /// Reads one config file. A missing file is `Ok(None)`; a file that is not
 /// valid JSON or has a value of the wrong type is [`Error::ConfigSyntax`]
 /// with the 1-based line and column.
-pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
+pub(crate) fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -40,7 +40,7 @@ pub fn load_file(path: &Path) -> Result<Option<LoadedFile>> {
 }
 
 /// Parses the text of a config file; see [`load_file`].
-pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
+pub(crate) fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Ok(LoadedFile {
@@ -88,7 +88,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
 /// machine (a cloned repository must not send prompts and code elsewhere)
 /// and `api_key_env` (it must not pick which secret is sent). Returns the
 /// warnings to show. Loopback addresses are kept.
-pub fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
+pub(crate) fn drop_untrusted_server(file: &mut LoadedFile) -> Vec<String> {
     let mut warnings = Vec::new();
     let path = file.path.display().to_string();
     for (key, value) in [
@@ -176,7 +176,7 @@ fn words_of(key: &str) -> Option<String> {
 /// The known key an unknown one was probably meant to be: at most two
 /// edits off (a swap of two letters is one), or differing only in `-`
 /// for `_` and case.
-pub fn closest_key(unknown: &str) -> Option<&'static str> {
+pub(crate) fn closest_key(unknown: &str) -> Option<&'static str> {
     let normal = unknown.to_ascii_lowercase().replace('-', "_");
     (Layer::KEYS.iter().chain(&["permissions.rules"]))
         .map(|k| (edit_distance(&normal, k), *k))
@@ -195,7 +195,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// zero timeouts.
 ///
 /// Errors: [`Error::Usage`] naming the file and the key.
-pub fn check_values(file: &LoadedFile) -> Result<()> {
+pub(crate) fn check_values(file: &LoadedFile) -> Result<()> {
     let bad = |key: &str, what: &str| {
         Err(Error::Usage(format!(
             "config file `{}`: `{key}` {what}",

@@ -18,7 +18,7 @@ use crate::vocab::Mode;
 
 /// Where the settings come from, besides the environment.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     /// `--home`.
     pub home: Option<&'a Path>,
     /// `-C DIR`: the workspace (default: the current directory).
@@ -34,7 +34,7 @@ pub struct Sources<'a> {
 /// Errors (exit 2): an unusable workspace or `OC_HOME`, a malformed config
 /// file (with its line and column), a missing `--config` file, an invalid
 /// value anywhere.
-pub fn load(
+pub(crate) fn load(
     sources: Sources<'_>,
     flags: &Overrides,
     mode: Mode,
@@ -113,7 +113,7 @@ fn load_with(
 /// `cwd` up to the repository root (the first directory holding `.git`),
 /// or, when there is none, `cwd/.ollama-code.json` (where an "always"
 /// answer creates it).
-pub fn find_project_config(cwd: &Path) -> PathBuf {
+pub(crate) fn find_project_config(cwd: &Path) -> PathBuf {
     for dir in cwd.ancestors() {
         let candidate = dir.join(PROJECT_CONFIG);
         if candidate.symlink_metadata().is_ok() {
@@ -131,13 +131,13 @@ pub fn find_project_config(cwd: &Path) -> PathBuf {
 const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", ".ollama-code.md"];
 
 /// Most bytes of project instructions put in the system prompt.
-pub const MAX_INSTRUCTIONS_BYTES: usize = 4 * 1024;
+pub(crate) const MAX_INSTRUCTIONS_BYTES: usize = 4 * 1024;
 
 /// The project's instructions for agents: every `AGENTS.md` (or
 /// `.ollama-code.md`) from the repository root down to the workspace, the
 /// outermost first, each headed by its path; at most
 /// [`MAX_INSTRUCTIONS_BYTES`], the nearest kept when there is too much.
-pub fn project_instructions(cwd: &Path) -> Option<String> {
+pub(crate) fn project_instructions(cwd: &Path) -> Option<String> {
     let mut dirs = Vec::new();
     for dir in cwd.ancestors() {
         dirs.push(dir);

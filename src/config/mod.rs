@@ -6,23 +6,21 @@
 //! applies the defaults (`defaults`). The sandbox and the runtime settings
 //! have their own files (`sandbox`, `runtime`).
 
-pub mod defaults;
-pub mod env;
-pub mod file;
-pub mod flags;
-pub mod layer;
-pub mod load;
-pub mod runtime;
-pub mod sandbox;
-pub mod settings;
+pub(crate) mod defaults;
+pub(crate) mod env;
+pub(crate) mod file;
+pub(crate) mod flags;
+pub(crate) mod layer;
+pub(crate) mod load;
+pub(crate) mod runtime;
+pub(crate) mod sandbox;
+pub(crate) mod settings;
 
-pub use defaults::*;
-pub use env::{EnvValues, resolve_home};
-pub use file::{LoadedFile, MIN_NUM_CTX, load_file, parse_file};
-pub use flags::Overrides;
-pub use layer::Layer;
-pub use runtime::RuntimeSettings;
-pub use settings::Settings;
+pub(crate) use defaults::*;
+pub(crate) use env::{EnvValues, resolve_home};
+pub(crate) use flags::Overrides;
+pub(crate) use layer::Layer;
+pub(crate) use settings::Settings;
 
 #[cfg(test)]
 mod tests;

@@ -8,14 +8,14 @@ use crate::vocab::Runtime;
 
 /// Which loop runs the agent, and where an opencode server is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuntimeSettings {
+pub(crate) struct RuntimeSettings {
     pub runtime: Runtime,
     /// An opencode server to use; without it, oc starts `opencode serve`.
     pub opencode_url: Option<String>,
 }
 
 /// The runtime settings of the merged layers.
-pub fn resolve(chosen: &Layer) -> RuntimeSettings {
+pub(crate) fn resolve(chosen: &Layer) -> RuntimeSettings {
     RuntimeSettings {
         runtime: chosen.runtime.unwrap_or_default(),
         opencode_url: chosen.opencode_url.clone(),
@@ -25,7 +25,7 @@ pub fn resolve(chosen: &Layer) -> RuntimeSettings {
 /// Drops an `opencode_url` away from this machine from a project config
 /// (it came with the repository: prompts and code must not go elsewhere).
 /// Returns the warnings to show.
-pub fn drop_untrusted_opencode(file: &mut LoadedFile) -> Vec<String> {
+pub(crate) fn drop_untrusted_opencode(file: &mut LoadedFile) -> Vec<String> {
     let path = file.path.display().to_string();
     match file.config.opencode_url.take() {
         Some(url) if normalize_host(&url).is_ok_and(|u| is_loopback(&u)) => {

@@ -14,7 +14,7 @@ use crate::vocab::{Mode, Network, SandboxMode};
 /// The sandbox settings of the merged layers, for a run in `mode`;
 /// `add_dirs` are every file's (in merge order), then `--add-dir`. Relative `add_dirs` of a file start at the file's directory;
 /// `~/` at `home_dir`.
-pub fn resolve(
+pub(crate) fn resolve(
     chosen: &Layer,
     files: &[LoadedFile],
     flags: &Overrides,
@@ -62,7 +62,7 @@ fn expand(dir: &Path, base: &Path, home_dir: Option<&Path>) -> PathBuf {
 /// Drops what a project config (it came with the repository) may not
 /// decide: a sandbox looser than `read-only` or `required`, the network on,
 /// more writable directories. Returns the warnings to show.
-pub fn drop_untrusted_sandbox(file: &mut LoadedFile) -> Vec<String> {
+pub(crate) fn drop_untrusted_sandbox(file: &mut LoadedFile) -> Vec<String> {
     let path = file.path.display().to_string();
     let config = &mut file.config;
     let mut dropped = Vec::new();
@@ -92,7 +92,7 @@ pub fn drop_untrusted_sandbox(file: &mut LoadedFile) -> Vec<String> {
 }
 
 /// The name of a mode as written in flags and files.
-pub fn mode_name(mode: SandboxMode) -> &'static str {
+pub(crate) fn mode_name(mode: SandboxMode) -> &'static str {
     match mode {
         SandboxMode::WorkspaceWrite => "workspace-write",
         SandboxMode::ReadOnly => "read-only",

@@ -24,7 +24,7 @@ use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, Task, TextTo
 
 /// Fully resolved settings of one invocation.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub mode: Mode,
     pub model: String,
     /// Whether the model was chosen (flag, environment or file) rather than
@@ -92,7 +92,7 @@ impl Settings {
     /// by `api_key_env` (sent as a bearer token, kept nowhere else).
     ///
     /// Errors: the HTTP client cannot be set up.
-    pub fn model_client(&self) -> Result<ModelClient> {
+    pub(crate) fn model_client(&self) -> Result<ModelClient> {
         Ok(match self.provider {
             Provider::Ollama => ModelClient::Ollama(OllamaClient::new(&self.host, self.timeouts)?),
             Provider::OpenAi => {
@@ -109,7 +109,7 @@ impl Settings {
     }
 
     /// Whether `heuristic` is on (not listed in `OC_DISABLE`).
-    pub fn enabled(&self, heuristic: Heuristic) -> bool {
+    pub(crate) fn enabled(&self, heuristic: Heuristic) -> bool {
         !self.disabled.contains(&heuristic)
     }
 
@@ -118,7 +118,7 @@ impl Settings {
     ///
     /// Errors: a bad host form, rule or out-of-range value in a file, a flag
     /// or the environment ([`Error::Usage`], exit 2).
-    pub fn resolve(
+    pub(crate) fn resolve(
         flags: &Overrides,
         mode: Mode,
         env: &EnvValues,

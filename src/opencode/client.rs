@@ -15,11 +15,11 @@ use crate::client::http::{ServerName, http_client, printable, read_json, send};
 use crate::error::{Error, Result};
 
 /// What to do when no opencode server answers.
-pub const HINT: &str = "Start one with `opencode serve --hostname 127.0.0.1 --port 4096` and pass `--opencode-url http://127.0.0.1:4096`, or install opencode (`npm install -g opencode-ai`) and let oc start it";
+pub(crate) const HINT: &str = "Start one with `opencode serve --hostname 127.0.0.1 --port 4096` and pass `--opencode-url http://127.0.0.1:4096`, or install opencode (`npm install -g opencode-ai`) and let oc start it";
 
 /// An opencode server at `base` (e.g. `http://127.0.0.1:4096`).
 #[derive(Debug, Clone)]
-pub struct OpencodeClient {
+pub(crate) struct OpencodeClient {
     base: String,
     http: reqwest::Client,
     server: ServerName,
@@ -28,7 +28,7 @@ pub struct OpencodeClient {
 
 /// A permission answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reply {
+pub(crate) enum Reply {
     Once,
     Reject,
 }
@@ -46,7 +46,7 @@ type Frames =
     Pin<Box<dyn Stream<Item = Result<SseEvent, EventStreamError<reqwest::Error>>> + Send>>;
 
 /// `GET /event`: the server's events, as they come.
-pub struct EventStream {
+pub(crate) struct EventStream {
     frames: Frames,
 }
 
@@ -54,7 +54,7 @@ impl EventStream {
     /// The next event; `None` when the server closed the stream.
     ///
     /// Errors: the connection broke ([`Error::Server`]).
-    pub async fn next(&mut self) -> Result<Option<Event>> {
+    pub(crate) async fn next(&mut self) -> Result<Option<Event>> {
         match self.frames.next().await {
             None => Ok(None),
             Some(Ok(frame)) => Ok(Some(Event::parse(&frame.data))),
@@ -69,7 +69,7 @@ impl EventStream {
 /// URL, without a trailing slash.
 ///
 /// Errors: anything else ([`Error::Usage`], exit 2), with the form to use.
-pub fn server_url(text: &str) -> Result<String> {
+pub(crate) fn server_url(text: &str) -> Result<String> {
     let text = text.trim();
     let bad = |why: &str| {
         let example = if text.contains("://") || text.is_empty() {
@@ -95,7 +95,7 @@ impl OpencodeClient {
     /// A client for the server at `base` (no trailing slash).
     ///
     /// Errors: the HTTP client cannot be set up.
-    pub fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
+    pub(crate) fn new(base: &str, timeouts: Timeouts) -> Result<Self> {
         let base = base.trim_end_matches('/').to_string();
         Ok(OpencodeClient {
             http: http_client(timeouts)?,
@@ -110,7 +110,7 @@ impl OpencodeClient {
     }
 
     /// The server's address.
-    pub fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         &self.base
     }
 
@@ -118,7 +118,7 @@ impl OpencodeClient {
     ///
     /// Errors: no server answers ([`Error::Unreachable`], exit 3), or it
     /// is not healthy.
-    pub async fn health(&self) -> Result<String> {
+    pub(crate) async fn health(&self) -> Result<String> {
         let body = self.get_json("/global/health").await?;
         if body["healthy"] != true {
             return Err(Error::Unavailable(format!(
@@ -131,7 +131,7 @@ impl OpencodeClient {
     }
 
     /// `POST /session {title}`: a new session's id.
-    pub async fn create_session(&self, title: &str) -> Result<String> {
+    pub(crate) async fn create_session(&self, title: &str) -> Result<String> {
         let body = self
             .post_json("/session", &json!({ "title": title }))
             .await?;
@@ -144,7 +144,7 @@ impl OpencodeClient {
     }
 
     /// `GET /event`, opened before the prompt so that nothing is missed.
-    pub async fn events(&self) -> Result<EventStream> {
+    pub(crate) async fn events(&self) -> Result<EventStream> {
         let request = self
             .http
             .get(format!("{}/event", self.base))
@@ -165,7 +165,7 @@ impl OpencodeClient {
 
     /// `POST /session/{id}/prompt_async`: starts the agent on `text` with
     /// `provider`/`model`; the server answers 204 at once.
-    pub async fn prompt(
+    pub(crate) async fn prompt(
         &self,
         session: &str,
         text: &str,
@@ -192,7 +192,7 @@ impl OpencodeClient {
     /// Answers a permission request: `POST /permission/{id}/reply`, or the
     /// older `POST /session/{session}/permissions/{id}` where the server
     /// does not know the first (404 for a request it still lists).
-    pub async fn reply(&self, request: &PermissionRequest, reply: Reply) -> Result<()> {
+    pub(crate) async fn reply(&self, request: &PermissionRequest, reply: Reply) -> Result<()> {
         let current = format!("/permission/{}/reply", request.id);
         let response = self
             .post(&current, &json!({ "reply": reply.as_str() }))
@@ -217,14 +217,14 @@ impl OpencodeClient {
     }
 
     /// `POST /session/{id}/abort`: stops the session's work.
-    pub async fn abort(&self, session: &str) -> Result<()> {
+    pub(crate) async fn abort(&self, session: &str) -> Result<()> {
         self.post(&format!("/session/{session}/abort"), &Value::Null)
             .await
             .map(|_| ())
     }
 
     /// `GET /session/{id}/message`: the transcript, oldest first.
-    pub async fn messages(&self, session: &str) -> Result<Vec<TranscriptMessage>> {
+    pub(crate) async fn messages(&self, session: &str) -> Result<Vec<TranscriptMessage>> {
         let body = self
             .get_json(&format!("/session/{session}/message"))
             .await?;

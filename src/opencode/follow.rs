@@ -16,7 +16,7 @@ use crate::ui::Output;
 
 /// What the run does after an event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     Continue,
     /// A tool of this session waits for an answer.
     Ask(PermissionRequest),
@@ -26,7 +26,7 @@ pub enum Step {
 
 /// The state of one followed session.
 #[derive(Debug)]
-pub struct Follower {
+pub(crate) struct Follower {
     session: String,
     root: PathBuf,
     /// Part id → its type (`text`, `reasoning`, `tool`, …): deltas of
@@ -53,7 +53,7 @@ pub struct Follower {
 
 impl Follower {
     /// Follows `session` of a server working in `root`.
-    pub fn new(session: &str, root: &Path) -> Self {
+    pub(crate) fn new(session: &str, root: &Path) -> Self {
         Follower {
             session: session.to_string(),
             root: root.to_path_buf(),
@@ -72,7 +72,7 @@ impl Follower {
     }
 
     /// Takes one event; reports on `out` what it shows.
-    pub fn handle(&mut self, event: Event, out: &mut dyn Output) -> Step {
+    pub(crate) fn handle(&mut self, event: Event, out: &mut dyn Output) -> Step {
         match event {
             Event::Delta {
                 session,

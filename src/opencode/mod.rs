@@ -9,10 +9,10 @@
 //! output, [`permission`] decides a permission request, [`transcript`]
 //! turns the transcript into oc's messages.
 
-pub mod client;
-pub mod follow;
-pub mod permission;
-pub mod run;
-pub mod server;
-pub mod transcript;
-pub mod wire;
+pub(crate) mod client;
+pub(crate) mod follow;
+pub(crate) mod permission;
+pub(crate) mod run;
+pub(crate) mod server;
+pub(crate) mod transcript;
+pub(crate) mod wire;

@@ -19,7 +19,7 @@ use crate::tools::{ResolvedPath, ToolInput, Workspace, bash, read_file, write_fi
 
 /// The answer to one request, and what to record about it.
 #[derive(Debug, Clone)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub reply: Reply,
     pub record: PermissionRecord,
     /// Set when it needed approval and no one could give it (exit 5).
@@ -27,7 +27,7 @@ pub struct Decision {
 }
 
 /// Decides `request` (made in turn `turn`).
-pub fn decide(
+pub(crate) fn decide(
     request: &PermissionRequest,
     settings: &Settings,
     workspace: &Workspace,

@@ -37,7 +37,7 @@ enum End {
 ///
 /// Errors: before the session exists: a model not given as
 /// `provider/model` (exit 2), no server (exit 3).
-pub async fn run(
+pub(crate) async fn run(
     settings: &Settings,
     job: Job,
     approver: &mut dyn Approver,

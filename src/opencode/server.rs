@@ -18,7 +18,7 @@ const START_WAIT: Duration = Duration::from_secs(60);
 
 /// A running `opencode serve`; stopped when dropped.
 #[derive(Debug)]
-pub struct Served {
+pub(crate) struct Served {
     child: tokio::process::Child,
     /// `http://127.0.0.1:PORT`.
     pub url: String,
@@ -28,7 +28,7 @@ pub struct Served {
 ///
 /// Errors: no `opencode` on `PATH`, or it exits or stays silent
 /// ([`Error::Unavailable`], exit 3).
-pub async fn start(workspace: &Path, timeouts: Timeouts) -> Result<Served> {
+pub(crate) async fn start(workspace: &Path, timeouts: Timeouts) -> Result<Served> {
     let program = on_path("opencode").ok_or_else(|| {
         Error::Unavailable(format!(
             "the opencode runtime needs an opencode server, and `opencode` is not on PATH. {HINT}"

@@ -11,7 +11,7 @@ use crate::client::{Message, Role, ToolCall};
 /// The messages of `transcript`, oldest first. Parts other than text,
 /// reasoning and finished tool calls (steps, patches, snapshots) leave no
 /// trace.
-pub fn to_messages(transcript: &[TranscriptMessage]) -> Vec<Message> {
+pub(crate) fn to_messages(transcript: &[TranscriptMessage]) -> Vec<Message> {
     let mut messages = Vec::new();
     for message in transcript {
         match message.info.role.as_str() {
@@ -55,7 +55,7 @@ fn assistant(parts: &[Part], messages: &mut Vec<Message>) {
 }
 
 /// What the tool returned, or its error as `error: …`.
-pub fn tool_output(part: &Part) -> String {
+pub(crate) fn tool_output(part: &Part) -> String {
     match part.state.get("output").and_then(Value::as_str) {
         Some(output) if part.status() == "completed" => output.to_string(),
         _ => format!("error: {}", error_text(&part.state["error"])),

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// One event of `GET /event`, read as far as a run needs it; other types
 /// (`server.heartbeat`, `session.diff`, `plugin.added`, …) are [`Event::Other`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     /// `message.part.delta`: streamed text of a part (`field: "text"`).
     Delta {
         session: String,
@@ -45,7 +45,7 @@ pub enum Event {
 impl Event {
     /// Reads one SSE frame's data. Frames that do not parse are
     /// [`Event::Other`]: a newer server's events must not stop a run.
-    pub fn parse(data: &str) -> Event {
+    pub(crate) fn parse(data: &str) -> Event {
         let Ok(raw) = serde_json::from_str::<RawEvent>(data) else {
             return Event::Other;
         };
@@ -83,7 +83,7 @@ impl Event {
 }
 
 /// The text of an opencode error object `{name, data: {message}}`.
-pub fn error_message(error: &Value) -> String {
+pub(crate) fn error_message(error: &Value) -> String {
     error["data"]["message"]
         .as_str()
         .or_else(|| error["message"].as_str())
@@ -103,7 +103,7 @@ struct RawEvent {
 /// A part of a message (`text`, `reasoning`, `tool`, `step-start`,
 /// `step-finish`, `patch`, …).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Part {
+pub(crate) struct Part {
     pub id: String,
     #[serde(rename = "messageID", default)]
     pub message_id: String,
@@ -128,14 +128,14 @@ pub struct Part {
 
 impl Part {
     /// A tool part's status.
-    pub fn status(&self) -> &str {
+    pub(crate) fn status(&self) -> &str {
         self.state["status"].as_str().unwrap_or("")
     }
 }
 
 /// A message's `info`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MessageInfo {
+pub(crate) struct MessageInfo {
     pub id: String,
     pub role: String,
     #[serde(default)]
@@ -152,14 +152,14 @@ pub struct MessageInfo {
 
 /// `info.time` (epoch milliseconds).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct MessageTime {
+pub(crate) struct MessageTime {
     #[serde(default)]
     pub completed: Option<u64>,
 }
 
 /// Token counts of an assistant message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-pub struct Tokens {
+pub(crate) struct Tokens {
     #[serde(default)]
     pub input: u64,
     #[serde(default)]
@@ -169,7 +169,7 @@ pub struct Tokens {
 /// `permission.asked`: `{id, sessionID, permission, patterns, metadata,
 /// always, tool?: {messageID, callID}}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct PermissionRequest {
+pub(crate) struct PermissionRequest {
     pub id: String,
     #[serde(rename = "sessionID")]
     pub session: String,
@@ -186,14 +186,14 @@ pub struct PermissionRequest {
 
 /// The tool call a permission request belongs to.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct PermissionTool {
+pub(crate) struct PermissionTool {
     #[serde(rename = "callID", default)]
     pub call_id: String,
 }
 
 /// One message of `GET /session/{id}/message`: `{info, parts}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct TranscriptMessage {
+pub(crate) struct TranscriptMessage {
     pub info: MessageInfo,
     #[serde(default)]
     pub parts: Vec<Part>,

@@ -4,7 +4,7 @@
 
 /// What is being asked.
 #[derive(Debug, Clone)]
-pub struct ApprovalRequest {
+pub(crate) struct ApprovalRequest {
     pub tool: String,
     /// The path(s) or command.
     pub detail: String,
@@ -17,7 +17,7 @@ pub struct ApprovalRequest {
 
 /// The answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
+pub(crate) enum Approval {
     Yes,
     /// Yes, and allow the same from now on (the request's `always_rules`
     /// are saved to the project config).
@@ -31,13 +31,13 @@ pub enum Approval {
 }
 
 /// Answers approval requests.
-pub trait Approver {
+pub(crate) trait Approver {
     fn approve(&mut self, request: &ApprovalRequest) -> Approval;
 }
 
 /// Never asks: every request is [`Approval::Unavailable`].
 #[derive(Debug, Default)]
-pub struct HeadlessApprover;
+pub(crate) struct HeadlessApprover;
 
 impl Approver for HeadlessApprover {
     fn approve(&mut self, _request: &ApprovalRequest) -> Approval {

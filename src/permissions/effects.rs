@@ -13,7 +13,7 @@ use super::wrappers::option_values as value_of;
 
 /// What one simple command does besides running itself.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Effects {
+pub(crate) struct Effects {
     /// Files its options write.
     pub writes: Vec<String>,
     /// Command lines its options or environment run.
@@ -167,7 +167,7 @@ const OPAQUE_VARIABLES: [&str; 6] = [
 
 /// The effects of the simple command `name` (its program's base name)
 /// with `args`, given the `assignments` in front of it.
-pub fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
+pub(crate) fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
     let mut effects = Effects::default();
     from_environment(assignments, &mut effects);
     let args = &expand_long_options(name, args);

@@ -99,7 +99,7 @@ const MAX_TAIL_WORDS: usize = 64;
 
 /// What one program's arguments may run.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Candidates {
+pub(crate) struct Candidates {
     /// Tails of its words: each may be a command it runs.
     pub tails: Vec<Vec<String>>,
     /// Arguments to read as command lines (spaces, or the text after an
@@ -111,7 +111,7 @@ pub struct Candidates {
 
 /// Whether names on the line can be trusted to be the programs they say:
 /// no function definitions, no `PATH` changes, no aliases.
-pub fn names_trusted(line: &str) -> bool {
+pub(crate) fn names_trusted(line: &str) -> bool {
     !["PATH", "()", "function", "alias", "enable"]
         .iter()
         .any(|s| line.contains(s))
@@ -119,7 +119,7 @@ pub fn names_trusted(line: &str) -> bool {
 
 /// What the program in `words[0]` may run from `words[1..]`. Nothing when
 /// the program is inert and `trusted` (see [`names_trusted`]).
-pub fn of(words: &[String], trusted: bool) -> Candidates {
+pub(crate) fn of(words: &[String], trusted: bool) -> Candidates {
     let mut found = Candidates::default();
     let Some(program) = words.first() else {
         return found;
@@ -186,7 +186,7 @@ fn is_message(words: &[String], i: usize) -> bool {
 
 /// The values of `NAME=value` assignments, read as command lines (and,
 /// like arguments, the text after each further `=`).
-pub fn assigned_lines(assignments: &[String]) -> Vec<String> {
+pub(crate) fn assigned_lines(assignments: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     for assignment in assignments {
         for (at, _) in assignment.match_indices('=') {
@@ -201,7 +201,7 @@ pub fn assigned_lines(assignments: &[String]) -> Vec<String> {
 
 /// A glob bash expands: `*`, `?`, `[…]` (not the `[` command), and the extended `@(…)`, `+(…)`,
 /// `!(…)`.
-pub fn is_glob(word: &str) -> bool {
+pub(crate) fn is_glob(word: &str) -> bool {
     let bracket = word
         .find('[')
         .is_some_and(|open| word[open + 1..].contains(']'));
@@ -211,7 +211,7 @@ pub fn is_glob(word: &str) -> bool {
 /// A word bash computes when it runs (`$x`, `${x}`, `$(…)`, `` `…` ``),
 /// or a glob that may name a program (`/usr/bin/tou?`; a data glob such as
 /// `tests/*.py` does not).
-pub fn is_computed(word: &str) -> bool {
+pub(crate) fn is_computed(word: &str) -> bool {
     let data_glob = || {
         let last = word.rsplit('/').next().unwrap_or(word);
         last.rsplit_once('.').is_some_and(|(_, ext)| {

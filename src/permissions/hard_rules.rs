@@ -18,7 +18,7 @@ use crate::secrets::is_secret_env_name;
 /// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, also
 /// quoted apart (`.e""nv`) or as a glob that matches one in `cwd`
 /// (`cat .en?`).
-pub fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
+pub(crate) fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
     let crude = command
         .split(|c: char| c.is_whitespace() || "'\"`;|&<>()=$/{},:\\".contains(c))
         .find(|word| !word.is_empty() && is_secret_env_name(word))
@@ -117,7 +117,7 @@ fn glob_hits_secret(pattern: &str, cwd: &Path, dotfiles: bool) -> Option<String>
 }
 
 /// Why a shell command is destructive, or `None` when it is not.
-pub fn destructive_command(command: &str) -> Option<String> {
+pub(crate) fn destructive_command(command: &str) -> Option<String> {
     if let Some(reason) = raw_patterns(command) {
         return Some(reason);
     }

@@ -25,7 +25,7 @@ const INLINE_CODE: [(&str, &[&str]); 13] = [
 
 /// Why the simple command `name` (its program's base name) with `args`
 /// runs code the rules cannot read, if it does.
-pub fn of(name: &str, args: &[String]) -> Option<String> {
+pub(crate) fn of(name: &str, args: &[String]) -> Option<String> {
     match name {
         "awk" | "gawk" | "mawk" | "nawk" => awk(args),
         "sed" | "gsed" => sed(args),
@@ -59,7 +59,7 @@ fn awk(args: &[String]) -> Option<String> {
 /// literal in it (`system("cmd")`, `print | "cmd"`, `"cmd" | getline`), so
 /// that the hard rules read them too. Reading a printed string as a command
 /// only refuses more.
-pub fn awk_commands(args: &[String]) -> Vec<String> {
+pub(crate) fn awk_commands(args: &[String]) -> Vec<String> {
     if awk(args).is_none() {
         return Vec::new();
     }
@@ -95,7 +95,7 @@ fn sed(args: &[String]) -> Option<String> {
 /// The commands a sed script runs: the text after an `e` command, and the
 /// replacement of an `s///e` (what it will most likely run), so that the
 /// hard rules read them too.
-pub fn sed_commands(args: &[String]) -> Vec<String> {
+pub(crate) fn sed_commands(args: &[String]) -> Vec<String> {
     let scripts = sed_scripts(args);
     let mut found = Vec::new();
     for script in scripts {

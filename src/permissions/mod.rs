@@ -2,29 +2,29 @@
 //! deny rules → ask rules → allow rules → `--yes` → defaults (reads allowed;
 //! writes, edits, moves and bash ask).
 
-pub mod approver;
-pub mod effects;
-pub mod embedded;
-pub mod hard_rules;
-pub mod inline_code;
-pub mod project_config;
-pub mod rules;
-pub mod settle;
-pub mod shell;
-pub mod verdict;
-pub mod wrappers;
+pub(crate) mod approver;
+pub(crate) mod effects;
+pub(crate) mod embedded;
+pub(crate) mod hard_rules;
+pub(crate) mod inline_code;
+pub(crate) mod project_config;
+pub(crate) mod rules;
+pub(crate) mod settle;
+pub(crate) mod shell;
+pub(crate) mod verdict;
+pub(crate) mod wrappers;
 
 use std::path::Path;
 
 use crate::tools::{ResolvedPath, ToolInput, ToolName};
 use rules::{Action, Rule};
 
-pub use approver::{Approval, ApprovalRequest, Approver, HeadlessApprover};
-pub use settle::{Settlement, settle};
-pub use verdict::{PermissionMode, PermissionRecord, Source, Verdict, allow_flags};
+pub(crate) use approver::{ApprovalRequest, Approver, HeadlessApprover};
+pub(crate) use settle::{Settlement, settle};
+pub(crate) use verdict::{PermissionMode, PermissionRecord, Source, Verdict};
 
 /// One call, as the rules see it.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub input: &'a ToolInput,
     /// The call's paths as resolved by the workspace (their real names are
     /// checked too, so a symlink to `.env` is caught).
@@ -261,7 +261,7 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
 }
 
 /// Decides a call; see the module docs for the order.
-pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
+pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
     let input = request.input;
     if let Some(reason) = hard_rule(input, request.paths, request.root) {
         return Verdict::Deny {
@@ -326,7 +326,7 @@ pub fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Ver
 /// The rules that would allow exactly this call: one per path, or one per
 /// simple command (`bash(cargo test --lib)`), for messages and the
 /// terminal's "always" answer.
-pub fn exact_rules(request: &Request<'_>) -> Vec<String> {
+pub(crate) fn exact_rules(request: &Request<'_>) -> Vec<String> {
     let tool = request.input.tool();
     let mut out: Vec<String> = match request.subjects() {
         Subjects::Paths(paths) => paths

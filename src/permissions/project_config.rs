@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// File name of the project config, looked up in the working directory.
-pub const PROJECT_CONFIG: &str = ".ollama-code.json";
+pub(crate) const PROJECT_CONFIG: &str = ".ollama-code.json";
 /// The project config, which a model must never rewrite: it holds
 /// permission rules for later runs.
-pub fn is_project_config(path: &Path) -> bool {
+pub(crate) fn is_project_config(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == PROJECT_CONFIG)
 }
 
@@ -21,7 +21,7 @@ pub fn is_project_config(path: &Path) -> bool {
 ///
 /// Errors: the file exists but is not a JSON object (it is left untouched),
 /// or it cannot be written.
-pub fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
+pub(crate) fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
     let path = path.to_path_buf();
     let mut config: serde_json::Value =
         match std::fs::read_to_string(&path) {
@@ -74,7 +74,7 @@ pub fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
 /// command can reach these in ways no rule can see (`> .ollama-code.js*`,
 /// `git init`, `mkdir .git`), so after every command they are compared and,
 /// if changed, put back.
-pub struct ProjectConfigGuard {
+pub(crate) struct ProjectConfigGuard {
     /// The config in use.
     path: PathBuf,
     /// Config files as they were.
@@ -88,7 +88,7 @@ impl ProjectConfigGuard {
     /// `workspace`, and the places between `workspace` and the repository
     /// root (the first directory up holding `.git`; without one, every
     /// directory up).
-    pub fn new(path: &Path, workspace: &Path) -> Self {
+    pub(crate) fn new(path: &Path, workspace: &Path) -> Self {
         let mut configs = vec![(path.to_path_buf(), Saved::capture(path))];
         let mut absent_git = Vec::new();
         for dir in workspace.ancestors() {
@@ -111,7 +111,7 @@ impl ProjectConfigGuard {
     }
 
     /// Takes the config in use as the new original (after `oc` changed it).
-    pub fn accept(&mut self) {
+    pub(crate) fn accept(&mut self) {
         let current = Saved::capture(&self.path);
         if let Some(entry) = self.configs.iter_mut().find(|(p, _)| *p == self.path) {
             entry.1 = current;
@@ -119,7 +119,7 @@ impl ProjectConfigGuard {
     }
 
     /// Puts back what changed; says what, for the model.
-    pub fn restore(&self) -> Option<String> {
+    pub(crate) fn restore(&self) -> Option<String> {
         let mut said: Vec<String> = self
             .configs
             .iter()
@@ -293,7 +293,7 @@ fn restore_config(path: &Path, saved: &Saved) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load_file;
+    use crate::config::file::load_file;
 
     #[test]
     fn a_linked_config_is_kept_and_put_back_through_its_link() {

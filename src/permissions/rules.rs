@@ -40,7 +40,7 @@ enum RuleTool {
 }
 
 /// The short name rules use for each tool.
-pub fn rule_name(tool: ToolName) -> &'static str {
+pub(crate) fn rule_name(tool: ToolName) -> &'static str {
     match tool {
         ToolName::ReadFile => "read",
         ToolName::WriteFile => "write",
@@ -56,7 +56,7 @@ const SYNTAX: &str = "rules look like TOOL or TOOL(PATTERN) with TOOL one of rea
 
 /// One parsed rule.
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub action: Action,
     /// The rule as written, e.g. `bash(cargo test*)`.
     pub text: String,
@@ -77,7 +77,7 @@ struct Pattern {
 
 impl Rule {
     /// Parses `text`. Errors quote the rule and show the syntax.
-    pub fn parse(action: Action, text: &str) -> Result<Rule, String> {
+    pub(crate) fn parse(action: Action, text: &str) -> Result<Rule, String> {
         let invalid = |why: &str| format!("invalid rule `{text}`: {why}; {SYNTAX}");
         let trimmed = text.trim();
         let (name, pattern) = match trimmed.split_once('(') {
@@ -134,7 +134,7 @@ impl Rule {
     /// The rule with its path patterns read from a config file in a parent
     /// of the workspace: `base` is the workspace relative to that file's
     /// directory (`src/deep/`), prefixed to every path matched.
-    pub fn relative_to(mut self, base: &str) -> Rule {
+    pub(crate) fn relative_to(mut self, base: &str) -> Rule {
         self.base = match base.trim_matches('/') {
             "" => String::new(),
             b => format!("{b}/"),
@@ -143,7 +143,7 @@ impl Rule {
     }
 
     /// Whether the rule is about `tool`.
-    pub fn covers(&self, tool: ToolName) -> bool {
+    pub(crate) fn covers(&self, tool: ToolName) -> bool {
         match self.tool {
             RuleTool::Any => true,
             RuleTool::One(t) => t == tool,
@@ -151,7 +151,7 @@ impl Rule {
     }
 
     /// Whether the rule takes any argument (a bare `TOOL`, or `TOOL(*)`).
-    pub fn is_bare(&self) -> bool {
+    pub(crate) fn is_bare(&self) -> bool {
         self.pattern
             .as_ref()
             .is_none_or(|p| p.command.as_str() == "^.*$")
@@ -159,7 +159,7 @@ impl Rule {
 
     /// Whether the rule matches a path relative to the workspace
     /// (`/`-separated), or one of its parent directories.
-    pub fn matches_path(&self, rel: &str, is_dir: bool) -> bool {
+    pub(crate) fn matches_path(&self, rel: &str, is_dir: bool) -> bool {
         let Some(pattern) = &self.pattern else {
             return true;
         };
@@ -175,7 +175,7 @@ impl Rule {
     }
 
     /// Whether the rule matches one simple command.
-    pub fn matches_command(&self, command: &str) -> bool {
+    pub(crate) fn matches_command(&self, command: &str) -> bool {
         self.pattern
             .as_ref()
             .is_none_or(|p| p.command.is_match(command))
@@ -186,7 +186,7 @@ impl Rule {
 /// terminal's "always" answer: `edit(src/lib.rs)`, `bash(cargo test --lib)`.
 /// A `*` in a command is written `\*`, so the rule matches only the command
 /// itself.
-pub fn exact_rule(tool: ToolName, argument: &str) -> String {
+pub(crate) fn exact_rule(tool: ToolName, argument: &str) -> String {
     let argument = if tool == ToolName::Bash {
         argument.replace('*', "\\*")
     } else {

@@ -9,7 +9,7 @@ use super::verdict::{Source, Verdict, allow_flags};
 
 /// A verdict settled.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settlement {
+pub(crate) struct Settlement {
     /// Whether the call may run.
     pub allowed: bool,
     pub source: Source,
@@ -30,7 +30,7 @@ pub struct Settlement {
 /// Settles `verdict` for the call to `tool`. `request` makes what the
 /// approver is shown, given the ask rule that demands approval (if one
 /// does); `exact` are the rules that would allow exactly this call.
-pub fn settle(
+pub(crate) fn settle(
     verdict: Verdict,
     approver: &mut dyn Approver,
     request: impl FnOnce(Option<&str>) -> ApprovalRequest,

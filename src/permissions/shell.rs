@@ -27,7 +27,7 @@ const MAX_BRACE_WORDS: usize = 64;
 
 /// One simple command.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Simple {
+pub(crate) struct Simple {
     /// `NAME=value` assignments before it (also those given to `env`).
     pub assignments: Vec<String>,
     /// The words, quotes removed, wrappers unwrapped.
@@ -36,7 +36,7 @@ pub struct Simple {
 
 /// A command line taken apart.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub commands: Vec<Simple>,
     /// Files that output redirections write to (`> f`, `>> f`, `&> f`).
     pub writes: Vec<String>,
@@ -57,7 +57,7 @@ pub struct Parsed {
 /// Commands that may run from other programs' arguments: deny and ask rules
 /// and the destructive-command rule read them, allow rules do not.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Embedded {
+pub(crate) struct Embedded {
     pub commands: Vec<Simple>,
     /// Files their redirections and options write.
     pub writes: Vec<String>,
@@ -67,7 +67,7 @@ pub struct Embedded {
 
 /// Takes `line` apart. Errors when it is not complete shell syntax (an
 /// unterminated quote or here-document), which callers treat with caution.
-pub fn parse(line: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(line: &str) -> Result<Parsed, String> {
     let mut parser = Parser {
         trusted: embedded::names_trusted(line),
         ..Default::default()
@@ -115,14 +115,15 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
     Ok(parser.parsed)
 }
 
+#[cfg(test)]
 /// Every simple command's words (see [`parse`]).
-pub fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
+pub(crate) fn simple_commands(line: &str) -> Result<Vec<Vec<String>>, String> {
     Ok(parse(line)?.commands.into_iter().map(|c| c.words).collect())
 }
 
 /// A simple command as one line of text, for matching against rules: words
 /// that need quoting are quoted, so `echo "a b"` is not `echo a b`.
-pub fn command_text(words: &[String]) -> String {
+pub(crate) fn command_text(words: &[String]) -> String {
     words
         .iter()
         .map(|w| {

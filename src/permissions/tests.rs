@@ -2,6 +2,7 @@
 //! and hard rules, pinned.
 
 use super::*;
+use crate::permissions::verdict::allow_flags;
 use crate::tools::Workspace;
 use serde_json::{Value, json};
 

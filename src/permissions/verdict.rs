@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// How permission requests are settled when no rule decides (docs/permissions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PermissionMode {
+pub(crate) enum PermissionMode {
     /// Reads allowed; writes, moves and bash ask.
     Normal,
     /// Read-only: every write and bash is refused.
@@ -18,7 +18,7 @@ pub enum PermissionMode {
 /// What settled a permission question; recorded in the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub(crate) enum Source {
     /// A rule nothing overrides (`.env` files, destructive commands, paths
     /// outside the workspace).
     HardRule,
@@ -38,7 +38,7 @@ pub enum Source {
 
 /// The first-stage verdict, before anyone is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Runs; `rule` names the allow rule(s) that decided, if any.
     Allow {
         source: Source,
@@ -56,7 +56,7 @@ pub enum Verdict {
 
 /// One permission decision, as stored in the session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionRecord {
+pub(crate) struct PermissionRecord {
     /// 1-based turn the call was made in.
     pub turn: u32,
     pub tool_call_id: String,
@@ -74,7 +74,7 @@ pub struct PermissionRecord {
 }
 
 /// `--allow '…'` for each rule, quoted for a POSIX shell.
-pub fn allow_flags(rules: &[String]) -> String {
+pub(crate) fn allow_flags(rules: &[String]) -> String {
     rules
         .iter()
         .map(|r| format!("--allow '{}'", r.replace('\'', "'\\''")))

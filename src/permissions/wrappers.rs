@@ -3,10 +3,10 @@
 //! each one runs, so rules and hard rules see the real command behind it.
 
 /// Shells that run a script given with `-c` (or read from stdin).
-pub const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
+pub(crate) const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
 
 /// What a wrapper runs.
-pub enum Unwrapped {
+pub(crate) enum Unwrapped {
     /// Not a wrapper (or a wrapper with nothing to run).
     Plain,
     /// The wrapped command, and assignments the wrapper adds (`env A=1`).
@@ -195,7 +195,7 @@ const PERF_WITH_VALUE: [&str; 11] = [
 /// What the wrapper `name` with `args` runs. The table ([`WRAPPERS`])
 /// knows, per wrapper, the options that take a value and the positional
 /// arguments before the command; the others are read one by one.
-pub fn unwrap(name: &str, args: &[String]) -> Unwrapped {
+pub(crate) fn unwrap(name: &str, args: &[String]) -> Unwrapped {
     // `command -v x` only looks x up.
     if name == "command" && args.iter().any(|a| a == "-v" || a == "-V") {
         return Unwrapped::Plain;
@@ -338,7 +338,7 @@ fn su(args: &[String]) -> Unwrapped {
 }
 
 /// Whether `word` is a `NAME=value` assignment.
-pub fn is_assignment(word: &str) -> bool {
+pub(crate) fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -347,14 +347,14 @@ pub fn is_assignment(word: &str) -> bool {
 }
 
 /// Splits leading `NAME=value` words from the rest.
-pub fn split_assignments(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
+pub(crate) fn split_assignments(mut words: Vec<String>) -> (Vec<String>, Vec<String>) {
     let count = words.iter().take_while(|w| is_assignment(w)).count();
     let rest = words.split_off(count);
     (words, rest)
 }
 
 /// The values of `options` (`--opt V`, `--opt=V`, `-oV`).
-pub fn option_values(args: &[String], options: &[&str]) -> Vec<String> {
+pub(crate) fn option_values(args: &[String], options: &[&str]) -> Vec<String> {
     let mut values = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         for option in options {

@@ -10,7 +10,7 @@ use crate::signals::Stop;
 
 /// Why a run was stopped from outside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interruption {
+pub(crate) enum Interruption {
     /// SIGINT or SIGTERM.
     Signal(Stop),
     /// `--timeout` (its length) was reached.
@@ -19,7 +19,7 @@ pub enum Interruption {
 
 impl Interruption {
     /// 130 or 143 for a signal, 124 for the timeout.
-    pub fn exit_status(self) -> ExitStatus {
+    pub(crate) fn exit_status(self) -> ExitStatus {
         match self {
             Interruption::Signal(stop) => stop.exit_status(),
             Interruption::TimedOut(_) => ExitStatus::TimedOut,
@@ -27,7 +27,7 @@ impl Interruption {
     }
 
     /// The session status it leaves.
-    pub fn status(self) -> Status {
+    pub(crate) fn status(self) -> Status {
         match self {
             Interruption::Signal(_) => Status::Interrupted,
             Interruption::TimedOut(_) => Status::TimedOut,
@@ -35,7 +35,7 @@ impl Interruption {
     }
 
     /// What happened, e.g. `stopped by SIGINT` or `timed out after 1m 30s`.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             Interruption::Signal(stop) => format!("stopped by {}", stop.name()),
             Interruption::TimedOut(after) => {
@@ -46,7 +46,7 @@ impl Interruption {
 }
 
 /// The signals and the deadline of one run.
-pub struct Interruptions {
+pub(crate) struct Interruptions {
     signals: UnboundedReceiver<Stop>,
     deadline: Option<tokio::time::Instant>,
     timeout: Duration,
@@ -55,7 +55,7 @@ pub struct Interruptions {
 impl Interruptions {
     /// `signals` from [`crate::signals::Signals::watch`]; the deadline is
     /// `timeout` from now.
-    pub fn new(signals: UnboundedReceiver<Stop>, timeout: Option<Duration>) -> Self {
+    pub(crate) fn new(signals: UnboundedReceiver<Stop>, timeout: Option<Duration>) -> Self {
         Interruptions {
             signals,
             deadline: timeout.map(|t| tokio::time::Instant::now() + t),
@@ -65,7 +65,7 @@ impl Interruptions {
 
     /// Resolves at the first signal or at the deadline; never when neither
     /// comes.
-    pub async fn next(&mut self) -> Interruption {
+    pub(crate) async fn next(&mut self) -> Interruption {
         tokio::select! {
             Some(stop) = self.signals.recv() => Interruption::Signal(stop),
             () = until(self.deadline) => Interruption::TimedOut(self.timeout),

@@ -11,7 +11,7 @@ use crate::session::Session;
 
 /// What one invocation asks of the agent, beside the settings.
 #[derive(Debug, Default)]
-pub struct Job {
+pub(crate) struct Job {
     /// The new user message.
     pub prompt: String,
     /// A saved session to go on from (`--continue`, `--resume`).
@@ -39,7 +39,7 @@ pub struct Job {
 
 /// The `--check` of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckPlan {
+pub(crate) struct CheckPlan {
     /// The command, run with `bash -c` in the workspace.
     pub command: String,
     /// How many times it may run in this run (at least 1), not counting

@@ -4,16 +4,16 @@
 //! failed, the record's steps, and how a run ends on disk (session file,
 //! fine-tuning record, checkpoint, `-o`). It imports neither runtime.
 
-pub mod interrupt;
-pub mod job;
-pub mod nudges;
-pub mod output_schema;
-pub mod record;
-pub mod steps;
-pub mod text_calls;
-pub mod workspace;
+pub(crate) mod interrupt;
+pub(crate) mod job;
+pub(crate) mod nudges;
+pub(crate) mod output_schema;
+pub(crate) mod record;
+pub(crate) mod steps;
+pub(crate) mod text_calls;
+pub(crate) mod workspace;
 
-pub use job::{CheckPlan, Job};
-pub use output_schema::OutputSchema;
-pub use record::{save_with_record, settle_checkpoint, write_last_message};
-pub use workspace::open_workspace;
+pub(crate) use job::{CheckPlan, Job};
+pub(crate) use output_schema::OutputSchema;
+pub(crate) use record::{save_with_record, settle_checkpoint, write_last_message};
+pub(crate) use workspace::open_workspace;

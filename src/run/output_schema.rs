@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 
 /// A JSON Schema the final answer must match, compiled.
-pub struct OutputSchema {
+pub(crate) struct OutputSchema {
     /// The schema as written in the file.
     pub schema: Value,
     validator: jsonschema::Validator,
@@ -28,7 +28,7 @@ impl OutputSchema {
     ///
     /// Errors ([`Error::Usage`], exit 2): the file cannot be read, is not
     /// JSON, or is not a valid JSON Schema.
-    pub fn load(path: &Path) -> Result<Self> {
+    pub(crate) fn load(path: &Path) -> Result<Self> {
         let shown = path.display();
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Usage(format!(
@@ -48,7 +48,7 @@ impl OutputSchema {
     }
 
     /// Compiles `schema`; the error says what is wrong with it.
-    pub fn new(schema: Value) -> std::result::Result<Self, String> {
+    pub(crate) fn new(schema: Value) -> std::result::Result<Self, String> {
         // Ollama takes only an object as `format` (or "json"), and `false`
         // would refuse every answer.
         if !schema.is_object() {
@@ -61,7 +61,7 @@ impl OutputSchema {
     /// The JSON value of `answer` if it matches the schema: the whole reply
     /// is one JSON value (a ```json fence around it is allowed). The error
     /// says what is wrong, for the model and the user.
-    pub fn check(&self, answer: &str) -> std::result::Result<Value, String> {
+    pub(crate) fn check(&self, answer: &str) -> std::result::Result<Value, String> {
         let text = unfenced(answer.trim());
         let value: Value = serde_json::from_str(text)
             .map_err(|e| format!("the answer is not one JSON value ({e})"))?;
@@ -88,7 +88,7 @@ impl OutputSchema {
 
     /// The line the first user message ends with: the schema, so the model
     /// knows what the server holds it to.
-    pub fn instruction(&self) -> String {
+    pub(crate) fn instruction(&self) -> String {
         format!(
             "Reply with only one JSON value that matches this JSON Schema, nothing else:\n{}",
             self.schema

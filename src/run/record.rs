@@ -14,7 +14,7 @@ use crate::ui::Output;
 /// Saves the session and appends its fine-tuning record (`trajectory`:
 /// the conversation as the model saw it); a failure is a warning, as the
 /// run itself is over.
-pub fn save_with_record(
+pub(crate) fn save_with_record(
     store: &Store,
     session: &mut Session,
     schemas: &[Value],
@@ -34,7 +34,7 @@ pub fn save_with_record(
 /// `--on-fail revert` and a failed run, puts it back at once. Returns the
 /// files put back. A checkpoint that cannot be finished or put back is a
 /// warning: the run is over.
-pub fn settle_checkpoint(
+pub(crate) fn settle_checkpoint(
     checkpoint: Option<&Checkpoint>,
     revert_on_fail: bool,
     session: &mut Session,
@@ -97,7 +97,7 @@ pub fn settle_checkpoint(
 /// Writes the final answer to `-o FILE` (nothing when there is none).
 /// Returns the exit status: a run that would succeed fails when the file
 /// cannot be written, as a script waiting for it must not see success.
-pub fn write_last_message(
+pub(crate) fn write_last_message(
     path: &Path,
     text: &str,
     exit: ExitStatus,

@@ -13,7 +13,10 @@ use crate::session::{Check, Session, Step, Trajectory, is_grounding_read};
 
 /// The record's conversation of `session`: its messages as `wire` puts
 /// them before the model, and the step of each reply.
-pub fn trajectory(session: &Session, wire: &dyn Fn(&[Message]) -> Vec<Message>) -> Trajectory {
+pub(crate) fn trajectory(
+    session: &Session,
+    wire: &dyn Fn(&[Message]) -> Vec<Message>,
+) -> Trajectory {
     let mut steps = of(
         &session.messages,
         &session.failed_tool_calls,
@@ -35,7 +38,7 @@ pub fn trajectory(session: &Session, wire: &dyn Fn(&[Message]) -> Vec<Message>) 
 /// the wire), one per assistant message, in order. `failed` holds the ids
 /// of the calls whose result was an error; `check` the last `--check` run,
 /// which decides the last reply.
-pub fn of(messages: &[Message], failed: &[String], check: Option<&Check>) -> Vec<Step> {
+pub(crate) fn of(messages: &[Message], failed: &[String], check: Option<&Check>) -> Vec<Step> {
     let replies: Vec<usize> = (0..messages.len())
         .filter(|&i| messages[i].role == Role::Assistant)
         .collect();

@@ -15,7 +15,7 @@ use crate::tools::ToolName;
 /// sent (a JSON string when the call's JSON did not parse: it then gets the
 /// JSON error).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TextCall {
+pub(crate) struct TextCall {
     pub name: String,
     pub arguments: Value,
 }
@@ -23,7 +23,7 @@ pub struct TextCall {
 /// Finds the offered tool a model-written name means: exact, or after
 /// trimming, lower-casing and dropping a `functions.` / `tools.` prefix.
 /// `None` unless exactly one offered tool matches.
-pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
+pub(crate) fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
     if let Some(tool) = offered.iter().find(|t| t.as_str() == name) {
         return Some(*tool);
     }
@@ -49,7 +49,11 @@ pub fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> {
 /// (`{"name", "arguments"}` and nothing else, or `<function=…>`), whatever
 /// the name; with `by_shape`, also when its JSON does not parse but it
 /// clearly starts like a call, and a bare tool name is read as the name.
-pub fn parse_block(text: &str, offered: &[ToolName], by_shape: bool) -> Option<Vec<TextCall>> {
+pub(crate) fn parse_block(
+    text: &str,
+    offered: &[ToolName],
+    by_shape: bool,
+) -> Option<Vec<TextCall>> {
     let trimmed = text.trim();
     if let Some(calls) = parse_function_tags(trimmed, offered) {
         return Some(calls);
@@ -230,7 +234,7 @@ fn parse_function_tags(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>
 /// Whether `text` holds, at the start of one of its lines, a JSON object
 /// that is a call to a tool (`{"name": "write_file", "arguments": {…}}`),
 /// between prose or not.
-pub fn holds_bare_call(text: &str) -> bool {
+pub(crate) fn holds_bare_call(text: &str) -> bool {
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         if line.trim_start().starts_with('{') {
@@ -253,7 +257,7 @@ pub fn holds_bare_call(text: &str) -> bool {
 /// bare, in a ```` ``` ```` fence or in `<tool_call>` tags): what a small
 /// model sends when its chat template does not give the server real tool
 /// calls.
-pub fn is_call_written_as_text(text: &str) -> bool {
+pub(crate) fn is_call_written_as_text(text: &str) -> bool {
     let mut body = text.trim();
     for (open, close) in [
         ("<tool_call>", "</tool_call>"),
@@ -269,7 +273,7 @@ pub fn is_call_written_as_text(text: &str) -> bool {
 
 /// Whether `text` is a call to one of oc's tools written as JSON (a
 /// `{"name": "mean", …}` object that names no tool is an answer).
-pub fn is_tool_call(text: &str) -> bool {
+pub(crate) fn is_tool_call(text: &str) -> bool {
     parse_block(text, &ToolName::ALL, true).is_some_and(|calls| {
         !calls.is_empty() && calls.iter().all(|c| ToolName::from_name(&c.name).is_some())
     })

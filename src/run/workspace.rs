@@ -8,7 +8,7 @@ use crate::tools::Workspace;
 /// The workspace the tools are confined to.
 ///
 /// Errors: the directory cannot be used ([`Error::Usage`], exit 2).
-pub fn open_workspace(cwd: &Path) -> Result<Workspace> {
+pub(crate) fn open_workspace(cwd: &Path) -> Result<Workspace> {
     Workspace::new(cwd).map_err(|e| {
         Error::Usage(format!(
             "cannot use `{}` as the workspace: {e}",

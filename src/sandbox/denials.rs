@@ -40,7 +40,7 @@ const NETWORK_PATHS: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
 /// `confinement`, writable beneath `writable`, kept from reading
 /// `reads.denied`; `None` when nothing in it looks like the sandbox
 /// refusing.
-pub fn explain(
+pub(crate) fn explain(
     output: &str,
     cwd: &Path,
     writable: &[PathBuf],

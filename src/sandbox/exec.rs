@@ -36,7 +36,7 @@ use landlock::{
 
 /// Exit code when the command could not be confined or started (the
 /// shell's "cannot execute").
-pub const CANNOT_RUN: i32 = 126;
+pub(crate) const CANNOT_RUN: i32 = 126;
 
 /// The newest Landlock ABI whose rights are asked for (best effort above
 /// what the kernel has).
@@ -44,7 +44,7 @@ const NEWEST: ABI = ABI::V10;
 
 /// What the helper confines, from its command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Confine {
+pub(crate) struct Confine {
     /// Confine the filesystem: read anywhere, write beneath `write` only.
     pub filesystem: bool,
     /// Paths (directories or files) writable under `filesystem`.
@@ -61,7 +61,7 @@ pub struct Confine {
 /// Confines this process, then replaces it with `program` and `args`.
 /// Returns only when that failed: the message to print (exit
 /// [`CANNOT_RUN`]).
-pub fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]) -> String {
+pub(crate) fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]) -> String {
     // A session of its own: the command has no controlling terminal, so it
     // can neither open `/dev/tty` nor push keystrokes into the user's
     // terminal (TIOCSTI). Its process group is its pid, as `oc` expects.
@@ -84,7 +84,7 @@ pub fn confine_and_exec(confine: &Confine, program: &OsString, args: &[OsString]
 ///
 /// Errors: the kernel cannot enforce a part asked for (as
 /// [`Support::probe`] says, so `OC_TEST_LANDLOCK` is obeyed here too).
-pub fn confine_self(confine: &Confine) -> Result<(), String> {
+pub(crate) fn confine_self(confine: &Confine) -> Result<(), String> {
     if !confine.filesystem && !confine.no_network {
         return Ok(());
     }

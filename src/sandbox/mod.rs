@@ -11,12 +11,12 @@
 //! model. (`tools` imports `policy` directly: this file names `prepare`,
 //! which reads the settings.)
 
-pub mod denials;
-pub mod exec;
-pub mod policy;
-pub mod prepare;
-pub mod reads;
-pub mod reaper;
-pub mod settings;
-pub mod support;
-pub mod syscalls;
+pub(crate) mod denials;
+pub(crate) mod exec;
+pub(crate) mod policy;
+pub(crate) mod prepare;
+pub(crate) mod reads;
+pub(crate) mod reaper;
+pub(crate) mod settings;
+pub(crate) mod support;
+pub(crate) mod syscalls;

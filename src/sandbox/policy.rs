@@ -6,19 +6,19 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use super::denials;
-pub use super::reads::Reads;
+pub(crate) use super::reads::Reads;
 use crate::error::{Error, Result};
 use crate::vocab::{Confinement, Network, SandboxMode};
 
 /// The hidden subcommand that confines itself and runs the command
 /// ([`super::exec`]).
-pub const HELPER_COMMAND: &str = "sandbox-exec";
+pub(crate) const HELPER_COMMAND: &str = "sandbox-exec";
 
 /// The confinement of a run's commands: applied by re-executing `oc` as
 /// the helper in front of `bash -c`. Holds the run's private temp directory
 /// (the commands' `TMPDIR`), removed when the sandbox is dropped.
 #[derive(Debug)]
-pub struct Sandbox {
+pub(crate) struct Sandbox {
     confinement: Confinement,
     /// Where commands run and relative paths in their errors start from.
     root: PathBuf,
@@ -35,7 +35,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// No confinement: `bash -c` as it is.
-    pub fn off(root: &Path) -> Sandbox {
+    pub(crate) fn off(root: &Path) -> Sandbox {
         Sandbox {
             confinement: Confinement::NONE,
             root: root.to_path_buf(),
@@ -56,7 +56,7 @@ impl Sandbox {
     /// `--add-dir`) must not get the next command run by its replacement.
     ///
     /// Errors: `/proc` is not mounted and the `oc` binary cannot be found.
-    pub fn confined(
+    pub(crate) fn confined(
         confinement: Confinement,
         root: &Path,
         writable: Vec<PathBuf>,
@@ -81,45 +81,39 @@ impl Sandbox {
 
     /// The same sandbox with commands kept from reading `reads.denied`
     /// (but `reads.allowed` inside them).
-    pub fn with_reads(mut self, reads: Reads) -> Sandbox {
+    pub(crate) fn with_reads(mut self, reads: Reads) -> Sandbox {
         self.reads = reads;
         self
     }
 
     /// What commands may not read, and what they may read inside it.
-    pub fn reads(&self) -> &Reads {
+    pub(crate) fn reads(&self) -> &Reads {
         &self.reads
     }
 
     /// The same sandbox with `helper` as the `oc` binary run in front of
     /// each command (default: this process's own binary; a program that
     /// embeds the tools, such as the benchmarks, points it at `oc`).
-    pub fn with_helper(mut self, helper: PathBuf) -> Sandbox {
+    pub(crate) fn with_helper(mut self, helper: PathBuf) -> Sandbox {
         self.helper = helper;
         self
     }
 
     /// What the commands actually get: sessions and records say this.
-    pub fn confinement(&self) -> Confinement {
+    pub(crate) fn confinement(&self) -> Confinement {
         self.confinement.clone()
     }
 
     /// The run's private temp directory, when the filesystem is confined.
-    pub fn tmp_dir(&self) -> Option<&Path> {
+    pub(crate) fn tmp_dir(&self) -> Option<&Path> {
         self.tmp.as_ref().map(TempDir::path)
-    }
-
-    /// The paths writable beneath (empty when the filesystem is not
-    /// confined: then everything the user may write).
-    pub fn writable(&self) -> &[PathBuf] {
-        &self.writable
     }
 
     /// `bash -c COMMAND` in a process group of its own (pgid = its pid),
     /// behind the helper when anything is confined (which starts a session
     /// of its own, without a controlling terminal), with `TMPDIR` set to
     /// the run's temp directory.
-    pub fn command(&self, command: &str) -> tokio::process::Command {
+    pub(crate) fn command(&self, command: &str) -> tokio::process::Command {
         if self.confinement == Confinement::NONE {
             let mut bash = tokio::process::Command::new("bash");
             bash.arg("-c").arg(command).process_group(0);
@@ -151,7 +145,7 @@ impl Sandbox {
 
     /// One line for the model when `output` shows the sandbox refusing
     /// something, so that it changes course instead of retrying.
-    pub fn explain(&self, output: &str) -> Option<String> {
+    pub(crate) fn explain(&self, output: &str) -> Option<String> {
         denials::explain(
             output,
             &self.root,

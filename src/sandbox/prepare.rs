@@ -15,7 +15,7 @@ use crate::vocab::{Confinement, Network, SandboxMode};
 /// those missing on this machine are left out. `/dev/shm` is there for
 /// POSIX semaphores (Python's `multiprocessing`). Not `/dev/pts`: writing to
 /// the user's terminal can make it answer with input.
-pub const DEVICES: [&str; 7] = [
+pub(crate) const DEVICES: [&str; 7] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
@@ -31,7 +31,7 @@ pub const DEVICES: [&str; 7] = [
 /// Errors: [`Error::Usage`] when `required` and the kernel cannot enforce
 /// what was asked, or an `--add-dir` is not a directory; [`Error::Io`]
 /// when the temp directory cannot be made.
-pub fn prepare(
+pub(crate) fn prepare(
     settings: &SandboxSettings,
     root: &Path,
     oc_home: &Path,

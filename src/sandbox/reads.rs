@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 /// The paths commands may not read (credential stores, `oc`'s records)
 /// and those readable inside them (`--allow-read`), real paths.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Reads {
+pub(crate) struct Reads {
     pub denied: Vec<PathBuf>,
     pub allowed: Vec<PathBuf>,
 }
 
 /// Credential stores, relative to the home directory.
-pub const CREDENTIAL_STORES: [&str; 15] = [
+pub(crate) const CREDENTIAL_STORES: [&str; 15] = [
     ".ssh",
     ".gnupg",
     ".aws",
@@ -34,12 +34,16 @@ pub const CREDENTIAL_STORES: [&str; 15] = [
 
 /// What `oc` keeps in `OC_HOME` that commands may not read: other runs'
 /// conversations, records and file copies.
-pub const OC_HOME_RECORDS: [&str; 3] = ["sessions", "finetune.jsonl", "checkpoints"];
+pub(crate) const OC_HOME_RECORDS: [&str; 3] = ["sessions", "finetune.jsonl", "checkpoints"];
 
 /// The paths commands may not read: the credential stores under `home`
 /// and `oc`'s records under `oc_home`, those that exist, as real paths. A store that holds the workspace is left readable (`oc` run
 /// inside it reads its files anyway).
-pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn credential_stores(
+    home: Option<&Path>,
+    oc_home: &Path,
+    workspace: &Path,
+) -> Vec<PathBuf> {
     let stores = home
         .into_iter()
         .flat_map(|home| CREDENTIAL_STORES.iter().map(move |s| home.join(s)))
@@ -64,7 +68,7 @@ pub fn credential_stores(home: Option<&Path>, oc_home: &Path, workspace: &Path) 
 /// path, every other entry of the directories on the way. A symbolic link
 /// on the way is left out when it names a denied path, one inside it or
 /// one holding it (Landlock would grant what it names).
-pub fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn readable_roots(root: &Path, denied: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     collect(root, root.is_symlink(), denied, &mut out);
     out

@@ -25,7 +25,7 @@ const ROUNDS: usize = 8;
 
 /// Makes this process the subreaper of everything it starts. Returns
 /// whether the kernel agreed (Linux 3.4 and later).
-pub fn become_subreaper() -> bool {
+pub(crate) fn become_subreaper() -> bool {
     let done = nix::sys::prctl::set_child_subreaper(true).is_ok();
     if done {
         ACTIVE.store(true, Ordering::SeqCst);
@@ -37,7 +37,7 @@ pub fn become_subreaper() -> bool {
 /// after a grace period, reaped; repeated for the orphans' own children.
 /// Blocks for at most a few seconds; call it where blocking is fine (or
 /// through `spawn_blocking`).
-pub fn sweep() {
+pub(crate) fn sweep() {
     if !ACTIVE.load(Ordering::SeqCst) {
         return;
     }

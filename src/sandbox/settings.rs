@@ -9,7 +9,7 @@ use crate::vocab::{Network, SandboxMode};
 /// How a run's bash commands are confined, as asked (the kernel decides
 /// what of it can be had: `sandbox::Sandbox::prepare`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SandboxSettings {
+pub(crate) struct SandboxSettings {
     /// `workspace-write`, `read-only` or `off` (`required` is
     /// `workspace-write` with [`Self::required`]); plan mode turns
     /// `workspace-write` into `read-only`.

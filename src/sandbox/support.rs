@@ -8,7 +8,7 @@ use crate::env_vars;
 
 /// Which parts of the confinement the kernel supports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Support {
+pub(crate) struct Support {
     /// Filesystem rules (Landlock ABI 1, Linux 5.13).
     pub filesystem: bool,
     /// TCP connect and bind rules (Landlock ABI 4, Linux 6.7).
@@ -18,7 +18,7 @@ pub struct Support {
 impl Support {
     /// Asks the kernel. `OC_TEST_LANDLOCK` (`none` or `no-network`, for
     /// tests only) pretends the kernel lacks Landlock or its network rules.
-    pub fn probe() -> Support {
+    pub(crate) fn probe() -> Support {
         match std::env::var(env_vars::OC_TEST_LANDLOCK).as_deref() {
             Ok("none") => {
                 return Support {

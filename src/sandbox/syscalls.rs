@@ -32,7 +32,7 @@ const MSG_FASTOPEN: i64 = 0x2000_0000;
 ///
 /// Errors: the architecture has no seccomp support in `seccompiler`, or
 /// the kernel refuses a filter.
-pub fn install(no_network: bool) -> Result<(), String> {
+pub(crate) fn install(no_network: bool) -> Result<(), String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let mut filters = vec![(
         BTreeMap::from([(libc::SYS_prlimit64, vec![other_process()?])]),

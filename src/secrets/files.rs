@@ -8,7 +8,7 @@ use std::path::Path;
 /// Whether a file name is a secret environment file: `.env`, `.env.local`,
 /// `.env.production`, `prod.env`… Templates (`.env.example`, `.env.sample`,
 /// `.env.template`, `.env.dist`) are not secret.
-pub fn is_secret_env_file(path: &Path) -> bool {
+pub(crate) fn is_secret_env_file(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(is_secret_env_name)
@@ -16,7 +16,7 @@ pub fn is_secret_env_file(path: &Path) -> bool {
 
 /// Whether a bare file name (no directory) is a secret environment file; see
 /// [`is_secret_env_file`].
-pub fn is_secret_env_name(name: &str) -> bool {
+pub(crate) fn is_secret_env_name(name: &str) -> bool {
     let mut lower = name.to_ascii_lowercase();
     // Backups and editor copies hold the same secrets: `.env~`, `.env.bak`.
     for suffix in ["~", ".bak", ".swp", ".orig", ".old", ".save", ".backup"] {

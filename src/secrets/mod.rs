@@ -4,9 +4,9 @@
 //! secret files and this process's secret-looking environment), and the
 //! shapes of credentials redacted from fine-tuning records (`shapes`).
 
-pub mod files;
-pub mod scrub;
-pub mod shapes;
+pub(crate) mod files;
+pub(crate) mod scrub;
+pub(crate) mod shapes;
 
-pub use files::{is_secret_env_file, is_secret_env_name};
-pub use scrub::{REDACTED, Secrets};
+pub(crate) use files::{is_secret_env_file, is_secret_env_name};
+pub(crate) use scrub::{REDACTED, Secrets};

@@ -14,7 +14,7 @@ use ignore::WalkBuilder;
 use super::files::is_secret_env_file;
 
 /// What a secret value is replaced with.
-pub const REDACTED: &str = "[redacted secret]";
+pub(crate) const REDACTED: &str = "[redacted secret]";
 /// Shorter values are too likely to be ordinary words (`true`, `dev`);
 /// they are not scrubbed (docs/permissions.md "Secrets").
 const MIN_VALUE_LEN: usize = 6;
@@ -35,12 +35,10 @@ const SECRET_NAME_PARTS: [&str; 7] = [
 
 /// The secret values to scrub.
 #[derive(Debug, Clone, Default)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     matcher: Option<AhoCorasick>,
     /// Patterns in the matcher (values and their encodings).
     patterns: usize,
-    /// Distinct values.
-    count: usize,
 }
 
 impl Secrets {
@@ -48,7 +46,7 @@ impl Secrets {
     /// git-ignored ones), of this process's secret-looking environment, and
     /// of the variables named in `secret_vars` (e.g. `api_key_env`) whatever
     /// their names.
-    pub fn gather(root: &Path, secret_vars: &[&str]) -> Self {
+    pub(crate) fn gather(root: &Path, secret_vars: &[&str]) -> Self {
         let mut values = Vec::new();
         let mut files = Vec::new();
         let walker = WalkBuilder::new(root)
@@ -90,7 +88,8 @@ impl Secrets {
 
     /// Scrubs exactly these values (those shorter than 6 characters are
     /// ignored).
-    pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_values(values: impl IntoIterator<Item = String>) -> Self {
         Secrets::from_parts(values, Vec::new())
     }
 
@@ -105,7 +104,6 @@ impl Secrets {
             .collect();
         values.sort();
         values.dedup();
-        let count = values.len();
         let mut all: Vec<String> = values.iter().flat_map(|v| value_forms(v)).collect();
         all.extend(files.iter().flat_map(|f| file_forms(f)));
         // Longest first, so a value containing another is replaced whole.
@@ -122,27 +120,13 @@ impl Secrets {
                 .build(&values)
                 .ok()
         };
-        Secrets {
-            matcher,
-            patterns,
-            count,
-        }
-    }
-
-    /// How many distinct values are scrubbed.
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    /// Whether nothing is scrubbed.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
+        Secrets { matcher, patterns }
     }
 
     /// `text` with every secret value replaced by [`REDACTED`]. Terminal
     /// escape sequences and control characters are removed first: they can
     /// split a value (`grep --color=always`, an OSC title, `\x01`).
-    pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub(crate) fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let control = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
         let text: Cow<'a, str> = if text.contains(control) {
             Cow::Owned(strip_ansi(text))
@@ -552,7 +536,6 @@ mod tests {
             "abcdefgh".to_string(),
             "abc".to_string(),
         ]);
-        assert_eq!(secrets.len(), 2);
         assert_eq!(
             secrets.scrub("abcdefgh abcdef abc"),
             "[redacted secret] [redacted secret] abc"

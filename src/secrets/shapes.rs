@@ -8,7 +8,7 @@ use regex::Regex;
 use serde_json::Value;
 
 /// What a credential is replaced with.
-pub const REDACTED: &str = "[redacted credential]";
+pub(crate) const REDACTED: &str = "[redacted credential]";
 
 /// Credential shapes: whole matches are credentials.
 static SHAPES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -61,7 +61,7 @@ fn looks_secret(value: &str) -> bool {
 
 /// The credentials in `text` known by their shape alone (tokens, private
 /// key blocks), as found.
-pub fn shapes(text: &str) -> Vec<String> {
+pub(crate) fn shapes(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for shape in SHAPES.iter() {
         for m in shape.find_iter(text) {
@@ -77,7 +77,7 @@ pub fn shapes(text: &str) -> Vec<String> {
 
 /// The credentials in `text`: [`shapes`], and values after names that say
 /// secret.
-pub fn find(text: &str) -> Vec<String> {
+pub(crate) fn find(text: &str) -> Vec<String> {
     let mut found = shapes(text);
     if let Some(assignment) = ASSIGNMENT.as_ref() {
         for caps in assignment.captures_iter(text) {
@@ -90,8 +90,9 @@ pub fn find(text: &str) -> Vec<String> {
     found
 }
 
+#[cfg(test)]
 /// `text` with credentials replaced, and how many were.
-pub fn redact_text(text: &str) -> (String, usize) {
+pub(crate) fn redact_text(text: &str) -> (String, usize) {
     let found = find(text);
     replace_all(text, &found)
 }
@@ -115,7 +116,7 @@ fn replace_all(text: &str, secrets: &[String]) -> (String, usize) {
 /// Redacts every string inside `value`; returns how many credentials. A
 /// credential found anywhere is replaced everywhere (the model's answer
 /// repeating a key from a tool result).
-pub fn redact_value(value: &mut Value) -> usize {
+pub(crate) fn redact_value(value: &mut Value) -> usize {
     let mut found = Vec::new();
     collect(value, &mut found);
     if found.is_empty() {

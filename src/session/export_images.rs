@@ -21,7 +21,7 @@ use crate::images::ImageStore;
 
 /// Where an exported line's images go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub(super) enum Layout {
     /// `image_url` content parts with `data:` URLs.
     DataUrlParts,
     /// `{"type": "image"}` content parts, paths in the line's `images`.
@@ -34,7 +34,7 @@ pub enum Layout {
 ///
 /// Errors: an image named by the record is missing or unreadable in
 /// `store` (the message names it).
-pub fn attach(
+pub(super) fn attach(
     line: &mut Value,
     record: &FinetuneRecord,
     layout: Layout,

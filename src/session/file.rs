@@ -13,12 +13,12 @@ use crate::permissions::PermissionRecord;
 use crate::vocab::{Confinement, Mode};
 
 /// Version of the session file layout.
-pub const SESSION_VERSION: u32 = 1;
+pub(crate) const SESSION_VERSION: u32 = 1;
 
 /// How a run stands or ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Still going (or the process died mid-run).
     Running,
     /// The model answered without tool calls.
@@ -37,7 +37,7 @@ pub enum Status {
 
 /// Repairs made to one tool call before it ran (name or arguments).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Repair {
+pub(crate) struct Repair {
     pub turn: u32,
     pub tool_call_id: String,
     pub notes: Vec<String>,
@@ -45,7 +45,7 @@ pub struct Repair {
 
 /// Text of a reply cut short by an interrupt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AbortedReply {
+pub(crate) struct AbortedReply {
     /// Always true: the text is incomplete.
     pub aborted: bool,
     pub content: String,
@@ -55,7 +55,7 @@ pub struct AbortedReply {
 
 /// One saved run: `OC_HOME/sessions/<id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Session {
+pub(crate) struct Session {
     pub version: u32,
     /// ULID: sortable by creation time.
     pub id: String,
@@ -143,14 +143,14 @@ pub struct Session {
 /// A reply cut short: by the reply cap (`length`) or because it repeated
 /// itself (`repetition`). Its calls were not run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CutReply {
+pub(crate) struct CutReply {
     pub turn: u32,
     pub reason: String,
 }
 
 /// One compaction step (see `agent::compaction`), as the session keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Compaction {
+pub(crate) struct Compaction {
     /// The turn about to be requested when it happened.
     pub turn: u32,
     /// `stubbed` (old tool results), `summarized` (older messages) or `cut`
@@ -166,7 +166,7 @@ pub struct Compaction {
 
 /// The outcome of `--check CMD`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
+pub(crate) struct Check {
     pub command: String,
     /// The exit code; `None` when it did not run or was killed.
     pub exit_code: Option<i32>,
@@ -182,7 +182,7 @@ fn default_provider() -> String {
 
 impl Session {
     /// A new running session.
-    pub fn new(
+    pub(crate) fn new(
         mode: Mode,
         model: &str,
         host: &str,
@@ -231,14 +231,14 @@ impl Session {
 impl Session {
     /// Every message of the session: the conversation, then what the
     /// compaction markers replaced and put in place.
-    pub fn all_messages(&mut self) -> impl Iterator<Item = &mut Message> {
+    pub(crate) fn all_messages(&mut self) -> impl Iterator<Item = &mut Message> {
         let marked = (self.compactions.iter_mut())
             .flat_map(|c| c.replaced.iter_mut().chain(c.by.iter_mut()));
         self.messages.iter_mut().chain(marked)
     }
 
     /// Whether any message carries images.
-    pub fn has_images(&self) -> bool {
+    pub(crate) fn has_images(&self) -> bool {
         let marked = self
             .compactions
             .iter()
@@ -254,7 +254,7 @@ impl Session {
     /// object they hold, as live replies are, since Ollama rejects string
     /// arguments in a request. Each repair is recorded; everything else is
     /// kept byte for byte. Returns the number of repairs.
-    pub fn normalize_loaded(&mut self) -> usize {
+    pub(crate) fn normalize_loaded(&mut self) -> usize {
         let mut repairs = Vec::new();
         for message in &mut self.messages {
             for call in &mut message.tool_calls {
@@ -278,7 +278,7 @@ impl Session {
     }
 
     /// The model's last message, if it has sent one.
-    pub fn last_assistant(&self) -> Option<&Message> {
+    pub(crate) fn last_assistant(&self) -> Option<&Message> {
         self.messages
             .iter()
             .rev()
@@ -288,7 +288,7 @@ impl Session {
     /// Gives every tool call of the last assistant message that has no
     /// result a synthetic one saying `note`, so the history is valid to send
     /// again. Returns how many were added.
-    pub fn answer_unanswered_calls(&mut self, note: &str) -> usize {
+    pub(crate) fn answer_unanswered_calls(&mut self, note: &str) -> usize {
         let Some(last) = self
             .messages
             .iter()
@@ -330,7 +330,7 @@ pub(super) fn title_of(prompt: &str) -> String {
 /// Reads and parses one session file.
 ///
 /// Errors (exit 2): unreadable, or not a session (with line and column).
-pub fn read_session(path: &Path) -> Result<Session> {
+pub(crate) fn read_session(path: &Path) -> Result<Session> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::io(format!("cannot read the session `{}`", path.display()), e))?;
     serde_json::from_str(&text).map_err(|e| {
@@ -344,7 +344,7 @@ pub fn read_session(path: &Path) -> Result<Session> {
 }
 
 /// The current time as RFC 3339 in UTC.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()

@@ -14,7 +14,7 @@ use crate::error::Result;
 /// A session and where it is saved (`None` with `--no-save`). Reads as the
 /// [`Session`] it holds.
 #[derive(Debug)]
-pub struct Journal<'a> {
+pub(crate) struct Journal<'a> {
     session: Session,
     store: Option<&'a Store>,
 }
@@ -23,7 +23,7 @@ impl<'a> Journal<'a> {
     /// Starts writing `session`, and saves it.
     ///
     /// Errors: the session file cannot be written.
-    pub fn open(session: Session, store: Option<&'a Store>) -> Result<Self> {
+    pub(crate) fn open(session: Session, store: Option<&'a Store>) -> Result<Self> {
         let mut journal = Journal { session, store };
         journal.save()?;
         Ok(journal)
@@ -32,7 +32,7 @@ impl<'a> Journal<'a> {
     /// Adds `message` to the conversation and saves.
     ///
     /// Errors: the session file cannot be written.
-    pub fn push(&mut self, message: Message) -> Result<()> {
+    pub(crate) fn push(&mut self, message: Message) -> Result<()> {
         self.session.messages.push(message);
         self.save()
     }
@@ -40,7 +40,7 @@ impl<'a> Journal<'a> {
     /// Saves the session as it stands.
     ///
     /// Errors: the session file cannot be written.
-    pub fn save(&mut self) -> Result<()> {
+    pub(crate) fn save(&mut self) -> Result<()> {
         match self.store {
             Some(store) => store.save(&mut self.session),
             None => Ok(()),
@@ -51,13 +51,13 @@ impl<'a> Journal<'a> {
     /// `note` (a turn that stops before running them), and saves.
     ///
     /// Errors: the session file cannot be written.
-    pub fn close_calls(&mut self, note: &str) -> Result<()> {
+    pub(crate) fn close_calls(&mut self, note: &str) -> Result<()> {
         self.session.answer_unanswered_calls(note);
         self.save()
     }
 
     /// The store it saves to.
-    pub fn store(&self) -> Option<&'a Store> {
+    pub(crate) fn store(&self) -> Option<&'a Store> {
         self.store
     }
 }

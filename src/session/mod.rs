@@ -5,7 +5,7 @@
 //! success rule (`record`), each reply's step (`step`), token counts
 //! (`usage`), and `export-ft` (`export`).
 
-pub mod export;
+pub(crate) mod export;
 mod export_images;
 mod file;
 mod journal;
@@ -14,17 +14,14 @@ mod step;
 mod store;
 mod usage;
 
-pub use file::{
-    AbortedReply, Check, Compaction, CutReply, Repair, SESSION_VERSION, Session, Status,
-    now_rfc3339, read_session,
+pub(crate) use file::{
+    AbortedReply, Check, Compaction, CutReply, Repair, Session, Status, now_rfc3339, read_session,
 };
-pub use journal::Journal;
-pub use record::{
-    FINETUNE_VERSION, FinetuneRecord, WORKSPACE_PLACEHOLDER, is_markup_only, succeeded,
-};
-pub use step::{GROUNDING_CALL, Step, Trajectory, is_grounding_read};
-pub use store::Store;
-pub use usage::Usage;
+pub(crate) use journal::Journal;
+pub(crate) use record::{FinetuneRecord, is_markup_only};
+pub(crate) use step::{GROUNDING_CALL, Step, Trajectory, is_grounding_read};
+pub(crate) use store::Store;
+pub(crate) use usage::Usage;
 
 #[cfg(test)]
 mod tests;

@@ -12,17 +12,17 @@ use crate::vocab::{Confinement, Mode};
 
 /// Version of the fine-tuning record layout: 2 since records hold the
 /// conversation as the model saw it and a step for each of its replies.
-pub const FINETUNE_VERSION: u32 = 2;
+pub(crate) const FINETUNE_VERSION: u32 = 2;
 
 /// The placeholder for the run's working directory in fine-tuning
 /// records: a record says nothing of the machine it was made on.
-pub const WORKSPACE_PLACEHOLDER: &str = "/workspace";
+pub(crate) const WORKSPACE_PLACEHOLDER: &str = "/workspace";
 
 /// Whether a run truly did its job: it ended well (status finished, exit
 /// 0, so no action was denied for want of approval), no failure signal
 /// stands (an unexecuted call, a final answer that is empty or only
 /// markup), and with `--check` the check passed.
-pub fn succeeded(session: &Session) -> bool {
+pub(crate) fn succeeded(session: &Session) -> bool {
     let answered = session
         .last_assistant()
         .is_some_and(|m| !m.tool_calls.is_empty() || !is_markup_only(&m.content));
@@ -36,7 +36,7 @@ pub fn succeeded(session: &Session) -> bool {
 }
 
 /// Whether `text` holds nothing but whitespace and fence markers (```).
-pub fn is_markup_only(text: &str) -> bool {
+pub(crate) fn is_markup_only(text: &str) -> bool {
     text.lines()
         .map(|l| l.trim().trim_start_matches('`').trim())
         .all(str::is_empty)
@@ -45,7 +45,7 @@ pub fn is_markup_only(text: &str) -> bool {
 /// One line of `OC_HOME/finetune.jsonl`: everything a trainer needs to
 /// rebuild the run's conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FinetuneRecord {
+pub(crate) struct FinetuneRecord {
     pub version: u32,
     pub session_id: String,
     /// RFC 3339, UTC, when the run ended.
@@ -107,7 +107,7 @@ pub struct FinetuneRecord {
 impl FinetuneRecord {
     /// The record of a session as it stands, its conversation being
     /// `trajectory`; the working directory is [`WORKSPACE_PLACEHOLDER`].
-    pub fn from_session(session: &Session, tools: &[Value], trajectory: Trajectory) -> Self {
+    pub(crate) fn from_session(session: &Session, tools: &[Value], trajectory: Trajectory) -> Self {
         let trajectory = trajectory.with_path_as(&session.cwd, WORKSPACE_PLACEHOLDER);
         let all = trajectory.messages;
         let (system_prompt, messages) = match all.split_first() {

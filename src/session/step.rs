@@ -12,7 +12,7 @@ use crate::client::Message;
 /// else `notes` say why (a call that failed or was refused, a nudge it
 /// got, a check that failed after it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
+pub(crate) struct Step {
     pub ok: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -38,14 +38,15 @@ impl Default for Step {
 }
 
 impl Step {
+    #[cfg(test)]
     /// Whether a trainer may learn from the reply: the model wrote it and
     /// it worked.
-    pub fn learnable(&self) -> bool {
+    pub(crate) fn learnable(&self) -> bool {
         self.ok && !self.synthetic
     }
 
     /// Marks the step failed, for `why`.
-    pub fn fail(&mut self, why: impl Into<String>) {
+    pub(crate) fn fail(&mut self, why: impl Into<String>) {
         self.ok = false;
         self.notes.push(why.into());
     }
@@ -54,7 +55,7 @@ impl Step {
 /// What a record holds of a run's conversation: the messages as the model
 /// saw them (system prompt first) and a step per assistant message.
 #[derive(Debug, Clone, Default)]
-pub struct Trajectory {
+pub(crate) struct Trajectory {
     pub messages: Vec<Message>,
     pub steps: Vec<Step>,
 }
@@ -62,7 +63,7 @@ pub struct Trajectory {
 impl Trajectory {
     /// The trajectory with every `path` in it written `placeholder`: in
     /// message text, thinking, tool-call arguments and step notes.
-    pub fn with_path_as(mut self, path: &str, placeholder: &str) -> Trajectory {
+    pub(crate) fn with_path_as(mut self, path: &str, placeholder: &str) -> Trajectory {
         if path.len() <= 1 {
             return self;
         }
@@ -99,10 +100,10 @@ fn strings_in(value: &mut Value, change: &dyn Fn(&mut String)) {
 
 /// How the ids of the reads a run's opening makes for the model begin
 /// (`call_g3_0`): `oc` wrote those calls, not the model.
-pub const GROUNDING_CALL: &str = "call_g";
+pub(crate) const GROUNDING_CALL: &str = "call_g";
 
 /// Whether `message` is such reads, made by `oc` rather than the model.
-pub fn is_grounding_read(message: &Message) -> bool {
+pub(crate) fn is_grounding_read(message: &Message) -> bool {
     !message.tool_calls.is_empty()
         && (message.tool_calls.iter())
             .all(|c| (c.id.as_deref()).is_some_and(|id| id.starts_with(GROUNDING_CALL)))

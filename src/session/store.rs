@@ -14,31 +14,31 @@ use crate::images::ImageStore;
 
 /// Where sessions and the fine-tuning file live (`OC_HOME`).
 #[derive(Debug, Clone)]
-pub struct Store {
+pub(crate) struct Store {
     home: PathBuf,
 }
 
 impl Store {
     /// A store rooted at `home` (`OC_HOME`); nothing is created until a save.
-    pub fn new(home: &Path) -> Self {
+    pub(crate) fn new(home: &Path) -> Self {
         Store {
             home: home.to_path_buf(),
         }
     }
 
     /// `OC_HOME/sessions/<id>.json`.
-    pub fn session_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn session_path(&self, id: &str) -> PathBuf {
         self.home.join("sessions").join(format!("{id}.json"))
     }
 
     /// `OC_HOME/finetune.jsonl`.
-    pub fn finetune_path(&self) -> PathBuf {
+    pub(crate) fn finetune_path(&self) -> PathBuf {
         self.home.join("finetune.jsonl")
     }
 
     /// Saves the session atomically (temp file + rename): a crash leaves the
     /// previous save intact.
-    pub fn save(&self, session: &mut Session) -> Result<()> {
+    pub(crate) fn save(&self, session: &mut Session) -> Result<()> {
         session.updated_at = now_rfc3339();
         let path = self.session_path(&session.id);
         let hint = "point `OC_HOME` or `--home` at a writable directory, or pass `--no-save`";
@@ -69,7 +69,7 @@ impl Store {
 
     /// Every saved session, newest first. Files that cannot be read are
     /// returned as errors beside the sessions, so one bad file hides nothing.
-    pub fn list(&self) -> (Vec<Session>, Vec<String>) {
+    pub(crate) fn list(&self) -> (Vec<Session>, Vec<String>) {
         let dir = self.home.join("sessions");
         let mut sessions = Vec::new();
         let mut problems = Vec::new();
@@ -93,7 +93,7 @@ impl Store {
     /// The session whose id is `id` or starts with it.
     ///
     /// Errors (exit 2): no such session, or a prefix that fits several.
-    pub fn find(&self, id: &str) -> Result<PathBuf> {
+    pub(crate) fn find(&self, id: &str) -> Result<PathBuf> {
         // Ids are ULIDs: upper case, so `01m8…` means `01M8…`.
         let upper = id.trim().to_ascii_uppercase();
         let id = upper.as_str();
@@ -130,7 +130,7 @@ impl Store {
     }
 
     /// Loads the session `id` (or a unique prefix of it).
-    pub fn load(&self, id: &str) -> Result<Session> {
+    pub(crate) fn load(&self, id: &str) -> Result<Session> {
         let mut session = read_session(&self.find(id)?)?;
         session.normalize_loaded();
         ImageStore::new(&self.home).load_all(session.all_messages())?;
@@ -139,7 +139,7 @@ impl Store {
 
     /// The newest session started in `cwd`, if any (normalised as by
     /// [`Store::load`]). Errors: as [`ImageStore::load_all`].
-    pub fn newest_in(&self, cwd: &Path) -> Result<Option<Session>> {
+    pub(crate) fn newest_in(&self, cwd: &Path) -> Result<Option<Session>> {
         let cwd = cwd.display().to_string();
         let Some(mut session) = self.list().0.into_iter().find(|s| s.cwd == cwd) else {
             return Ok(None);
@@ -152,7 +152,7 @@ impl Store {
     /// Appends one record as one line, with credentials redacted first (see
     /// [`redact`]), under an exclusive lock so concurrent runs never
     /// interleave.
-    pub fn append_finetune(&self, record: &FinetuneRecord) -> Result<()> {
+    pub(crate) fn append_finetune(&self, record: &FinetuneRecord) -> Result<()> {
         let path = self.finetune_path();
         let context = || format!("cannot append to `{}`", path.display());
         let mut named = record.clone();

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::client::{Message, Role};
+use crate::session::record::{WORKSPACE_PLACEHOLDER, succeeded};
 use crate::vocab::Mode;
 use file::title_of;
 use std::path::Path;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// Token counts of a run (summed) or of one reply, from Ollama's
 /// `prompt_eval_count` and `eval_count`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
 }

@@ -26,12 +26,12 @@ use super::workspace::Workspace;
 use crate::sandbox::reaper;
 
 /// Timeout when the model gives none.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 120;
 /// Longest timeout the model may ask for.
-pub const MAX_TIMEOUT_SECS: u64 = 600;
+pub(crate) const MAX_TIMEOUT_SECS: u64 = 600;
 /// Bytes of output kept: half from the start, half from the end. Below the
 /// agent's cap on any tool result, so the output is cut once, here.
-pub const OUTPUT_CAP: usize = 30 * 1024;
+pub(crate) const OUTPUT_CAP: usize = 30 * 1024;
 /// How long the output may go on arriving after the command's group is gone.
 const DRAIN_WAIT: Duration = Duration::from_secs(1);
 /// Time between SIGTERM and SIGKILL.
@@ -39,7 +39,7 @@ const KILL_GRACE: Duration = Duration::from_secs(2);
 
 /// Arguments of `bash`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// The command line, run with bash -c in the workspace
     pub command: String,
     /// Seconds before the command is stopped (default 120, at most 600)
@@ -48,13 +48,13 @@ pub struct Args {
 }
 
 /// Runs the command.
-pub async fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+pub(crate) async fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     run_with_status(args, ws).await.0
 }
 
 /// Runs the command; also returns its exit code (`None` when it timed out,
 /// was killed or could not start).
-pub async fn run_with_status(args: &Args, ws: &Workspace) -> (ToolOutcome, Option<i32>) {
+pub(crate) async fn run_with_status(args: &Args, ws: &Workspace) -> (ToolOutcome, Option<i32>) {
     if args.command.trim().is_empty() {
         return (ToolOutcome::error("the command is empty"), None);
     }

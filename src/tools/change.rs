@@ -10,12 +10,12 @@ use super::outcome::ToolOutcome;
 use super::workspace::ResolvedPath;
 
 /// Most diff lines a file change reports back to the model.
-pub const COMPACT_DIFF_LINES: usize = 40;
+pub(crate) const COMPACT_DIFF_LINES: usize = 40;
 
 /// A change to one file, computed before anything is written so that it can
 /// be shown (as a diff) and approved first.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     pub path: ResolvedPath,
     /// Current text, `None` when the file does not exist yet.
     pub before: Option<String>,
@@ -26,7 +26,7 @@ pub struct FileChange {
 
 impl FileChange {
     /// A unified diff of the change (for prompts and logs).
-    pub fn unified_diff(&self) -> String {
+    pub(crate) fn unified_diff(&self) -> String {
         let before = self.before.as_deref().unwrap_or("");
         similar::TextDiff::from_lines(before, &self.after)
             .unified_diff()
@@ -37,7 +37,7 @@ impl FileChange {
 
     /// The changed lines with one line of context, for the model: hunks
     /// headed `@@ -a,b +c,d @@`, at most [`COMPACT_DIFF_LINES`] lines.
-    pub fn compact_diff(&self) -> String {
+    pub(crate) fn compact_diff(&self) -> String {
         let before = self.before.as_deref().unwrap_or("");
         let diff = similar::TextDiff::from_lines(before, &self.after);
         let text = diff.unified_diff().context_radius(1).to_string();
@@ -53,7 +53,7 @@ impl FileChange {
     }
 
     /// Lines added and removed.
-    pub fn line_counts(&self) -> (usize, usize) {
+    pub(crate) fn line_counts(&self) -> (usize, usize) {
         let before = self.before.as_deref().unwrap_or("");
         let diff = similar::TextDiff::from_lines(before, &self.after);
         let mut added = 0;
@@ -70,7 +70,7 @@ impl FileChange {
 
     /// Writes the change atomically (temp file in the same directory, then
     /// rename; the file's permissions kept).
-    pub fn apply(&self) -> ToolOutcome {
+    pub(crate) fn apply(&self) -> ToolOutcome {
         let display = &self.path.display;
         if self.before.as_deref() == Some(self.after.as_str()) {
             let why = match self.note.as_str() {
@@ -151,7 +151,7 @@ struct SeenFile {
 /// the write guards judge a new text against the file as the run first met
 /// it (see [`Seen::first_text`]).
 #[derive(Debug, Clone, Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     files: HashMap<PathBuf, SeenFile>,
     /// Edits applied in this run: path, `old_string`, `new_string`.
     edits: Vec<(PathBuf, String, String)>,
@@ -159,7 +159,7 @@ pub struct Seen {
 
 impl Seen {
     /// Notes that the model has seen the whole current content of `real`.
-    pub fn insert(&mut self, real: &Path) {
+    pub(crate) fn insert(&mut self, real: &Path) {
         let file = self.entry(real);
         file.print = Fingerprint::of(real);
         file.part = None;
@@ -167,7 +167,7 @@ impl Seen {
 
     /// Notes a change the model made to `real`: a whole write shows it the
     /// whole file; an edit leaves what it has not seen unseen.
-    pub fn insert_after_change(&mut self, real: &Path, wrote_whole: bool) {
+    pub(crate) fn insert_after_change(&mut self, real: &Path, wrote_whole: bool) {
         let part = match wrote_whole {
             true => None,
             false => self.files.get_mut(real).and_then(|f| f.part.take()),
@@ -179,7 +179,7 @@ impl Seen {
     /// Notes that the model has seen lines `from..=to` of `real`, a file of
     /// `total` lines (a window of `read_file`). Windows add up: a file read
     /// to its end in parts counts as seen whole.
-    pub fn insert_lines(&mut self, real: &Path, from: usize, to: usize, total: usize) {
+    pub(crate) fn insert_lines(&mut self, real: &Path, from: usize, to: usize, total: usize) {
         let now = Fingerprint::of(real);
         let file = self.entry(real);
         let unchanged = file.print.is_some() && file.print == now;
@@ -204,7 +204,7 @@ impl Seen {
     /// Notes the text of `real` before the run changes it, when the run has
     /// not met the file yet (`None`: the file does not exist yet, so all of
     /// it will be the model's own).
-    pub fn note_before(&mut self, real: &Path, before: Option<&str>) {
+    pub(crate) fn note_before(&mut self, real: &Path, before: Option<&str>) {
         if !self.files.contains_key(real) {
             let first = before.map(str::to_string);
             self.files.insert(
@@ -219,32 +219,32 @@ impl Seen {
 
     /// Notes an edit applied to `real`, so that the same edit sent again
     /// is known as already applied.
-    pub fn note_edit(&mut self, real: &Path, old: &str, new: &str) {
+    pub(crate) fn note_edit(&mut self, real: &Path, old: &str, new: &str) {
         self.edits
             .push((real.to_path_buf(), old.to_string(), new.to_string()));
     }
 
     /// Whether this run already applied the edit `old` → `new` to `real`.
-    pub fn applied(&self, real: &Path, old: &str, new: &str) -> bool {
+    pub(crate) fn applied(&self, real: &Path, old: &str, new: &str) -> bool {
         self.edits
             .iter()
             .any(|(path, o, n)| path == real && o == old && n == new)
     }
 
     /// Whether the model has seen `real` in this run.
-    pub fn contains(&self, real: &Path) -> bool {
+    pub(crate) fn contains(&self, real: &Path) -> bool {
         self.files.get(real).is_some_and(|f| f.print.is_some())
     }
 
     /// The text of `real` when the run first met it; `None` when the run
     /// has not met it or it did not exist then.
-    pub fn first_text(&self, real: &Path) -> Option<&str> {
+    pub(crate) fn first_text(&self, real: &Path) -> Option<&str> {
         self.files.get(real)?.first.as_deref()
     }
 
     /// For a file seen only in part: how many of its lines the model has
     /// seen, and how many it has.
-    pub fn partly(&self, real: &Path) -> Option<(usize, usize)> {
+    pub(crate) fn partly(&self, real: &Path) -> Option<(usize, usize)> {
         let (ranges, total) = self.files.get(real)?.part.as_ref()?;
         let mut lines = vec![false; *total];
         for &(a, b) in ranges {
@@ -261,7 +261,7 @@ impl Seen {
 
     /// Whether `real`, seen in this run, has changed on disk since (another
     /// process, a formatter, the user). False for a file not seen.
-    pub fn changed_since(&self, real: &Path) -> bool {
+    pub(crate) fn changed_since(&self, real: &Path) -> bool {
         match self.files.get(real) {
             Some(SeenFile {
                 print: Some(seen), ..

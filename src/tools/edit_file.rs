@@ -11,7 +11,7 @@ use super::workspace::Workspace;
 
 /// Arguments of `edit_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// File path, relative to the workspace
     pub path: String,
     /// Exact text to replace, with enough context to be unique
@@ -29,7 +29,7 @@ pub struct Args {
 /// `replace_all`), and the result says so; otherwise the error shows the
 /// lines as they are now. The same edit sent again once it is in the file
 /// is "already applied" and changes nothing.
-pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
+pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
     super::file_text::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;

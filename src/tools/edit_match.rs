@@ -21,7 +21,7 @@ use super::similarity::{Bigrams, Signature};
 use std::fmt;
 
 /// Least mean line similarity (0–1) a fuzzy candidate needs.
-pub const FUZZY_THRESHOLD: f64 = 0.8;
+pub(crate) const FUZZY_THRESHOLD: f64 = 0.8;
 /// How many roughly scored windows are scored exactly.
 const FUZZY_RESCORED: usize = 32;
 /// A fuzzy candidate must beat the runner-up by this much to be unique.
@@ -29,7 +29,7 @@ const FUZZY_MARGIN: f64 = 0.05;
 
 /// Which stage matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Stage {
+pub(crate) enum Stage {
     Exact,
     TrailingWhitespace,
     TrimmedLines,
@@ -51,7 +51,7 @@ impl fmt::Display for Stage {
 
 /// A successful edit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Edit {
+pub(crate) struct Edit {
     /// The whole new file text.
     pub text: String,
     pub stage: Stage,
@@ -66,7 +66,7 @@ pub struct Edit {
 /// Errors: a message for the model: empty or identical strings, several
 /// candidates (with their lines), or no candidate (with the closest lines,
 /// numbered, tabs shown as `→`, and what to do).
-pub fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Edit, String> {
+pub(crate) fn apply(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Edit, String> {
     if old.is_empty() {
         return Err("old_string is empty; to create or replace a whole file use write_file".into());
     }

@@ -13,7 +13,7 @@ use super::name::ToolName;
 ///   number or boolean;
 /// - a lone string where an array of strings is wanted → a one-item array;
 /// - arguments sent as a JSON string holding an object → the object.
-pub fn repair(tool: ToolName, arguments: Value) -> (Value, Vec<String>) {
+pub(crate) fn repair(tool: ToolName, arguments: Value) -> (Value, Vec<String>) {
     let mut notes = Vec::new();
     let arguments = match arguments {
         Value::String(text) => match serde_json::from_str::<Value>(&text) {

@@ -10,11 +10,11 @@ use super::walk;
 use super::workspace::Workspace;
 
 /// Most paths listed; the rest are counted.
-pub const MAX_ENTRIES: usize = 500;
+pub(crate) const MAX_ENTRIES: usize = 500;
 
 /// Arguments of `list_files`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// Glob such as ** or src/**; * crosses directories
     pub pattern: String,
     /// Directory to list, relative to the workspace (default: the workspace)
@@ -23,7 +23,7 @@ pub struct Args {
 }
 
 /// Lists the matching files.
-pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+pub(crate) fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     let dir = match ws.resolve(args.path.as_deref().unwrap_or(".")) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e),

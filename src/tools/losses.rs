@@ -7,7 +7,7 @@ use super::similarity::Bigrams;
 
 /// Why a whole new text loses code of the old one, if it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Loss {
+pub(crate) enum Loss {
     /// Blank where the old text had content.
     Blank,
     /// A line that stands for left-out code (`# ... rest unchanged`).
@@ -21,7 +21,7 @@ pub enum Loss {
 /// The first way `new` loses code of `old`, checked in the order of
 /// [`Loss`] (for the file at `path`, whose kind says what a comment is);
 /// dropped definitions only when `removal_allowed` is false.
-pub fn loss(path: &str, old: &str, new: &str, removal_allowed: bool) -> Option<Loss> {
+pub(crate) fn loss(path: &str, old: &str, new: &str, removal_allowed: bool) -> Option<Loss> {
     if new.trim().is_empty() && !old.trim().is_empty() {
         return Some(Loss::Blank);
     }
@@ -36,7 +36,7 @@ pub fn loss(path: &str, old: &str, new: &str, removal_allowed: bool) -> Option<L
 
 /// `new` as a fragment of `old`: an old text of 8 or more non-blank lines
 /// of which fewer than half are kept, in under 70% of the lines.
-pub fn shrunk(old: &str, new: &str) -> Option<Loss> {
+pub(crate) fn shrunk(old: &str, new: &str) -> Option<Loss> {
     let old_lines = non_blank(old).len();
     let new_lines = non_blank(new).len();
     (old_lines >= 8 && kept_share(old, new) < 0.5 && new_lines * 10 < old_lines * 7).then_some(
@@ -50,7 +50,7 @@ pub fn shrunk(old: &str, new: &str) -> Option<Loss> {
 /// A top-level line of `old` (no indentation: a definition, a section, a
 /// key) that `new` has lost: nothing in `new` is like it. Small models cut
 /// files short and leave the last class or section out.
-pub fn dropped_definition(old: &str, new: &str) -> Option<String> {
+pub(crate) fn dropped_definition(old: &str, new: &str) -> Option<String> {
     let top_level = |text: &str| -> Vec<String> {
         text.lines()
             .filter(|l| !l.starts_with(char::is_whitespace))
@@ -112,7 +112,7 @@ fn defined_name(line: &str) -> Option<&str> {
 }
 
 /// The trimmed non-blank lines of `text`.
-pub fn non_blank(text: &str) -> Vec<&str> {
+pub(crate) fn non_blank(text: &str) -> Vec<&str> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -120,7 +120,7 @@ pub fn non_blank(text: &str) -> Vec<&str> {
 }
 
 /// The share of the old text's non-blank lines that the new text keeps.
-pub fn kept_share(old: &str, new: &str) -> f64 {
+pub(crate) fn kept_share(old: &str, new: &str) -> f64 {
     let old = non_blank(old);
     if old.is_empty() {
         return 1.0;
@@ -142,7 +142,7 @@ pub fn kept_share(old: &str, new: &str) -> f64 {
 /// `...` that is not a Python body (the line before it ends with `:`).
 /// In prose (`.md`, `.rst`, `.txt`) a `#` line is a heading, not a
 /// comment; in YAML a bare `...` ends a document.
-pub fn elision(path: &str, old: &str, new: &str) -> Option<String> {
+pub(crate) fn elision(path: &str, old: &str, new: &str) -> Option<String> {
     let extension = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     let prose = ["md", "markdown", "rst", "txt", "adoc"].contains(&extension.as_str());
     let yaml = ["yml", "yaml"].contains(&extension.as_str());

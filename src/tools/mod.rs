@@ -2,38 +2,38 @@
 //! execution. Every path is confined to the [`Workspace`]; every failure is a
 //! [`ToolOutcome`] for the model, never a crash.
 
-pub mod bash;
-pub mod change;
-pub mod edit_file;
-pub mod edit_match;
-pub mod file_text;
-pub mod lenient;
-pub mod list_files;
-pub mod losses;
-pub mod move_file;
-pub mod name;
-pub mod outcome;
-pub mod outline;
-pub mod read_file;
-pub mod search;
-pub mod similarity;
-pub mod syntax;
-pub mod walk;
-pub mod workspace;
-pub mod write_file;
+pub(crate) mod bash;
+pub(crate) mod change;
+pub(crate) mod edit_file;
+pub(crate) mod edit_match;
+pub(crate) mod file_text;
+pub(crate) mod lenient;
+pub(crate) mod list_files;
+pub(crate) mod losses;
+pub(crate) mod move_file;
+pub(crate) mod name;
+pub(crate) mod outcome;
+pub(crate) mod outline;
+pub(crate) mod read_file;
+pub(crate) mod search;
+pub(crate) mod similarity;
+pub(crate) mod syntax;
+pub(crate) mod walk;
+pub(crate) mod workspace;
+pub(crate) mod write_file;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use change::{COMPACT_DIFF_LINES, FileChange, Seen};
-pub use file_text::{LATIN1_NOTE, decode_text, regular_file};
-pub use name::ToolName;
-pub use outcome::ToolOutcome;
-pub use workspace::{ResolvedPath, Workspace};
+pub(crate) use change::{FileChange, Seen};
+pub(crate) use file_text::decode_text;
+pub(crate) use name::ToolName;
+pub(crate) use outcome::ToolOutcome;
+pub(crate) use workspace::{ResolvedPath, Workspace};
 
 /// Parsed, validated arguments of one call.
 #[derive(Debug, Clone)]
-pub enum ToolInput {
+pub(crate) enum ToolInput {
     ReadFile(read_file::Args),
     WriteFile(write_file::Args),
     EditFile(edit_file::Args),
@@ -48,7 +48,7 @@ impl ToolInput {
     ///
     /// Errors: a sentence for the model saying what was wrong and the exact
     /// shape to send instead.
-    pub fn parse(tool: ToolName, arguments: &Value) -> Result<ToolInput, String> {
+    pub(crate) fn parse(tool: ToolName, arguments: &Value) -> Result<ToolInput, String> {
         fn typed<T: DeserializeOwned>(tool: ToolName, arguments: &Value) -> Result<T, String> {
             if !arguments.is_object() {
                 return Err(format!(
@@ -77,7 +77,7 @@ impl ToolInput {
     }
 
     /// Which tool these arguments are for.
-    pub fn tool(&self) -> ToolName {
+    pub(crate) fn tool(&self) -> ToolName {
         match self {
             ToolInput::ReadFile(_) => ToolName::ReadFile,
             ToolInput::WriteFile(_) => ToolName::WriteFile,
@@ -90,7 +90,7 @@ impl ToolInput {
     }
 
     /// The paths the call names, as given (for permission checks).
-    pub fn paths(&self) -> Vec<&str> {
+    pub(crate) fn paths(&self) -> Vec<&str> {
         match self {
             ToolInput::ReadFile(a) => vec![a.path.as_str()],
             ToolInput::WriteFile(a) => vec![a.path.as_str()],
@@ -103,7 +103,7 @@ impl ToolInput {
     }
 
     /// One line for people: the path(s) or the command.
-    pub fn detail(&self) -> String {
+    pub(crate) fn detail(&self) -> String {
         match self {
             ToolInput::ReadFile(a) => a.path.clone(),
             ToolInput::WriteFile(a) => a.path.clone(),
@@ -126,7 +126,7 @@ impl ToolInput {
 /// writing. `Ok(None)` for every other tool. With `syntax_guard`, a change
 /// that would break the syntax of a file that parses is an error (see
 /// [`syntax::check_change`]).
-pub fn prepare_change(
+pub(crate) fn prepare_change(
     input: &ToolInput,
     ws: &Workspace,
     seen: &Seen,
@@ -152,7 +152,7 @@ pub fn prepare_change(
 }
 
 /// Runs a call that is not a prepared file change (see [`prepare_change`]).
-pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutcome {
+pub(crate) async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutcome {
     match input {
         ToolInput::ReadFile(args) => read_file::run(args, ws),
         ToolInput::MoveFile(args) => move_file::run(args, ws, seen),
@@ -171,7 +171,7 @@ pub async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutc
 
 /// The one-line shape of a tool's arguments, e.g.
 /// `{"path": string, "offset"?: integer}`, for error messages.
-pub fn signature(tool: ToolName) -> String {
+pub(crate) fn signature(tool: ToolName) -> String {
     let schema = tool.schema();
     let parameters = &schema["function"]["parameters"];
     let required: Vec<&str> = parameters["required"]

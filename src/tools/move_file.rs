@@ -10,7 +10,7 @@ use super::workspace::Workspace;
 
 /// Arguments of `move_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// Current path, relative to the workspace
     pub from: String,
     /// New path, relative to the workspace
@@ -46,7 +46,7 @@ fn replaced_loss(
 
 /// Replacing an existing file needs `overwrite` and, as for `write_file`,
 /// that the model has read (or written) it in this run.
-pub fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
+pub(crate) fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
     // A symlink is moved as a link; its target stays where it is.
     let from = match ws.resolve_link(&args.from) {
         Ok(p) => p,

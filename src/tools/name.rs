@@ -10,7 +10,7 @@ use crate::vocab::Mode;
 
 /// Every tool `oc` has, in the order they are offered to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolName {
+pub(crate) enum ToolName {
     ReadFile,
     WriteFile,
     EditFile,
@@ -22,7 +22,7 @@ pub enum ToolName {
 
 impl ToolName {
     /// All tools, in offering order.
-    pub const ALL: [ToolName; 7] = [
+    pub(crate) const ALL: [ToolName; 7] = [
         ToolName::ReadFile,
         ToolName::WriteFile,
         ToolName::EditFile,
@@ -33,7 +33,7 @@ impl ToolName {
     ];
 
     /// The name the model calls the tool by.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ToolName::ReadFile => "read_file",
             ToolName::WriteFile => "write_file",
@@ -46,12 +46,12 @@ impl ToolName {
     }
 
     /// Looks a tool up by its exact name.
-    pub fn from_name(name: &str) -> Option<ToolName> {
+    pub(crate) fn from_name(name: &str) -> Option<ToolName> {
         ToolName::ALL.into_iter().find(|t| t.as_str() == name)
     }
 
     /// Tools that change nothing: the only ones offered in plan mode.
-    pub fn is_read_only(self) -> bool {
+    pub(crate) fn is_read_only(self) -> bool {
         match self {
             ToolName::ReadFile | ToolName::ListFiles | ToolName::Search => true,
             ToolName::WriteFile | ToolName::EditFile | ToolName::MoveFile | ToolName::Bash => false,
@@ -59,7 +59,7 @@ impl ToolName {
     }
 
     /// The tools offered in `mode`.
-    pub fn for_mode(mode: Mode) -> Vec<ToolName> {
+    pub(crate) fn for_mode(mode: Mode) -> Vec<ToolName> {
         match mode {
             Mode::Chat => Vec::new(),
             Mode::Code => ToolName::ALL.to_vec(),
@@ -94,7 +94,7 @@ impl ToolName {
 
     /// The schema sent to the model:
     /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    pub fn schema(self) -> Value {
+    pub(crate) fn schema(self) -> Value {
         let parameters = match self {
             ToolName::ReadFile => lean_schema::<read_file::Args>(),
             ToolName::WriteFile => lean_schema::<write_file::Args>(),

@@ -2,7 +2,7 @@
 
 /// What a tool call produced.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutcome {
+pub(crate) struct ToolOutcome {
     /// False when the call failed; the content then says why.
     pub ok: bool,
     /// The tool result sent to the model.
@@ -15,7 +15,7 @@ pub struct ToolOutcome {
 
 impl ToolOutcome {
     /// A failed call: the model gets `message`.
-    pub fn error(message: impl Into<String>) -> Self {
+    pub(crate) fn error(message: impl Into<String>) -> Self {
         let message = message.into();
         ToolOutcome {
             ok: false,
@@ -26,7 +26,7 @@ impl ToolOutcome {
     }
 
     /// A successful call that changed nothing.
-    pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
+    pub(crate) fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
         ToolOutcome {
             ok: true,
             content: content.into(),

@@ -11,7 +11,7 @@ use super::syntax::language_for;
 
 /// What a definition is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A function or method.
     Function,
     /// A class, struct, enum, trait, interface, `impl` or module: something
@@ -23,7 +23,7 @@ pub enum Kind {
 
 /// One definition of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Definition {
+pub(crate) struct Definition {
     pub name: String,
     /// The enclosing container's name (`Signer` for `Signer.sign`).
     pub parent: Option<String>,
@@ -42,7 +42,7 @@ pub struct Definition {
 
 impl Definition {
     /// `Parent.name`, or `name`.
-    pub fn qualified(&self) -> String {
+    pub(crate) fn qualified(&self) -> String {
         match &self.parent {
             Some(parent) => format!("{parent}.{}", self.name),
             None => self.name.clone(),
@@ -50,7 +50,7 @@ impl Definition {
     }
 
     /// Number of lines.
-    pub fn lines(&self) -> usize {
+    pub(crate) fn lines(&self) -> usize {
         self.end_line + 1 - self.start_line
     }
 }
@@ -58,7 +58,7 @@ impl Definition {
 /// The definitions of `text` as the file `path`, in file order (a
 /// container before its members); `None` when the file's type has no
 /// grammar here. A text that does not parse still gives what parses.
-pub fn definitions(path: &str, text: &str) -> Option<Vec<Definition>> {
+pub(crate) fn definitions(path: &str, text: &str) -> Option<Vec<Definition>> {
     let language = language_for(path)?;
     let grammar = Grammar::of(path)?;
     let mut parser = Parser::new();
@@ -276,7 +276,7 @@ fn signature(item: Node<'_>, text: &str) -> String {
 /// (the file `path`) that run over several lines and are not docstrings:
 /// their lines after the first are the string's value, byte for byte.
 /// Empty when the file's type has no grammar.
-pub fn multiline_strings(path: &str, text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn multiline_strings(path: &str, text: &str) -> Vec<(usize, usize)> {
     let (Some(language), Some(grammar)) = (language_for(path), Grammar::of(path)) else {
         return Vec::new();
     };

@@ -9,7 +9,7 @@ use super::outcome::ToolOutcome;
 use super::workspace::Workspace;
 
 /// Lines shown when the model gives no `limit`.
-pub const DEFAULT_LIMIT: usize = 2000;
+pub(crate) const DEFAULT_LIMIT: usize = 2000;
 /// Longest line shown whole; longer ones are cut with a mark.
 const MAX_LINE_CHARS: usize = 2000;
 /// Bytes sniffed for a NUL to call a file binary.
@@ -17,7 +17,7 @@ const SNIFF_BYTES: usize = 8192;
 
 /// Arguments of `read_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// File path, relative to the workspace
     pub path: String,
     /// First line to show, 1-based
@@ -32,7 +32,7 @@ pub struct Args {
 }
 
 /// Reads the file.
-pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+pub(crate) fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     let path = match ws.resolve(&args.path) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e),
@@ -121,7 +121,7 @@ fn window(args: &Args, total: usize) -> (usize, usize) {
 /// For a read that showed only part of the file at `real`: the first and
 /// last line it showed whole and the file's line count. `None` when it
 /// showed the whole file (or the file cannot be read now).
-pub fn shown_lines(args: &Args, real: &std::path::Path) -> Option<(usize, usize, usize)> {
+pub(crate) fn shown_lines(args: &Args, real: &std::path::Path) -> Option<(usize, usize, usize)> {
     let bytes = std::fs::read(real).ok()?;
     let text = super::file_text::decode_text(&bytes).0;
     let lines: Vec<&str> = text.lines().collect();

@@ -19,7 +19,7 @@ use super::walk;
 use super::workspace::Workspace;
 
 /// Most matching lines shown; the rest are counted.
-pub const MAX_MATCHES: usize = 200;
+pub(crate) const MAX_MATCHES: usize = 200;
 /// Longest line text shown.
 const MAX_LINE_CHARS: usize = 300;
 /// Files larger than this are searched streaming, without the Latin-1 fallback.
@@ -27,7 +27,7 @@ const MAX_IN_MEMORY: u64 = 64 * 1024 * 1024;
 
 /// Arguments of `search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// Regular expression
     pub pattern: String,
     /// File or directory to search, relative to the workspace (default: the workspace)
@@ -50,7 +50,7 @@ struct FileMatches {
 }
 
 /// Searches the files.
-pub fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
+pub(crate) fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     let target = match ws.resolve(args.path.as_deref().unwrap_or(".")) {
         Ok(p) => p,
         Err(e) => return ToolOutcome::error(e),

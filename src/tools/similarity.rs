@@ -17,14 +17,14 @@ fn bigram_keys(text: &str) -> impl Iterator<Item = u64> + '_ {
 
 /// A 512-bit set of hashed bigrams: an approximate Dice in a few
 /// instructions, to rank windows before exact scoring.
-pub struct Signature {
+pub(crate) struct Signature {
     bits: [u64; 8],
     ones: u32,
 }
 
 impl Signature {
     /// The signature of `text`'s bigrams.
-    pub fn of(text: &str) -> Self {
+    pub(crate) fn of(text: &str) -> Self {
         let mut bits = [0u64; 8];
         for key in bigram_keys(text) {
             let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize;
@@ -35,7 +35,7 @@ impl Signature {
     }
 
     /// Approximate Dice similarity, 0 to 1.
-    pub fn dice(&self, other: &Signature) -> f64 {
+    pub(crate) fn dice(&self, other: &Signature) -> f64 {
         if self.ones == 0 || other.ones == 0 {
             return if self.ones == other.ones { 1.0 } else { 0.0 };
         }
@@ -52,13 +52,13 @@ impl Signature {
 /// The character bigrams of a line as sorted keys, for a Dice similarity.
 /// Sorted vectors merge far faster than hash maps are probed, which keeps a
 /// fuzzy scan of a 10,000-line file in a few milliseconds.
-pub struct Bigrams {
+pub(crate) struct Bigrams {
     keys: Vec<u64>,
 }
 
 impl Bigrams {
     /// The bigrams of `text`.
-    pub fn of(text: &str) -> Self {
+    pub(crate) fn of(text: &str) -> Self {
         let mut keys: Vec<u64> = bigram_keys(text).collect();
         keys.sort_unstable();
         Bigrams { keys }
@@ -66,7 +66,7 @@ impl Bigrams {
 
     /// Sørensen–Dice coefficient of the two bigram multisets; two lines too
     /// short to have bigrams count as equal only when both have none.
-    pub fn dice(&self, other: &Bigrams) -> f64 {
+    pub(crate) fn dice(&self, other: &Bigrams) -> f64 {
         let (a, b) = (&self.keys, &other.keys);
         if a.is_empty() || b.is_empty() {
             return if a.len() == b.len() { 1.0 } else { 0.0 };

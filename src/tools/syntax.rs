@@ -30,7 +30,7 @@ pub(crate) fn language_for(path: &str) -> Option<Language> {
 
 /// Where a text first fails to parse: 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     pub line: usize,
     pub column: usize,
     /// What is wrong, in words.
@@ -39,7 +39,7 @@ pub struct SyntaxError {
 
 /// The first syntax error of `text` as the file `path`; `None` when it
 /// parses, or when its type has no grammar here.
-pub fn first_error(path: &str, text: &str) -> Option<SyntaxError> {
+pub(crate) fn first_error(path: &str, text: &str) -> Option<SyntaxError> {
     let language = language_for(path)?;
     let mut parser = Parser::new();
     parser.set_language(&language).ok()?;
@@ -90,7 +90,7 @@ fn first_error_node(node: Node<'_>, empty_blocks: bool) -> Option<Node<'_>> {
 /// the message for the model (the error's place and the lines around it,
 /// numbered). New files and files that did not parse before are not
 /// checked.
-pub fn check_change(path: &str, before: Option<&str>, after: &str) -> Result<(), String> {
+pub(crate) fn check_change(path: &str, before: Option<&str>, after: &str) -> Result<(), String> {
     let Some(before) = before else {
         return Ok(());
     };

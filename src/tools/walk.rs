@@ -11,7 +11,7 @@ use crate::secrets::is_secret_env_file;
 
 /// The walker both tools share: hidden files included (`.github/` matters to
 /// a coding agent), `.git/` skipped, ignore files honoured, links not followed.
-pub fn builder(dir: &Path) -> WalkBuilder {
+pub(crate) fn builder(dir: &Path) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     builder
         .hidden(false)
@@ -22,12 +22,12 @@ pub fn builder(dir: &Path) -> WalkBuilder {
 }
 
 /// Whether a walked entry is a file a tool may look at (not a secret `.env`).
-pub fn is_visible_file(entry: &ignore::DirEntry) -> bool {
+pub(crate) fn is_visible_file(entry: &ignore::DirEntry) -> bool {
     entry.file_type().is_some_and(|t| t.is_file()) && !is_secret_env_file(entry.path())
 }
 
 /// Every visible file under `dir`, sorted by path.
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     builder(dir)
         .sort_by_file_path(|a, b| a.cmp(b))
         .build()

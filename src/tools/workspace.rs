@@ -9,7 +9,7 @@ use crate::sandbox::policy::Sandbox;
 
 /// The directory the agent works in. Tools never touch anything outside it.
 #[derive(Debug, Clone)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     root: PathBuf,
     /// Environment variables commands run in the workspace do not get
     /// (the model server's API key).
@@ -20,7 +20,7 @@ pub struct Workspace {
 
 /// A path a tool may use: its real absolute location and how to show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedPath {
+pub(crate) struct ResolvedPath {
     /// Real path (symlinks resolved; for a path that does not exist yet,
     /// its deepest existing ancestor resolved plus the remaining names).
     pub real: PathBuf,
@@ -31,7 +31,7 @@ pub struct ResolvedPath {
 impl Workspace {
     /// Opens `dir` as the workspace. Errors when it does not exist or is not
     /// a directory.
-    pub fn new(dir: &Path) -> std::io::Result<Self> {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<Self> {
         let root = dir.canonicalize()?;
         if !root.is_dir() {
             return Err(std::io::Error::new(
@@ -48,30 +48,30 @@ impl Workspace {
     }
 
     /// The same workspace, its commands confined by `sandbox`.
-    pub fn confined(mut self, sandbox: Sandbox) -> Self {
+    pub(crate) fn confined(mut self, sandbox: Sandbox) -> Self {
         self.sandbox = Arc::new(sandbox);
         self
     }
 
     /// How commands run in the workspace are confined.
-    pub fn sandbox(&self) -> &Sandbox {
+    pub(crate) fn sandbox(&self) -> &Sandbox {
         &self.sandbox
     }
 
     /// The same workspace, with `name` left out of the environment of
     /// every command run in it.
-    pub fn hiding_env(mut self, name: &str) -> Self {
+    pub(crate) fn hiding_env(mut self, name: &str) -> Self {
         self.hidden_env.push(name.to_string());
         self
     }
 
     /// Environment variables left out of commands' environment.
-    pub fn hidden_env(&self) -> &[String] {
+    pub(crate) fn hidden_env(&self) -> &[String] {
         &self.hidden_env
     }
 
     /// The canonical root.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
@@ -81,7 +81,7 @@ impl Workspace {
     /// Errors (a sentence for the model): empty path, `~`, a dangling
     /// symlink, `..` through a directory that does not exist, or a real
     /// location outside the root.
-    pub fn resolve(&self, path: &str) -> Result<ResolvedPath, String> {
+    pub(crate) fn resolve(&self, path: &str) -> Result<ResolvedPath, String> {
         let trimmed = path.trim();
         if trimmed.is_empty() {
             return Err("the path is empty; give a path relative to the workspace".into());
@@ -110,7 +110,7 @@ impl Workspace {
     /// Like [`Workspace::resolve`], but a final symlink is not followed: the
     /// result names the link itself (its directory resolved and confined).
     /// For moving or replacing a link rather than what it points to.
-    pub fn resolve_link(&self, path: &str) -> Result<ResolvedPath, String> {
+    pub(crate) fn resolve_link(&self, path: &str) -> Result<ResolvedPath, String> {
         let trimmed = path.trim().trim_end_matches('/');
         let joined = self.root.join(trimmed);
         let is_link = joined
@@ -129,7 +129,7 @@ impl Workspace {
     }
 
     /// `real` relative to the root, `/`-separated (`.` for the root itself).
-    pub fn display(&self, real: &Path) -> String {
+    pub(crate) fn display(&self, real: &Path) -> String {
         match real.strip_prefix(&self.root) {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
             Ok(rel) => rel

@@ -11,7 +11,7 @@ use super::workspace::Workspace;
 
 /// Arguments of `write_file`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Args {
+pub(crate) struct Args {
     /// File path, relative to the workspace
     pub path: String,
     /// The whole new content of the file
@@ -25,7 +25,7 @@ pub struct Args {
 ///
 /// Errors: a directory, an unreadable file, or an existing file not seen in
 /// this run (read it first).
-pub fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
+pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
     if args.path.trim_end().ends_with('/') {
         return Err(format!(
             "`{}` ends with `/`; give the path of a file, not a directory",
@@ -131,20 +131,21 @@ fn guard_losses(
     }
 }
 
+#[cfg(test)]
 /// Why `text` looks like a multi-line text flattened into one line, its
 /// line breaks sent as the two characters `\n`: no real line break, at
 /// least two `\n`, and one of them outside any string literal. A `\n`
 /// inside quotes belongs there (a `printf` format, a JSON or C string) and
 /// is written as sent. Never unescaped silently: the model is told to send
 /// real newlines.
-pub fn escaped_line_breaks(text: &str) -> Option<String> {
+pub(crate) fn escaped_line_breaks(text: &str) -> Option<String> {
     escaped_line_breaks_from(text, 2)
 }
 
 /// [`escaped_line_breaks`] with `at_least` `\n` pairs: 1 where the text
 /// replaces several lines (an edit whose `old_string` spans lines, a whole
 /// file that had more than one line).
-pub fn escaped_line_breaks_from(text: &str, at_least: usize) -> Option<String> {
+pub(crate) fn escaped_line_breaks_from(text: &str, at_least: usize) -> Option<String> {
     let escaped = text.matches("\\n").count();
     (escaped >= at_least && !text.contains('\n') && unquoted_escape(text)).then(|| {
         format!(

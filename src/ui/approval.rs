@@ -11,7 +11,7 @@ use crate::permissions::project_config::PROJECT_CONFIG;
 
 /// The approver for this process: a terminal prompt when stdin and stderr are
 /// both terminals, else [`HeadlessApprover`].
-pub fn approver_for_this_process() -> Box<dyn Approver + Send> {
+pub(crate) fn approver_for_this_process() -> Box<dyn Approver + Send> {
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         Box::new(TerminalApprover)
     } else {
@@ -35,7 +35,7 @@ fn show_approval_request(request: &ApprovalRequest) {
 
 /// Asks on the terminal with a dialoguer prompt on stderr.
 #[derive(Debug, Default)]
-pub struct TerminalApprover;
+pub(crate) struct TerminalApprover;
 
 impl Approver for TerminalApprover {
     fn approve(&mut self, request: &ApprovalRequest) -> Approval {

@@ -12,7 +12,7 @@ use crate::protocol::{Context, Event, RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Usage};
 
 /// Most bytes of a tool result in a `tool.result` event.
-pub const RESULT_CONTENT_CAP: usize = 4000;
+pub(crate) const RESULT_CONTENT_CAP: usize = 4000;
 
 /// `text` cut to `max` bytes (at a character boundary) with a note of what
 /// was left out.
@@ -28,14 +28,14 @@ fn cap(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 }
 
 /// JSON on stdout.
-pub struct JsonOutput {
+pub(crate) struct JsonOutput {
     /// Every event (`stream-json`), or only the final summary (`json`).
     stream: bool,
 }
 
 impl JsonOutput {
     /// `stream`: one line per event; else one object at the end.
-    pub fn new(stream: bool) -> Self {
+    pub(crate) fn new(stream: bool) -> Self {
         JsonOutput { stream }
     }
 
@@ -47,7 +47,7 @@ impl JsonOutput {
 }
 
 /// Writes one value as one line on stdout; a closed stdout is not an error.
-pub fn write_line(value: &impl serde::Serialize) {
+pub(crate) fn write_line(value: &impl serde::Serialize) {
     if let Ok(mut line) = serde_json::to_string(value) {
         line.push('\n');
         let mut out = std::io::stdout().lock();

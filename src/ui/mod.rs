@@ -4,17 +4,14 @@
 //! terminal and `NO_COLOR` is unset. This is the only module that writes to
 //! stdout and stderr, and it never fails on a closed pipe.
 
-pub mod approval;
-pub mod json;
-pub mod output;
-pub mod term;
-pub mod text;
+pub(crate) mod approval;
+pub(crate) mod json;
+pub(crate) mod output;
+pub(crate) mod term;
+pub(crate) mod text;
 
-pub use approval::{TerminalApprover, approver_for_this_process};
-pub use json::JsonOutput;
-pub use output::Output;
-pub use term::{
-    confirm, out, print_error, print_note, print_warning, sanitize, short_time, stderr_colors,
-    table,
-};
-pub use text::TextRenderer;
+pub(crate) use approval::approver_for_this_process;
+pub(crate) use json::JsonOutput;
+pub(crate) use output::Output;
+pub(crate) use term::{confirm, out, print_note, print_warning, sanitize, short_time, table};
+pub(crate) use text::TextRenderer;

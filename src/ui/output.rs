@@ -7,7 +7,7 @@ use crate::session::{Session, Usage};
 /// Where a run's activity goes: the text renderer, or JSON on stdout
 /// (`--output-format json` / `stream-json`). The agent calls these in
 /// order; each output shows what its format needs.
-pub trait Output {
+pub(crate) trait Output {
     /// The run has a session.
     fn session_started(&mut self, session: &Session, resumed: bool);
     /// A model request is about to be sent.

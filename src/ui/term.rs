@@ -9,28 +9,28 @@ use crate::env_vars;
 
 /// Writes to stderr, ignoring errors: a closed stderr (`2>&1 | head`) must
 /// not end the run.
-pub fn err(text: &str) {
+pub(crate) fn err(text: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
     let _ = stderr.flush();
 }
 
 /// Writes to stdout, ignoring errors (a closed pipe ends nothing).
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
 }
 
 /// Writes one line to stderr, ignoring errors.
-pub fn err_line(text: &str) {
+pub(crate) fn err_line(text: &str) {
     err(&format!("{text}\n"));
 }
 
 /// Model-controlled text made safe for a terminal: control characters other
 /// than newline and tab are shown escaped (`\x1b`), so escape sequences can
 /// never disguise what is being approved.
-pub fn sanitize(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn sanitize(text: &str) -> std::borrow::Cow<'_, str> {
     if !text
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t')
@@ -50,13 +50,13 @@ pub fn sanitize(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Whether stderr gets colour.
-pub fn stderr_colors() -> bool {
+pub(crate) fn stderr_colors() -> bool {
     std::io::stderr().is_terminal()
         && std::env::var_os(env_vars::NO_COLOR).is_none_or(|v| v.is_empty())
 }
 
 /// `style` when colour is on, else no styling.
-pub fn style(color: bool, style: Style) -> Style {
+pub(crate) fn style(color: bool, style: Style) -> Style {
     if color {
         style.force_styling(true)
     } else {
@@ -71,18 +71,18 @@ pub fn print_error(err: &anyhow::Error) {
 }
 
 /// Prints a line of information on stderr.
-pub fn print_note(message: &str) {
+pub(crate) fn print_note(message: &str) {
     err_line(message);
 }
 
 /// Prints a warning line on stderr.
-pub fn print_warning(message: &str) {
+pub(crate) fn print_warning(message: &str) {
     let yellow = style(stderr_colors(), Style::new().yellow());
     err_line(&format!("{} {message}", yellow.apply_to("oc: warning:")));
 }
 
 /// Prints a unified diff on stderr, `+` lines green and `-` lines red.
-pub fn print_diff(diff: &str, color: bool) {
+pub(crate) fn print_diff(diff: &str, color: bool) {
     let green = style(color, Style::new().green());
     let red = style(color, Style::new().red());
     let dim = style(color, Style::new().dim());
@@ -103,13 +103,13 @@ pub fn print_diff(diff: &str, color: bool) {
 
 /// The locked stdout, for a command that streams its output (`oc
 /// export-ft`) and must know when a write fails.
-pub fn stdout() -> std::io::StdoutLock<'static> {
+pub(crate) fn stdout() -> std::io::StdoutLock<'static> {
     std::io::stdout().lock()
 }
 
 /// Asks a yes/no question on the terminal (default no). `None` when there
 /// is no terminal to ask on (stdin or stderr is not one).
-pub fn confirm(prompt: &str) -> Option<bool> {
+pub(crate) fn confirm(prompt: &str) -> Option<bool> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return None;
     }
@@ -123,7 +123,7 @@ pub fn confirm(prompt: &str) -> Option<bool> {
 
 /// Rows as columns lined up with two spaces between them (the first row is
 /// the header), one line per row.
-pub fn table(rows: &[Vec<String>]) -> String {
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -148,6 +148,6 @@ pub fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// `2026-11-30T01:41:02.123Z` → `2026-11-30 01:41`.
-pub fn short_time(rfc3339: &str) -> String {
+pub(crate) fn short_time(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
 }

@@ -25,7 +25,7 @@ enum Open {
 /// The text format: the answer streams to stdout; thinking, tool activity,
 /// diffs, a spinner while waiting and the closing line go to stderr.
 /// `quiet` leaves only the answer, warnings and errors.
-pub struct TextRenderer {
+pub(crate) struct TextRenderer {
     color: bool,
     quiet: bool,
     open: Open,
@@ -61,7 +61,7 @@ fn indented_head(text: &str, max: usize) -> String {
 impl TextRenderer {
     /// A renderer for this process's stdout and stderr; `verbose` shows
     /// every tool result, not only its summary.
-    pub fn new(quiet: bool, verbose: bool) -> Self {
+    pub(crate) fn new(quiet: bool, verbose: bool) -> Self {
         TextRenderer {
             color: stderr_colors(),
             quiet,
@@ -77,7 +77,7 @@ impl TextRenderer {
     /// With `json_answer` (`--output-schema`), the replies stream to
     /// stderr and stdout holds only the validated JSON value, printed at
     /// the end; nothing when the answer did not match.
-    pub fn answering_with_json(mut self, json_answer: bool) -> Self {
+    pub(crate) fn answering_with_json(mut self, json_answer: bool) -> Self {
         self.json_answer = json_answer;
         self
     }

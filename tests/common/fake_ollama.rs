@@ -17,17 +17,17 @@ use super::tool_results::{self, Wire};
 
 /// The model every test uses unless it says otherwise: the real capture of
 /// `qwen2.5-coder:1.5b` (capabilities completion, tools, insert; context 32768).
-pub const MODEL: &str = "qwen2.5-coder:1.5b";
+pub(crate) const MODEL: &str = "qwen2.5-coder:1.5b";
 
 /// A fixture file's text, from the repository's `fixtures/ollama/`.
-pub fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     let path = format!("{}/fixtures/ollama/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {path}: {e}"))
 }
 
 /// How a streamed body ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// The terminating zero-length chunk, as a real server sends.
     Clean,
     /// The connection closes mid-body, without the terminating chunk.
@@ -42,7 +42,7 @@ pub enum End {
 
 /// One scripted answer to `POST /api/chat`.
 #[derive(Debug, Clone)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// A 200 NDJSON stream. `split`: write the chunked body in pieces of this
     /// many bytes (cutting through lines and characters) instead of one line
     /// per chunk.
@@ -68,7 +68,7 @@ pub enum Reply {
 
 impl Reply {
     /// A plain answer, streamed a few characters per chunk, then `done`.
-    pub fn answer(text: &str) -> Reply {
+    pub(crate) fn answer(text: &str) -> Reply {
         let mut lines: Vec<String> = chunks_of(text, 4).map(|t| content_chunk(&t)).collect();
         lines.push(done_chunk("stop"));
         Reply::lines(lines)
@@ -76,12 +76,12 @@ impl Reply {
 
     /// One chunk carrying whole tool calls `(name, arguments)`, then `done`,
     /// as in capture 07.
-    pub fn tool_calls(calls: &[(&str, Value)]) -> Reply {
+    pub(crate) fn tool_calls(calls: &[(&str, Value)]) -> Reply {
         Reply::lines(vec![tool_call_chunk(calls), done_chunk("stop")])
     }
 
     /// The given NDJSON lines, one per HTTP chunk, cleanly ended.
-    pub fn lines(lines: Vec<String>) -> Reply {
+    pub(crate) fn lines(lines: Vec<String>) -> Reply {
         Reply::Stream {
             lines,
             split: None,
@@ -91,7 +91,7 @@ impl Reply {
 
     /// A model in a loop: `head` as content, then `line` as content over and
     /// over until `oc` closes the connection.
-    pub fn endless(head: &str, line: &str) -> Reply {
+    pub(crate) fn endless(head: &str, line: &str) -> Reply {
         Reply::Stream {
             lines: vec![content_chunk(head)],
             split: None,
@@ -101,7 +101,7 @@ impl Reply {
 
     /// A recorded SSE body from `fixtures/` (e.g.
     /// `llama-server/ls-06-chat-stream-tool-call.sse`), event by event.
-    pub fn sse_fixture(name: &str, split: Option<usize>) -> Reply {
+    pub(crate) fn sse_fixture(name: &str, split: Option<usize>) -> Reply {
         let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let events = text.split_inclusive("\n\n").map(str::to_string).collect();
@@ -113,7 +113,7 @@ impl Reply {
     }
 
     /// A recorded body from `fixtures/ollama/`, replayed line for line.
-    pub fn fixture(name: &str) -> Reply {
+    pub(crate) fn fixture(name: &str) -> Reply {
         Reply::lines(fixture(name).lines().map(str::to_string).collect())
     }
 }
@@ -130,21 +130,21 @@ fn chunks_of(text: &str, size: usize) -> impl Iterator<Item = String> + '_ {
 const CREATED_AT: &str = "2026-11-29T23:57:55.213123687Z";
 
 /// A content delta chunk, shaped like capture 05.
-pub fn content_chunk(text: &str) -> String {
+pub(crate) fn content_chunk(text: &str) -> String {
     json!({"model": MODEL, "created_at": CREATED_AT,
            "message": {"role": "assistant", "content": text}, "done": false})
     .to_string()
 }
 
 /// A thinking delta chunk (thinking models stream these before content).
-pub fn thinking_chunk(text: &str) -> String {
+pub(crate) fn thinking_chunk(text: &str) -> String {
     json!({"model": MODEL, "created_at": CREATED_AT,
            "message": {"role": "assistant", "content": "", "thinking": text}, "done": false})
     .to_string()
 }
 
 /// A chunk with whole tool calls, shaped like capture 07.
-pub fn tool_call_chunk(calls: &[(&str, Value)]) -> String {
+pub(crate) fn tool_call_chunk(calls: &[(&str, Value)]) -> String {
     let calls: Vec<Value> = calls
         .iter()
         .enumerate()
@@ -158,7 +158,7 @@ pub fn tool_call_chunk(calls: &[(&str, Value)]) -> String {
 }
 
 /// The final chunk, shaped like capture 07's.
-pub fn done_chunk(reason: &str) -> String {
+pub(crate) fn done_chunk(reason: &str) -> String {
     json!({"model": MODEL, "created_at": CREATED_AT,
            "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": reason,
            "total_duration": 2783483084u64, "load_duration": 1242361, "prompt_eval_count": 253,
@@ -168,7 +168,7 @@ pub fn done_chunk(reason: &str) -> String {
 
 /// One request the server received.
 #[derive(Debug, Clone)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub method: String,
     pub path: String,
     /// The JSON body, or `Null` when there was none; a chat-completions
@@ -205,7 +205,7 @@ struct State {
 /// gets an HTTP 400 saying why, and is kept: dropping the handle then
 /// panics with the reasons, so the test fails even when `oc` was expected
 /// to fail.
-pub struct FakeOllama {
+pub(crate) struct FakeOllama {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     state: Arc<Mutex<State>>,
@@ -214,7 +214,7 @@ pub struct FakeOllama {
 impl FakeOllama {
     /// A server that knows [`MODEL`] (the real `/api/show` capture) and
     /// answers `/api/chat` with `replies`, in order.
-    pub fn start(replies: Vec<Reply>) -> FakeOllama {
+    pub(crate) fn start(replies: Vec<Reply>) -> FakeOllama {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let mut state = State::default();
@@ -236,7 +236,7 @@ impl FakeOllama {
 
     /// Adds a model whose `/api/show` is the real capture with other
     /// `capabilities` and `context_length`.
-    pub fn with_model(self, name: &str, capabilities: &[&str], context_length: u64) -> Self {
+    pub(crate) fn with_model(self, name: &str, capabilities: &[&str], context_length: u64) -> Self {
         let mut show: Value =
             serde_json::from_str(&fixture("04-show-qwen2.5-coder-1.5b.json")).unwrap();
         show["capabilities"] = json!(capabilities);
@@ -251,7 +251,7 @@ impl FakeOllama {
 
     /// Adds a model whose `/api/show` is the real capture with another
     /// `details.parameter_size` (e.g. `"7.6B"`).
-    pub fn with_model_size(self, name: &str, parameter_size: &str) -> Self {
+    pub(crate) fn with_model_size(self, name: &str, parameter_size: &str) -> Self {
         let mut show: Value =
             serde_json::from_str(&fixture("04-show-qwen2.5-coder-1.5b.json")).unwrap();
         show["details"]["parameter_size"] = json!(parameter_size);
@@ -266,32 +266,32 @@ impl FakeOllama {
     /// Reports `prompt_eval_count` from each request's size (its messages
     /// and tools, bytes / 4), as a real server counts the whole prompt,
     /// instead of the recorded figure.
-    pub fn counting(self) -> Self {
+    pub(crate) fn counting(self) -> Self {
         self.state.lock().unwrap().counting = true;
         self
     }
 
     /// Answers each of `oc`'s summary requests with `summary` without
     /// taking a scripted reply, as a real model would answer it.
-    pub fn summarising(self, summary: &str) -> Self {
+    pub(crate) fn summarising(self, summary: &str) -> Self {
         self.state.lock().unwrap().summary = Some(summary.to_string());
         self
     }
 
     /// The tool-result violations so far (see [`FakeOllama`]), taken: the
     /// handle no longer panics for them on drop. For the test of the check.
-    pub fn take_violations(&self) -> Vec<String> {
+    pub(crate) fn take_violations(&self) -> Vec<String> {
         std::mem::take(&mut self.state.lock().unwrap().violations)
     }
 
     /// Every request so far.
-    pub fn requests(&self) -> Vec<Recorded> {
+    pub(crate) fn requests(&self) -> Vec<Recorded> {
         self.state.lock().unwrap().requests.clone()
     }
 
     /// The bodies of the chat requests so far (`/api/chat`, or
     /// `/v1/chat/completions` in Ollama's shape).
-    pub fn chat_requests(&self) -> Vec<Value> {
+    pub(crate) fn chat_requests(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
             .filter(|r| is_chat(&r.path))
@@ -300,7 +300,7 @@ impl FakeOllama {
     }
 
     /// The chat request bodies exactly as sent.
-    pub fn raw_chat_requests(&self) -> Vec<Value> {
+    pub(crate) fn raw_chat_requests(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
             .filter(|r| is_chat(&r.path))
@@ -589,7 +589,7 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Resu
 }
 
 /// A port on 127.0.0.1 where nothing listens.
-pub fn closed_port_url() -> String {
+pub(crate) fn closed_port_url() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);

@@ -15,14 +15,14 @@ use serde_json::{Value, json};
 use super::http::{Incoming, read_request};
 
 /// A capture of `fixtures/opencode/`, e.g. `fixture("11-read-event.sse")`.
-pub fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     let path = format!("{}/fixtures/opencode/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// What the fake replays.
 #[derive(Debug, Clone)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     /// The captured event stream (`NN-…-event.sse`).
     pub events: &'static str,
     /// The captured transcript (`NN-…-messages.json`).
@@ -38,7 +38,7 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    pub fn new(events: &'static str, messages: &'static str) -> Scenario {
+    pub(crate) fn new(events: &'static str, messages: &'static str) -> Scenario {
         Scenario {
             events,
             messages,
@@ -51,7 +51,7 @@ impl Scenario {
 
 /// A request the fake received.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub method: String,
     pub path: String,
     pub body: Value,
@@ -69,14 +69,14 @@ struct State {
 }
 
 /// The running fake; it stops with the test process.
-pub struct FakeOpencode {
+pub(crate) struct FakeOpencode {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     state: Arc<Mutex<State>>,
 }
 
 impl FakeOpencode {
-    pub fn start(scenario: Scenario) -> FakeOpencode {
+    pub(crate) fn start(scenario: Scenario) -> FakeOpencode {
         let transcript: Value = serde_json::from_str(&fixture(scenario.messages)).unwrap();
         let session = transcript[0]["info"]["sessionID"]
             .as_str()
@@ -109,12 +109,12 @@ impl FakeOpencode {
     }
 
     /// Every request received, in order.
-    pub fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         self.state.lock().unwrap().requests.clone()
     }
 
     /// The permission answers received: `(path, body)`.
-    pub fn replies(&self) -> Vec<(String, Value)> {
+    pub(crate) fn replies(&self) -> Vec<(String, Value)> {
         self.requests()
             .into_iter()
             .filter(|r| r.path.contains("/permission"))

@@ -5,7 +5,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 /// One request as read: its line, the `Authorization` header, the body.
-pub struct Incoming {
+pub(crate) struct Incoming {
     pub method: String,
     pub path: String,
     pub authorization: Option<String>,
@@ -14,7 +14,7 @@ pub struct Incoming {
 
 /// Reads a request (30 s at most between bytes); `None` when the client
 /// went away before it was whole.
-pub fn read_request(stream: &TcpStream) -> Option<Incoming> {
+pub(crate) fn read_request(stream: &TcpStream) -> Option<Incoming> {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut request_line = String::new();

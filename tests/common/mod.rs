@@ -1,29 +1,29 @@
 //! Test support: the fake Ollama server and a temp environment (an `OC_HOME`,
 //! a workspace that is a real git repository, no terminal).
 
-pub mod fake_ollama;
-pub mod fake_opencode;
-pub mod http;
-pub mod openai_dialect;
-pub mod tool_results;
+pub(crate) mod fake_ollama;
+pub(crate) mod fake_opencode;
+pub(crate) mod http;
+pub(crate) mod openai_dialect;
+pub(crate) mod tool_results;
 
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-pub use fake_ollama::{FakeOllama, MODEL, Reply};
-pub use openai_dialect::openai_mode;
+pub(crate) use fake_ollama::{FakeOllama, MODEL, Reply};
+pub(crate) use openai_dialect::openai_mode;
 
 /// What most tests run with: the tool-call loop on its own, with no files
 /// read before the first turn, whatever the model. Tests of grounding and
 /// of the edit formats override these.
-pub const LOOP_DEFAULTS: [(&str, &str); 2] =
+pub(crate) const LOOP_DEFAULTS: [(&str, &str); 2] =
     [("OC_EDIT_FORMAT", "tools"), ("OC_DISABLE", "ground,nudge")];
 
 /// With `OC_TEST_PROVIDER=openai`: `oc` talks to the fake server's
 /// OpenAI-compatible side (`OC_PROVIDER=openai`, `OPENAI_BASE_URL=URL/v1`).
-pub fn provider_env(url: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn provider_env(url: &str) -> Vec<(&'static str, String)> {
     if openai_mode() {
         vec![
             ("OC_PROVIDER", "openai".to_string()),
@@ -38,7 +38,7 @@ pub fn provider_env(url: &str) -> Vec<(&'static str, String)> {
 /// OpenAI-compatible side: the calling test is about Ollama's own wire
 /// format (`num_ctx`, `/api/show` capabilities, Ollama's messages) and
 /// proves nothing there. `tests/suite/openai.rs` covers that side's wire.
-pub fn ollama_wire_only() -> bool {
+pub(crate) fn ollama_wire_only() -> bool {
     if openai_mode() {
         eprintln!("skipped with OC_TEST_PROVIDER=openai: a test of Ollama's wire format");
     }
@@ -46,13 +46,13 @@ pub fn ollama_wire_only() -> bool {
 }
 
 /// A temp `OC_HOME` and a temp workspace with `git init` done.
-pub struct TestEnv {
+pub(crate) struct TestEnv {
     pub home: tempfile::TempDir,
     pub work: tempfile::TempDir,
 }
 
 impl TestEnv {
-    pub fn new() -> TestEnv {
+    pub(crate) fn new() -> TestEnv {
         let env = TestEnv {
             home: tempfile::tempdir().unwrap(),
             work: tempfile::tempdir().unwrap(),
@@ -67,12 +67,12 @@ impl TestEnv {
     }
 
     /// The workspace path.
-    pub fn work(&self) -> &Path {
+    pub(crate) fn work(&self) -> &Path {
         self.work.path()
     }
 
     /// Writes a file in the workspace.
-    pub fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         let path = self.work().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -80,12 +80,12 @@ impl TestEnv {
 
     /// The real `oc` binary in the workspace, pointed at `server`, with this
     /// `OC_HOME`, no colour and the default test model.
-    pub fn oc(&self, server: &FakeOllama) -> Command {
+    pub(crate) fn oc(&self, server: &FakeOllama) -> Command {
         self.oc_at(&server.url)
     }
 
     /// Like [`TestEnv::oc`] for any server URL.
-    pub fn oc_at(&self, url: &str) -> Command {
+    pub(crate) fn oc_at(&self, url: &str) -> Command {
         let mut cmd = Command::cargo_bin("oc").unwrap();
         cmd.current_dir(self.work())
             .env_remove("OC_MODEL")
@@ -103,7 +103,7 @@ impl TestEnv {
 
     /// The `oc` binary as a plain `std::process::Command`, for tests that
     /// need control over stdin and the child's lifetime.
-    pub fn oc_process(&self, server: &FakeOllama) -> std::process::Command {
+    pub(crate) fn oc_process(&self, server: &FakeOllama) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("oc"));
         cmd.current_dir(self.work())
             .env("OC_HOME", self.home.path())
@@ -118,7 +118,7 @@ impl TestEnv {
 
     /// `oc ARGS` started in the background, with no stdin and its output
     /// thrown away (stderr kept when `keep_stderr`).
-    pub fn spawn_oc(
+    pub(crate) fn spawn_oc(
         &self,
         server: &FakeOllama,
         args: &[&str],
@@ -139,7 +139,7 @@ impl TestEnv {
     }
 
     /// Every saved session, oldest first.
-    pub fn sessions(&self) -> Vec<Value> {
+    pub(crate) fn sessions(&self) -> Vec<Value> {
         let dir = self.home.path().join("sessions");
         let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
             Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
@@ -153,14 +153,14 @@ impl TestEnv {
     }
 
     /// The only saved session.
-    pub fn session(&self) -> Value {
+    pub(crate) fn session(&self) -> Value {
         let mut sessions = self.sessions();
         assert_eq!(sessions.len(), 1, "expected one session");
         sessions.remove(0)
     }
 
     /// The lines of `finetune.jsonl`, parsed.
-    pub fn finetune(&self) -> Vec<Value> {
+    pub(crate) fn finetune(&self) -> Vec<Value> {
         match std::fs::read_to_string(self.home.path().join("finetune.jsonl")) {
             Ok(text) => text
                 .lines()
@@ -172,7 +172,7 @@ impl TestEnv {
 }
 
 /// Command lines of the processes whose command line contains `marker`.
-pub fn processes_named(marker: &str) -> Vec<String> {
+pub(crate) fn processes_named(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
@@ -187,7 +187,7 @@ pub fn processes_named(marker: &str) -> Vec<String> {
 }
 
 /// Waits (20 s at most) until `count` processes with `marker` run.
-pub fn wait_for_processes(marker: &str, count: usize) {
+pub(crate) fn wait_for_processes(marker: &str, count: usize) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while processes_named(marker).len() < count {
         assert!(
@@ -199,7 +199,7 @@ pub fn wait_for_processes(marker: &str, count: usize) {
 }
 
 /// Kills the processes whose command line contains `marker`.
-pub fn kill_named(marker: &str) {
+pub(crate) fn kill_named(marker: &str) {
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry
             .file_name()
@@ -218,7 +218,7 @@ pub fn kill_named(marker: &str) {
 }
 
 /// The tool messages of a chat request body.
-pub fn tool_messages(request: &Value) -> Vec<Value> {
+pub(crate) fn tool_messages(request: &Value) -> Vec<Value> {
     request["messages"]
         .as_array()
         .unwrap()
@@ -229,7 +229,7 @@ pub fn tool_messages(request: &Value) -> Vec<Value> {
 }
 
 /// The text of each tool message of a chat request body.
-pub fn tool_results(request: &Value) -> Vec<String> {
+pub(crate) fn tool_results(request: &Value) -> Vec<String> {
     tool_messages(request)
         .iter()
         .map(|m| m["content"].as_str().unwrap().to_string())
@@ -238,7 +238,7 @@ pub fn tool_results(request: &Value) -> Vec<String> {
 
 /// A fake server that asks for `commands` as bash calls in one reply, then
 /// answers "done".
-pub fn bash_calls(commands: &[&str]) -> FakeOllama {
+pub(crate) fn bash_calls(commands: &[&str]) -> FakeOllama {
     let calls: Vec<(&str, Value)> = commands
         .iter()
         .map(|c| ("bash", serde_json::json!({ "command": c })))

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// Whether this test process runs the suite against the OpenAI-compatible
 /// side (`OC_TEST_PROVIDER=openai`).
-pub fn openai_mode() -> bool {
+pub(crate) fn openai_mode() -> bool {
     std::env::var("OC_TEST_PROVIDER").is_ok_and(|p| p == "openai")
 }
 
@@ -39,7 +39,7 @@ fn delta(delta: Value) -> String {
 
 /// The SSE events that say what one scripted Ollama NDJSON line says.
 /// `calls` counts the tool calls so far (indexes go on across lines).
-pub fn events_of(line: &str, calls: &mut usize, saw_calls: &mut bool) -> Vec<String> {
+pub(crate) fn events_of(line: &str, calls: &mut usize, saw_calls: &mut bool) -> Vec<String> {
     // Each call gets its own id, as real servers give (random ones there).
     let Ok(chunk) = serde_json::from_str::<Value>(line) else {
         // Garbage stays garbage.
@@ -120,7 +120,7 @@ pub fn events_of(line: &str, calls: &mut usize, saw_calls: &mut bool) -> Vec<Str
 
 /// An Ollama error body (`{"error": "text"}`) as an OpenAI one
 /// (`{"error": {"message", "type", "param", "code"}}`, capture 17d).
-pub fn error_body(body: &str, status: u16) -> String {
+pub(crate) fn error_body(body: &str, status: u16) -> String {
     let text = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|b| b["error"].as_str().map(str::to_string))
@@ -137,7 +137,7 @@ pub fn error_body(body: &str, status: u16) -> String {
 /// body), shaped like llama.cpp's (capture `ls-02`): `meta.n_ctx` from the
 /// model's context length, `architecture.input_modalities` with `image`
 /// for a `vision` model.
-pub fn models_body<'a>(models: impl Iterator<Item = (&'a String, &'a Value)>) -> String {
+pub(crate) fn models_body<'a>(models: impl Iterator<Item = (&'a String, &'a Value)>) -> String {
     let data: Vec<Value> = models
         .map(|(name, show)| {
             let context = show["model_info"]["qwen2.context_length"].clone();
@@ -160,7 +160,7 @@ pub fn models_body<'a>(models: impl Iterator<Item = (&'a String, &'a Value)>) ->
 /// A chat-completions request body in Ollama's `/api/chat` shape: string
 /// arguments parsed, tool results named after their calls, image parts as
 /// `images`, `max_tokens` and the sampling fields under `options`.
-pub fn as_ollama_request(body: &Value) -> Value {
+pub(crate) fn as_ollama_request(body: &Value) -> Value {
     let mut names = std::collections::HashMap::new();
     let mut messages = Vec::new();
     for message in body["messages"].as_array().into_iter().flatten() {

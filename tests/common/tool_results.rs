@@ -17,7 +17,7 @@ use serde_json::Value;
 
 /// Which wire a request body is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wire {
+pub(crate) enum Wire {
     /// Ollama's `/api/chat`: a result names its call by `tool_call_id` and
     /// `tool_name` when it has them, else it answers the next open call.
     Ollama,
@@ -37,7 +37,7 @@ struct Open {
 /// shape) answers no call of the assistant message before it, answers one
 /// twice, or a call is left unanswered; the reason ends with an outline of
 /// the request's messages.
-pub fn check(body: &Value, wire: Wire) -> Result<(), String> {
+pub(crate) fn check(body: &Value, wire: Wire) -> Result<(), String> {
     let Some(messages) = body["messages"].as_array() else {
         return Ok(());
     };

@@ -13,14 +13,14 @@ use ollama_code::cli::Cli;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The generated options reference, relative to the repository root.
-pub const OPTIONS_PAGE: &str = "docs/options.md";
+pub(super) const OPTIONS_PAGE: &str = "docs/options.md";
 
 /// What to run when the page is stale.
 const UPDATE: &str = "OC_UPDATE_DOCS=1 cargo test --test all docs";
 
 /// The whole `oc` command tree, built (help and version flags added,
 /// global options propagated, usage names set) as `--help` sees it.
-pub fn oc_command() -> Command {
+pub(super) fn oc_command() -> Command {
     let mut command = Cli::command();
     command.build();
     command
@@ -28,7 +28,7 @@ pub fn oc_command() -> Command {
 
 /// Every visible command under `command`, depth first, with its full name
 /// (`["sessions", "list"]`); `oc` itself is not one.
-pub fn visible_commands(command: &Command) -> Vec<(Vec<String>, &Command)> {
+pub(super) fn visible_commands(command: &Command) -> Vec<(Vec<String>, &Command)> {
     fn walk<'a>(command: &'a Command, path: &[String], out: &mut Vec<(Vec<String>, &'a Command)>) {
         for sub in command.get_subcommands() {
             if is_skipped(sub) {
@@ -52,7 +52,7 @@ fn is_skipped(command: &Command) -> bool {
 
 /// The markdown files of the project: README.md, CONTRIBUTING.md,
 /// ARCHITECTURE.md and every page of `docs/`.
-pub fn markdown_files() -> Vec<PathBuf> {
+pub(super) fn markdown_files() -> Vec<PathBuf> {
     let root = Path::new(ROOT);
     let mut files: Vec<PathBuf> = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"]
         .iter()
@@ -63,7 +63,7 @@ pub fn markdown_files() -> Vec<PathBuf> {
 }
 
 /// The pages of `docs/`, sorted.
-pub fn docs_pages() -> Vec<PathBuf> {
+pub(super) fn docs_pages() -> Vec<PathBuf> {
     let mut pages: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("docs"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -74,7 +74,7 @@ pub fn docs_pages() -> Vec<PathBuf> {
 }
 
 /// A file's text; a file that cannot be read fails the test with its path.
-pub fn read(path: &Path) -> String {
+pub(super) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -130,7 +130,7 @@ fn render_options() -> String {
 
 /// What a command's section says when its arguments and options are
 /// those of an earlier command.
-pub const SAME_AS: &str = "Arguments and options: the same as";
+pub(super) const SAME_AS: &str = "Arguments and options: the same as";
 
 /// A command's subcommands, arguments and options, as tables.
 fn render_arguments(name: &[String], command: &Command) -> String {
@@ -336,7 +336,7 @@ fn the_options_page_matches_the_clap_definitions() {
 
 /// GitHub's anchor for a heading: lowercase, spaces become `-`, other
 /// punctuation but `-` and `_` is dropped.
-pub fn anchor(heading: &str) -> String {
+pub(super) fn anchor(heading: &str) -> String {
     heading
         .trim()
         .to_lowercase()
@@ -390,7 +390,7 @@ fn kinds(markdown: &str) -> Vec<(&str, Kind)> {
 
 /// The text of `markdown` outside fenced code blocks; the blocks' lines
 /// are blank, so line numbers stay.
-pub fn prose(markdown: &str) -> String {
+pub(super) fn prose(markdown: &str) -> String {
     kinds(markdown)
         .into_iter()
         .map(|(line, kind)| if kind == Kind::Prose { line } else { "" })
@@ -399,7 +399,7 @@ pub fn prose(markdown: &str) -> String {
 }
 
 /// The lines inside fenced code blocks.
-pub fn code_lines(markdown: &str) -> Vec<String> {
+pub(super) fn code_lines(markdown: &str) -> Vec<String> {
     kinds(markdown)
         .into_iter()
         .filter(|(_, kind)| *kind == Kind::Code)
@@ -452,13 +452,13 @@ fn split_code_spans(text: &str) -> (Vec<String>, String) {
 }
 
 /// The inline code spans of `text` (prose).
-pub fn code_spans(text: &str) -> Vec<String> {
+pub(super) fn code_spans(text: &str) -> Vec<String> {
     split_code_spans(text).0
 }
 
 /// The anchors of a markdown file's headings, as GitHub makes them
 /// (a repeated heading gets `-1`, `-2`, …).
-pub fn anchors(markdown: &str) -> BTreeSet<String> {
+pub(super) fn anchors(markdown: &str) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     for line in prose(markdown).lines() {
         let hashes = line.chars().take_while(|c| *c == '#').count();
@@ -479,7 +479,7 @@ pub fn anchors(markdown: &str) -> BTreeSet<String> {
 }
 
 /// The targets of the inline links in `markdown`'s prose.
-pub fn link_targets(markdown: &str) -> Vec<String> {
+pub(super) fn link_targets(markdown: &str) -> Vec<String> {
     let link = regex::Regex::new(r#"\]\(([^()\s]+)(?:\s+"[^"]*")?\)"#).unwrap();
     let text = split_code_spans(&prose(markdown)).1;
     link.captures_iter(&text)

@@ -11,7 +11,7 @@ use crate::common::fake_ollama::{End, content_chunk};
 use crate::common::{FakeOllama, Reply, TestEnv};
 use crate::common::{kill_named, processes_named, wait_for_processes};
 
-pub fn send(child: &Child, signal: &str) {
+pub(super) fn send(child: &Child, signal: &str) {
     let status = std::process::Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
@@ -19,7 +19,7 @@ pub fn send(child: &Child, signal: &str) {
     assert!(status.success());
 }
 
-pub fn wait(child: &mut Child) -> std::process::ExitStatus {
+pub(super) fn wait(child: &mut Child) -> std::process::ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(status) = child.try_wait().unwrap() {

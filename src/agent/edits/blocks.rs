@@ -9,7 +9,7 @@ use std::ops::Range;
 
 /// What a block asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlockKind {
+pub(crate) enum BlockKind {
     /// The file's whole new content.
     Whole(String),
     /// `(search, replace)` pairs, in order.
@@ -18,7 +18,7 @@ pub enum BlockKind {
 
 /// One file block of a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileBlock {
+pub(crate) struct FileBlock {
     /// The path as the reply gives it, when it gives one.
     pub path: Option<String>,
     /// Whether the path came from a comment on the block's first line (that
@@ -33,7 +33,7 @@ pub struct FileBlock {
 
 /// A reply split into its prose and its file blocks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParsedReply {
+pub(crate) struct ParsedReply {
     /// The text outside the blocks, trimmed.
     pub prose: String,
     pub blocks: Vec<FileBlock>,
@@ -92,7 +92,7 @@ fn is_replace_end(line: &str) -> bool {
 /// Splits `reply` into prose and file blocks. `known` are the workspace
 /// paths in play: a header line that mentions one of them among other words
 /// names that file.
-pub fn parse(reply: &str, known: &[String]) -> ParsedReply {
+pub(crate) fn parse(reply: &str, known: &[String]) -> ParsedReply {
     let lines = lines_of(reply);
     let mut blocks = Vec::new();
     let mut i = 0;

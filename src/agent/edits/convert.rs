@@ -18,7 +18,7 @@ use crate::tools::losses::{self, Loss, elision, kept_share};
 
 /// Which files a reply may change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// Existing files that may change.
     pub editable: Vec<String>,
     /// Files to create.
@@ -45,7 +45,7 @@ pub struct Scope {
 
 impl Scope {
     /// The files that may change or be created, for messages.
-    pub fn writable(&self) -> Vec<&str> {
+    pub(crate) fn writable(&self) -> Vec<&str> {
         self.editable
             .iter()
             .chain(&self.new)
@@ -58,7 +58,7 @@ impl Scope {
     }
 
     /// Every path in play, for reading headers.
-    pub fn known(&self) -> Vec<String> {
+    pub(crate) fn known(&self) -> Vec<String> {
         self.editable
             .iter()
             .chain(&self.new)
@@ -71,14 +71,14 @@ impl Scope {
 /// One call made from a block: what is recorded (and rendered back on the
 /// wire), and whether it may run (`Err`: why not, for the model).
 #[derive(Debug, Clone, PartialEq)]
-pub struct EditCall {
+pub(crate) struct EditCall {
     pub call: ToolCall,
     pub verdict: Result<Value, String>,
 }
 
 /// The calls of a reply's blocks.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Converted {
+pub(crate) struct Converted {
     /// In the reply's order.
     pub calls: Vec<EditCall>,
     /// Blocks that changed nothing and made no call: a file (or part)
@@ -98,7 +98,7 @@ pub struct Converted {
 /// cannot be placed (several files in scope, or code that is not the file)
 /// make no call and are counted as unplaced. A block that changes nothing
 /// is an echo: no call, no error.
-pub fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
+pub(crate) fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Converted {
     let mut converted = Converted::default();
     let calls = &mut converted.calls;
     for (n, block) in blocks.iter().enumerate() {

@@ -27,7 +27,7 @@ const READ_BUDGET: usize = 6 * 1024;
 
 /// The `whole` or `diff` format of one run.
 #[derive(Debug, Clone)]
-pub struct FileBlocks {
+pub(crate) struct FileBlocks {
     /// SEARCH/REPLACE blocks instead of whole files.
     pub diff: bool,
     /// Which files may change.
@@ -61,7 +61,7 @@ pub struct FileBlocks {
 impl FileBlocks {
     /// The format for the workspace at `root`; the scope comes with the
     /// first message ([`FileBlocks::opening`]).
-    pub fn new(diff: bool, root: &Path) -> Self {
+    pub(crate) fn new(diff: bool, root: &Path) -> Self {
         FileBlocks {
             diff,
             scope: Scope::default(),
@@ -79,7 +79,7 @@ impl FileBlocks {
 
     /// The format for an answer that must be one JSON value: files for
     /// reference, and no look-around requests read from the reply.
-    pub fn answering_in_json(mut self) -> Self {
+    pub(crate) fn answering_in_json(mut self) -> Self {
         self.answering = true;
         self.json_answer = true;
         self
@@ -87,20 +87,20 @@ impl FileBlocks {
 
     /// The format for a run whose task is an answer: every file is shown
     /// for reference, and the reply's blocks are part of the answer.
-    pub fn answering(mut self) -> Self {
+    pub(crate) fn answering(mut self) -> Self {
         self.answering = true;
         self
     }
 
     /// Whether the task is an answer.
-    pub fn answers(&self) -> bool {
+    pub(crate) fn answers(&self) -> bool {
         self.answering
     }
 
     /// The first user message: the files (reference ones marked, big ones
     /// in parts), `context` (the repository map, a failing check), the
     /// task, and which files may change. Sets the scope.
-    pub fn opening(&mut self, prompt: &str, files: &[ShownFile], context: &str) -> String {
+    pub(crate) fn opening(&mut self, prompt: &str, files: &[ShownFile], context: &str) -> String {
         let mut text = String::new();
         for file in files.iter().filter(|f| f.text.is_some()) {
             text.push_str(&file.render());
@@ -200,7 +200,7 @@ impl FileBlocks {
 
     /// The answer to a read: the file as the model is shown it, now in the
     /// scope (an editable file may then be changed).
-    pub fn show(&mut self, file: &ShownFile) -> String {
+    pub(crate) fn show(&mut self, file: &ShownFile) -> String {
         self.remember(file);
         let mut text = file.render();
         match (file.role, &file.parts) {
@@ -219,7 +219,7 @@ impl FileBlocks {
     /// and count), else the parts the task's focus picks. The file is then
     /// in the scope: a test (unless tests may change) or a scrubbed file
     /// for reference, anything else to change.
-    pub fn present_read(
+    pub(crate) fn present_read(
         &mut self,
         path: &str,
         text: &str,
@@ -261,7 +261,7 @@ impl FileBlocks {
     /// The answer to a `read_file` call (its `arguments`) that ran in
     /// `workspace`: the file as [`FileBlocks::present_read`] shows it,
     /// `scrub` taking secrets out (and saying whether it did).
-    pub fn answer_read(
+    pub(crate) fn answer_read(
         &mut self,
         arguments: &Value,
         workspace: &Workspace,
@@ -288,7 +288,7 @@ impl FileBlocks {
     /// them. When the task is an answer, no block is a file: only the
     /// requests are calls. Returns per call the arguments to run with, or
     /// why it may not run.
-    pub fn read_reply(
+    pub(crate) fn read_reply(
         &mut self,
         message: &mut Message,
         turn: u32,
@@ -450,7 +450,7 @@ impl FileBlocks {
     }
 
     /// How to go on after a failed check.
-    pub fn check_hint(&self) -> &'static str {
+    pub(crate) fn check_hint(&self) -> &'static str {
         if self.diff {
             "Reply with SEARCH/REPLACE blocks for the files to change."
         } else if !self.scope.by_definition.is_empty() {
@@ -463,7 +463,7 @@ impl FileBlocks {
     /// The conversation as the model sees it: calls written back as file
     /// blocks, each run of results as one user message (with the user
     /// message that follows it, if any).
-    pub fn wire(&self, messages: &[Message]) -> Vec<Message> {
+    pub(crate) fn wire(&self, messages: &[Message]) -> Vec<Message> {
         let mut wire: Vec<Message> = Vec::new();
         let mut results: Vec<String> = Vec::new();
         for m in messages {

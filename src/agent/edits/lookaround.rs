@@ -15,7 +15,7 @@ use crate::run::text_calls::parse_block;
 use crate::tools::ToolName;
 
 /// Requests answered per reply; more are answered with an error.
-pub const MAX_REQUESTS: usize = 3;
+pub(crate) const MAX_REQUESTS: usize = 3;
 
 /// The request lines the system prompt shows as examples: a reply that
 /// repeats them asks for nothing.
@@ -28,7 +28,7 @@ const EXAMPLES: [&str; 4] = [
 
 /// One request of a reply, as the call it amounts to.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub(crate) struct Request {
     pub tool: ToolName,
     pub arguments: Value,
     /// The byte range of the request in the text it was read from.
@@ -44,7 +44,7 @@ static LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// Whether `line` is a request line (`READ path`, `SEARCH text`, `LIST
 /// folder`, or `Read: path` and the like).
-pub fn is_request_line(line: &str) -> bool {
+pub(crate) fn is_request_line(line: &str) -> bool {
     LINE.as_ref().is_some_and(|re| re.is_match(line))
 }
 
@@ -53,7 +53,7 @@ pub fn is_request_line(line: &str) -> bool {
 /// order. `exists` tells whether a path names a workspace file. A reply
 /// that is only a path is an answer ("which file defines `f`?"), not a
 /// request.
-pub fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
+pub(crate) fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
     let mut found: Vec<Request> = Vec::new();
     if let Some(line) = LINE.as_ref() {
         for caps in line.captures_iter(prose) {
@@ -79,7 +79,7 @@ pub fn parse(prose: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Request> {
 
 /// `text` without the lines that repeat the system prompt's example
 /// requests (`READ path/to/file.py`): small models echo them as a reply.
-pub fn without_examples(text: &str) -> String {
+pub(crate) fn without_examples(text: &str) -> String {
     let Some(line) = LINE.as_ref() else {
         return text.to_string();
     };

@@ -5,14 +5,14 @@
 //! file they are shown. Either way every change runs through the same write
 //! path (permissions, hard rules, guards, diffs, records).
 
-pub mod blocks;
-pub mod convert;
-pub mod file_blocks;
-pub mod lookaround;
-pub mod partial;
-pub mod shown;
-pub mod splice;
-pub mod unseen;
+pub(crate) mod blocks;
+pub(crate) mod convert;
+pub(crate) mod file_blocks;
+pub(crate) mod lookaround;
+pub(crate) mod partial;
+pub(crate) mod shown;
+pub(crate) mod splice;
+pub(crate) mod unseen;
 
 use std::borrow::Cow;
 
@@ -28,11 +28,11 @@ use file_blocks::FileBlocks;
 
 /// Per call of a reply: the arguments to run with (or why not) and the
 /// repairs made.
-pub type ReadCalls = Vec<(Result<Value, String>, Vec<String>)>;
+pub(crate) type ReadCalls = Vec<(Result<Value, String>, Vec<String>)>;
 
 /// The edit protocol of one run.
 #[derive(Debug, Clone)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     /// Tool calls to the `offered` tools; `fenced` when the model has no
     /// native tool calling and writes them as ```tool fences.
     ToolCalls {
@@ -46,7 +46,7 @@ pub enum Protocol {
 impl Protocol {
     /// The tools the model may call through this protocol (what the call
     /// runner accepts).
-    pub fn runnable(&self) -> Vec<ToolName> {
+    pub(crate) fn runnable(&self) -> Vec<ToolName> {
         match self {
             Protocol::ToolCalls { offered, .. } => offered.clone(),
             // Blocks become writes and edits; look-around requests reads,
@@ -62,7 +62,7 @@ impl Protocol {
     }
 
     /// The tools whose calls are recovered from the reply's text.
-    pub fn text_call_tools(&self) -> &[ToolName] {
+    pub(crate) fn text_call_tools(&self) -> &[ToolName] {
         match self {
             Protocol::ToolCalls { offered, .. } => offered,
             Protocol::FileBlocks(_) => &[],
@@ -70,7 +70,7 @@ impl Protocol {
     }
 
     /// The conversation as the model sees it.
-    pub fn wire<'m>(&self, messages: &'m [Message]) -> Cow<'m, [Message]> {
+    pub(crate) fn wire<'m>(&self, messages: &'m [Message]) -> Cow<'m, [Message]> {
         match self {
             Protocol::ToolCalls { fenced: true, .. } => Cow::Owned(fenced_wire(messages)),
             Protocol::ToolCalls { fenced: false, .. } => Cow::Borrowed(messages),
@@ -80,7 +80,7 @@ impl Protocol {
 
     /// Reads the calls of a reply into `message.tool_calls` (ids given,
     /// repairs made) and returns what each may run with.
-    pub fn read_reply(&mut self, message: &mut Message, turn: u32) -> ReadCalls {
+    pub(crate) fn read_reply(&mut self, message: &mut Message, turn: u32) -> ReadCalls {
         match self {
             Protocol::ToolCalls { offered, .. } => {
                 normalize_calls(&mut message.tool_calls, turn, offered)
@@ -94,7 +94,7 @@ impl Protocol {
     /// formats no tool is offered, and only look-around requests (read,
     /// search, list) are answered. `by_shape`: recognise calls by their
     /// shape too (any fence language, a bare tool name).
-    pub fn unrun_call(&self, content: &str, by_shape: bool) -> Option<&'static str> {
+    pub(crate) fn unrun_call(&self, content: &str, by_shape: bool) -> Option<&'static str> {
         let Protocol::FileBlocks(_) = self else {
             return None;
         };
@@ -110,7 +110,7 @@ impl Protocol {
 
     /// What an empty reply is told once, to go on: tools only where some
     /// are offered.
-    pub fn empty_reply_nudge(&self) -> &'static str {
+    pub(crate) fn empty_reply_nudge(&self) -> &'static str {
         match self {
             Protocol::ToolCalls { offered, .. } if !offered.is_empty() => {
                 crate::agent::guards::NUDGE
@@ -124,7 +124,7 @@ impl Protocol {
     }
 
     /// What the user is told when a stuck run is asked to answer.
-    pub fn answer_now_note(&self) -> &'static str {
+    pub(crate) fn answer_now_note(&self) -> &'static str {
         match self {
             Protocol::ToolCalls { .. } => {
                 "the model repeats the same call; asking it once to answer without tools"
@@ -137,7 +137,7 @@ impl Protocol {
 
     /// What a run stuck on one call or request is told once, to answer
     /// from what it has.
-    pub fn answer_now(&self) -> &'static str {
+    pub(crate) fn answer_now(&self) -> &'static str {
         match self {
             Protocol::ToolCalls { .. } => crate::agent::guards::ANSWER_NOW,
             Protocol::FileBlocks(_) => crate::agent::guards::ANSWER_NOW_IN_TEXT,
@@ -147,13 +147,13 @@ impl Protocol {
     /// Whether a reply whose calls all succeeded is the model's last word:
     /// true for file blocks (the reply was the change), false for tool calls
     /// (the model answers after seeing the results).
-    pub fn done_when_calls_succeed(&self) -> bool {
+    pub(crate) fn done_when_calls_succeed(&self) -> bool {
         matches!(self, Protocol::FileBlocks(_))
     }
 
     /// Whether the reply asked to look around (read, search, list) in a
     /// text edit format: the model goes on once it has the answers.
-    pub fn looked_around(&self, message: &Message) -> bool {
+    pub(crate) fn looked_around(&self, message: &Message) -> bool {
         matches!(self, Protocol::FileBlocks(_))
             && message
                 .tool_calls
@@ -163,7 +163,7 @@ impl Protocol {
 
     /// File blocks of the last reply that changed nothing (echoes of shown
     /// files, or files sent back as they are).
-    pub fn echoes(&self) -> usize {
+    pub(crate) fn echoes(&self) -> usize {
         match self {
             Protocol::ToolCalls { .. } => 0,
             Protocol::FileBlocks(blocks) => blocks.echoes,
@@ -172,7 +172,7 @@ impl Protocol {
 
     /// Code blocks of the last reply that named no file and could not be
     /// placed in one (several files may change).
-    pub fn unplaced(&self) -> usize {
+    pub(crate) fn unplaced(&self) -> usize {
         match self {
             Protocol::ToolCalls { .. } => 0,
             Protocol::FileBlocks(blocks) => blocks.unplaced,
@@ -182,7 +182,7 @@ impl Protocol {
     /// Whether a failed call needs no second try: a file block for a file
     /// shown for reference only, beside blocks that did apply, is refused
     /// and that is all.
-    pub fn refusal_is_final(&self, call: &ToolCall) -> bool {
+    pub(crate) fn refusal_is_final(&self, call: &ToolCall) -> bool {
         match self {
             Protocol::ToolCalls { .. } => false,
             Protocol::FileBlocks(blocks) => {
@@ -193,7 +193,7 @@ impl Protocol {
     }
 
     /// How the model should go on after a failed check or a description.
-    pub fn how_to_change(&self) -> &'static str {
+    pub(crate) fn how_to_change(&self) -> &'static str {
         match self {
             Protocol::ToolCalls { .. } => {
                 "Make the change with the tools (edit_file or write_file), then say briefly what you changed."

@@ -14,7 +14,7 @@ use crate::tools::outline;
 
 /// The exact replacements that put the part `content` into `old` (the
 /// file `path`, shown whole); `None` when it is not such a part.
-pub fn edits(path: &str, old: &str, content: &str) -> Option<Vec<(String, String)>> {
+pub(crate) fn edits(path: &str, old: &str, content: &str) -> Option<Vec<(String, String)>> {
     let placed = without_placeholders(path, content);
     if elision(path, old, &placed).is_some() {
         return None;

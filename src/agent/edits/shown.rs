@@ -7,7 +7,7 @@ use crate::agent::grounding::Role as FileRole;
 
 /// A file shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShownFile {
+pub(crate) struct ShownFile {
     pub path: String,
     pub role: FileRole,
     /// The whole text; `None` for a file to create.
@@ -18,7 +18,7 @@ pub struct ShownFile {
 
 impl ShownFile {
     /// A file shown whole (or, without text, one to create).
-    pub fn whole(path: &str, role: FileRole, text: Option<String>) -> Self {
+    pub(crate) fn whole(path: &str, role: FileRole, text: Option<String>) -> Self {
         ShownFile {
             path: path.to_string(),
             role,
@@ -28,7 +28,7 @@ impl ShownFile {
     }
 
     /// The texts the model was shown: the file, or each part.
-    pub fn shown_texts(&self) -> Vec<String> {
+    pub(crate) fn shown_texts(&self) -> Vec<String> {
         match (&self.parts, &self.text) {
             (Some(parts), _) => parts.pieces.iter().map(|p| p.text.clone()).collect(),
             (None, Some(text)) => vec![text.clone()],
@@ -37,7 +37,7 @@ impl ShownFile {
     }
 
     /// The qualified names of the definitions shown in parts.
-    pub fn shown_definitions(&self) -> Vec<String> {
+    pub(crate) fn shown_definitions(&self) -> Vec<String> {
         self.parts
             .iter()
             .flat_map(|p| &p.pieces)
@@ -47,7 +47,7 @@ impl ShownFile {
 
     /// The line ranges shown (1-based, inclusive): each part, or the whole
     /// file.
-    pub fn shown_lines(&self) -> Vec<(usize, usize)> {
+    pub(crate) fn shown_lines(&self) -> Vec<(usize, usize)> {
         match (&self.parts, &self.text) {
             (Some(parts), _) => parts
                 .pieces
@@ -60,7 +60,7 @@ impl ShownFile {
     }
 
     /// The file as the model sees it; empty for a file to create.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let Some(text) = &self.text else {
             return String::new();
         };
@@ -102,7 +102,7 @@ impl ShownFile {
 
 /// `content` in a fence labelled with the file's language (four backticks
 /// when it holds a fence of three).
-pub fn fence(path: &str, content: &str) -> String {
+pub(crate) fn fence(path: &str, content: &str) -> String {
     let ticks = if content.contains("```") {
         "````"
     } else {
@@ -112,7 +112,7 @@ pub fn fence(path: &str, content: &str) -> String {
 }
 
 /// `text` ending with a newline (unless empty).
-pub fn with_newline(text: &str) -> String {
+pub(crate) fn with_newline(text: &str) -> String {
     if text.is_empty() || text.ends_with('\n') {
         text.to_string()
     } else {
@@ -121,7 +121,7 @@ pub fn with_newline(text: &str) -> String {
 }
 
 /// The fence label for a file, from its extension.
-pub fn lang_of(path: &str) -> &'static str {
+pub(crate) fn lang_of(path: &str) -> &'static str {
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
     match ext {
         "py" | "pyi" => "python",

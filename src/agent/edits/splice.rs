@@ -13,11 +13,11 @@ use std::collections::BTreeSet;
 use crate::agent::docstrings;
 use crate::tools::outline::{self, Definition, Kind};
 use crate::tools::similarity::Bigrams;
-pub use change::applied;
+pub(crate) use change::applied;
 use change::{Change, to_edits};
 use indent::{Unit, dedent, indent_unit, leading, reindent};
 use loose::{last_import, loose_lines};
-pub use reading::without_placeholders;
+pub(crate) use reading::without_placeholders;
 use reading::{block_definitions, is_javascript};
 
 mod change;
@@ -28,7 +28,7 @@ mod reading;
 
 /// What a block of definitions does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spliced {
+pub(crate) struct Spliced {
     /// `(old_string, new_string)` pairs, exact and unique in the file, in
     /// file order; empty when every definition is as it was.
     pub edits: Vec<(String, String)>,
@@ -46,7 +46,7 @@ pub struct Spliced {
 /// `start_line..=end_line` (1-based) of the file once the block's other
 /// definitions are in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unseen {
+pub(crate) struct Unseen {
     pub name: String,
     pub start_line: usize,
     pub end_line: usize,
@@ -54,7 +54,7 @@ pub struct Unseen {
 
 /// What the model was shown of a file in parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// Qualified names of the definitions shown (`Signer.sign`).
     pub definitions: Vec<String>,
     /// Line ranges shown, 1-based and inclusive.
@@ -86,7 +86,7 @@ impl Seen {
 ///
 /// Errors (for the model): the file's type has no grammar, the block holds
 /// no definition, or a new one cannot be placed.
-pub fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
+pub(crate) fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
     let no_grammar = || {
         format!(
             "{path} is shown in parts and its definitions cannot be read; send SEARCH/REPLACE blocks for it"

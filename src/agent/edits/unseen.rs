@@ -17,7 +17,7 @@ const NAMED: usize = 5;
 /// A definition shown with a refusal: which, and its text as the file has
 /// it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Revealed {
+pub(crate) struct Revealed {
     pub unseen: Unseen,
     pub text: String,
 }
@@ -25,7 +25,7 @@ pub struct Revealed {
 /// The refusal of the `unseen` definitions of `path` (whose text is
 /// `text`), for the model; `applied` when the block's other definitions
 /// went in. Returns the message and the definitions it shows.
-pub fn refusal(
+pub(crate) fn refusal(
     path: &str,
     text: &str,
     unseen: &[Unseen],

@@ -46,7 +46,7 @@ const CALL_LABELS: [&str; 7] = [
 /// Text held back as a possible call is released (shown as text, and no
 /// longer a call) once it grows past this many bytes: no plausible call is
 /// that long, and a reply must not stay invisible while it runs on.
-pub const MAX_HELD_BYTES: usize = 24 * 1024;
+pub(crate) const MAX_HELD_BYTES: usize = 24 * 1024;
 
 /// How the body of a call starts, whatever the fence says it is.
 const CALL_SHAPES: [&str; 4] = ["{", "[", "<function=", "<tool_call>"];
@@ -62,7 +62,7 @@ const OPENERS: [(&str, Block); 6] = [
 
 /// What a delta of content turned into.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Filtered {
+pub(crate) struct Filtered {
     /// Text to show as the answer.
     pub content: String,
     /// Text to show as thinking (from `<think>` tags).
@@ -73,7 +73,7 @@ pub struct Filtered {
 /// calls. Feed it every delta with [`TextCallFilter::push`], then
 /// [`TextCallFilter::finish`].
 #[derive(Debug)]
-pub struct TextCallFilter {
+pub(crate) struct TextCallFilter {
     offered: Vec<ToolName>,
     recover: bool,
     /// Text not yet decided.
@@ -98,7 +98,7 @@ pub struct TextCallFilter {
 impl TextCallFilter {
     /// A filter recovering calls to `offered` tools (none when `recover` is
     /// false: `--text-tools off`). `<think>` tags are handled either way.
-    pub fn new(offered: &[ToolName], recover: bool) -> Self {
+    pub(crate) fn new(offered: &[ToolName], recover: bool) -> Self {
         TextCallFilter {
             offered: offered.to_vec(),
             recover: recover && !offered.is_empty(),
@@ -117,13 +117,13 @@ impl TextCallFilter {
     /// Switches recovery by shape on or off (on by default): a call in a
     /// fence of another language, a tool name without quotes, an echoed
     /// `<tool_response>`.
-    pub fn by_shape(mut self, on: bool) -> Self {
+    pub(crate) fn by_shape(mut self, on: bool) -> Self {
         self.by_shape = on;
         self
     }
 
     /// Adds a delta; returns what can be shown now.
-    pub fn push(&mut self, delta: &str) -> Filtered {
+    pub(crate) fn push(&mut self, delta: &str) -> Filtered {
         let delta = match delta.strip_prefix('\n').filter(|_| self.eat_newline) {
             Some(rest) => rest,
             None => delta,
@@ -138,14 +138,14 @@ impl TextCallFilter {
     }
 
     /// The stream ended: decides what is still held back.
-    pub fn finish(&mut self) -> Filtered {
+    pub(crate) fn finish(&mut self) -> Filtered {
         let mut out = Filtered::default();
         self.drain(&mut out, true);
         out
     }
 
     /// The visible content, the thinking found in tags, and the calls.
-    pub fn into_parts(self) -> (String, String, Vec<TextCall>) {
+    pub(crate) fn into_parts(self) -> (String, String, Vec<TextCall>) {
         // The blank lines after reasoning are not part of the answer.
         let content = match self.ended_reasoning {
             true => self.content.trim_start().to_string(),

@@ -11,7 +11,7 @@
 //! call to an offered tool) or released unchanged. It also moves
 //! `<think>…</think>` out of the content.
 
-pub mod filter;
+pub(crate) mod filter;
 
-pub use crate::run::text_calls::{TextCall, parse_block, repair_name};
-pub use filter::{Filtered, TextCallFilter};
+pub(crate) use crate::run::text_calls::repair_name;
+pub(crate) use filter::{Filtered, TextCallFilter};

@@ -24,13 +24,13 @@ use crate::images::ImageStore;
 use crate::session::record::FinetuneRecord;
 
 /// The schema version written.
-pub const SCHEMA_VERSION: &str = "ATIF-v1.7";
+pub(super) const SCHEMA_VERSION: &str = "ATIF-v1.7";
 
 /// The record as one ATIF trajectory. Images go in as `image` content
 /// parts naming their files in `images`.
 ///
 /// Errors: the record has images and `images` is `None`, or one is missing.
-pub fn atif(
+pub(super) fn atif(
     record: &FinetuneRecord,
     mask: bool,
     images: Option<&ImageStore>,
@@ -198,7 +198,7 @@ fn outcome(record: &FinetuneRecord) -> Value {
 /// 1, 2, 3…; sources `system`, `user` or `agent`; reasoning, calls and
 /// metrics only on agent steps; object arguments; every observation entry
 /// naming a call of its step.
-pub fn validate(line: &Value) -> Result<(), String> {
+pub(super) fn validate(line: &Value) -> Result<(), String> {
     for field in ["schema_version", "session_id"] {
         if !line[field].is_string() {
             return Err(format!("no `{field}`"));

@@ -16,7 +16,7 @@ use crate::session::record::FinetuneRecord;
 /// with `tool_call_id`; with `mask`, `weight` 0 or 1 on every assistant
 /// message (and `weight: 0` on a reply `oc` wrote, mask or not). The
 /// format has no field for reasoning: it is left out.
-pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
+pub(super) fn openai(record: &FinetuneRecord, mask: bool) -> Value {
     let assistant = |m: &Message| {
         let mut out = json!({"role": "assistant", "content": m.content});
         if !m.tool_calls.is_empty() {
@@ -44,7 +44,7 @@ pub fn openai(record: &FinetuneRecord, mask: bool) -> Value {
 /// thinking as `reasoning_content`; with `mask`, `train` true or false on
 /// every assistant message (and `train: false` on a reply `oc` wrote,
 /// mask or not).
-pub fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Value {
+pub(super) fn hf(record: &FinetuneRecord, mask: bool, arguments_as_string: bool) -> Value {
     let assistant = |m: &Message| {
         let mut out = json!({"role": "assistant", "content": m.content});
         if let Some(thinking) = m.thinking.as_ref().filter(|t| !t.is_empty()) {
@@ -114,7 +114,7 @@ fn parallel(record: &FinetuneRecord) -> bool {
     record.messages.iter().any(|m| m.tool_calls.len() > 1)
 }
 
-pub fn role(role: Role) -> &'static str {
+pub(super) fn role(role: Role) -> &'static str {
     match role {
         Role::System => "system",
         Role::User => "user",

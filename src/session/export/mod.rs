@@ -52,7 +52,7 @@ impl Format {
 
 /// Which records are written and how.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     pub success_only: bool,
     pub model: Option<String>,
     pub mode: Option<String>,
@@ -75,7 +75,7 @@ pub struct Options {
 
 /// What an export did: counts, and why records were skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub read: usize,
     pub written: usize,
     /// `(reason, line numbers)`, in the order first seen.
@@ -92,7 +92,7 @@ impl Summary {
     }
 
     /// One paragraph for stderr.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let skipped: usize = self.skipped.iter().map(|(_, l)| l.len()).sum();
         let mut text = format!(
             "read {} record{}, wrote {}, skipped {skipped}",
@@ -119,7 +119,7 @@ impl Summary {
 ///
 /// Errors: reading or writing fails; with `strict`, the first malformed or
 /// invalid record (the message names its line).
-pub fn export(
+pub(crate) fn export(
     input: impl BufRead,
     mut output: impl Write,
     format: Format,
@@ -345,7 +345,7 @@ fn newer_or_equal(created: &str, since: &str) -> bool {
 /// The record in `format`.
 ///
 /// Errors: the record cannot be written in it (ATIF: a missing image).
-pub fn convert(
+pub(crate) fn convert(
     record: &FinetuneRecord,
     format: Format,
     options: &Options,
@@ -360,7 +360,7 @@ pub fn convert(
 }
 
 /// Checks a converted line against what its format requires.
-pub fn validate(line: &Value, format: Format) -> Result<(), String> {
+pub(crate) fn validate(line: &Value, format: Format) -> Result<(), String> {
     match format {
         Format::Openai | Format::Hf => validate::messages(line, format == Format::Openai),
         Format::Sharegpt => validate::sharegpt(line),

@@ -14,7 +14,7 @@ use crate::session::record::FinetuneRecord;
 /// The record as a ShareGPT line. The reads `oc` made for the model
 /// (`synthetic` replies) are no turn of its: their results go into the
 /// human turn before them.
-pub fn sharegpt(record: &FinetuneRecord, mask: bool) -> Value {
+pub(super) fn sharegpt(record: &FinetuneRecord, mask: bool) -> Value {
     let replies = Replies::of(record, mask);
     let mut messages = up_to_last_reply(record);
     let assistant: Vec<usize> = (0..messages.len())

@@ -10,7 +10,7 @@ use crate::session::step::is_grounding_read;
 
 /// What each assistant message of a record is, in order.
 #[derive(Debug, Clone)]
-pub struct Replies {
+pub(super) struct Replies {
     /// It did what it meant to.
     pub ok: Vec<bool>,
     /// `oc` wrote it, not the model.
@@ -20,7 +20,7 @@ pub struct Replies {
 }
 
 impl Replies {
-    pub fn of(record: &FinetuneRecord, mask: bool) -> Replies {
+    pub(super) fn of(record: &FinetuneRecord, mask: bool) -> Replies {
         let assistant: Vec<&Message> = (record.messages.iter())
             .filter(|m| m.role == Role::Assistant)
             .collect();
@@ -40,24 +40,24 @@ impl Replies {
     }
 
     /// Whether reply `n` is learned from.
-    pub fn learned(&self, n: usize) -> bool {
+    pub(super) fn learned(&self, n: usize) -> bool {
         !self.synthetic.get(n).copied().unwrap_or(false)
             && (!self.mask || self.ok.get(n).copied().unwrap_or(true))
     }
 
     /// Whether reply `n` gets a mark (`weight`, `train`): every reply with
     /// the mask, and those `oc` wrote always.
-    pub fn marked(&self, n: usize) -> bool {
+    pub(super) fn marked(&self, n: usize) -> bool {
         self.mask || self.synthetic.get(n).copied().unwrap_or(false)
     }
 
     /// Whether reply `n` was written by `oc`.
-    pub fn synthetic(&self, n: usize) -> bool {
+    pub(super) fn synthetic(&self, n: usize) -> bool {
         self.synthetic.get(n).copied().unwrap_or(false)
     }
 
     /// Whether any reply is learned from.
-    pub fn any_learned(&self) -> bool {
+    pub(super) fn any_learned(&self) -> bool {
         (0..self.ok.len()).any(|n| self.learned(n))
     }
 }
@@ -65,7 +65,7 @@ impl Replies {
 /// The messages a chat-format line holds: up to the last reply and the
 /// results of its calls (the user messages after it, such as the text
 /// formats' results, teach nothing).
-pub fn up_to_last_reply(record: &FinetuneRecord) -> &[Message] {
+pub(super) fn up_to_last_reply(record: &FinetuneRecord) -> &[Message] {
     let messages = &record.messages;
     let Some(last) = messages.iter().rposition(|m| m.role == Role::Assistant) else {
         return &[];
@@ -87,7 +87,7 @@ fn made_a_failed_call(message: &Message, record: &FinetuneRecord) -> bool {
 
 /// A call's arguments as an object: arguments a record holds as a JSON
 /// string of an object are that object; others are as they are.
-pub fn arguments(value: &serde_json::Value) -> serde_json::Value {
+pub(super) fn arguments(value: &serde_json::Value) -> serde_json::Value {
     match value
         .as_str()
         .map(serde_json::from_str::<serde_json::Value>)

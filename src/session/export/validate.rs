@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// A `messages` line (`openai`: arguments as JSON strings of objects).
-pub fn messages(line: &Value, openai: bool) -> Result<(), String> {
+pub(super) fn messages(line: &Value, openai: bool) -> Result<(), String> {
     let messages = line["messages"].as_array().ok_or("no `messages` list")?;
     let mut open_calls: Vec<String> = Vec::new();
     let mut previous = "";
@@ -83,7 +83,7 @@ pub fn messages(line: &Value, openai: bool) -> Result<(), String> {
 }
 
 /// A ShareGPT line as LLaMA-Factory takes it.
-pub fn sharegpt(line: &Value) -> Result<(), String> {
+pub(super) fn sharegpt(line: &Value) -> Result<(), String> {
     let turns = line["conversations"]
         .as_array()
         .ok_or("no `conversations` list")?;

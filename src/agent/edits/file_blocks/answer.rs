@@ -7,7 +7,7 @@ use crate::agent::edits::lookaround;
 
 /// How many of the `unplaced` blocks among `files` are code: a tool call
 /// in a fence is no code to place (it is reported unrun).
-pub fn unplaced_code(files: &[FileBlock], unplaced: &[usize]) -> usize {
+pub(super) fn unplaced_code(files: &[FileBlock], unplaced: &[usize]) -> usize {
     let code = |n: &&usize| match &files[**n].kind {
         BlockKind::Whole(content) => !crate::run::text_calls::is_tool_call(content),
         BlockKind::Replace(_) => true,
@@ -16,7 +16,10 @@ pub fn unplaced_code(files: &[FileBlock], unplaced: &[usize]) -> usize {
 }
 
 /// `text` without the byte ranges `spans` (in order, not overlapping).
-pub fn without_spans(text: &str, spans: impl Iterator<Item = std::ops::Range<usize>>) -> String {
+pub(super) fn without_spans(
+    text: &str,
+    spans: impl Iterator<Item = std::ops::Range<usize>>,
+) -> String {
     let mut kept = String::new();
     let mut at = 0;
     for span in spans {
@@ -30,7 +33,7 @@ pub fn without_spans(text: &str, spans: impl Iterator<Item = std::ops::Range<usi
 /// `prose` without its look-around requests (and the fence left empty
 /// where a request was fenced) and without echoes of the example requests,
 /// and the requests.
-pub fn without_requests(
+pub(super) fn without_requests(
     prose: &str,
     exists: &dyn Fn(&str) -> bool,
 ) -> (String, Vec<lookaround::Request>) {

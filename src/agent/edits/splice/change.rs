@@ -95,7 +95,7 @@ fn join(lines: &[String], ending: &str, trailing: bool) -> String {
 
 /// `old` (the text `edits` were made for) with the exact replacements
 /// `edits` applied, as `edit_file` applies them.
-pub fn applied(old: &str, edits: &[(String, String)]) -> String {
+pub(crate) fn applied(old: &str, edits: &[(String, String)]) -> String {
     (edits.iter()).fold(old.to_string(), |text, (from, to)| {
         text.replacen(from, to, 1)
     })

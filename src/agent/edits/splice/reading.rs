@@ -12,7 +12,7 @@ use crate::tools::outline::{self, Definition, Kind};
 /// no code to put in, as only the definitions sent are replaced. A line
 /// inside a function that stands for left-out code stays, for the elision
 /// check to refuse.
-pub fn without_placeholders(path: &str, block: &str) -> String {
+pub(crate) fn without_placeholders(path: &str, block: &str) -> String {
     // Headers first: one at the margin of an indented block would keep it
     // from being dedented.
     let block: String = (block.lines())
@@ -59,7 +59,7 @@ pub fn without_placeholders(path: &str, block: &str) -> String {
 /// The definitions of the block. Methods of a JavaScript or TypeScript
 /// class sent without their class do not parse as definitions alone: they
 /// are read inside a class of their own.
-pub fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
+pub(super) fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
     let defs = outline::definitions(path, block)?;
     if !is_javascript(path) || defs.iter().any(|d| d.parent.is_none()) {
         return Some(defs);
@@ -80,7 +80,7 @@ pub fn block_definitions(path: &str, block: &str) -> Option<Vec<Definition>> {
 }
 
 /// Whether `path` is a JavaScript or TypeScript file.
-pub fn is_javascript(path: &str) -> bool {
+pub(super) fn is_javascript(path: &str) -> bool {
     [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
         .iter()
         .any(|e| path.ends_with(e))

@@ -3,14 +3,14 @@
 
 /// The body of a ``` fence held back as a possible call (whatever its
 /// label: the body's shape decided).
-pub fn fence_body(fence: &str) -> Option<&str> {
+pub(super) fn fence_body(fence: &str) -> Option<&str> {
     let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
     Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
 }
 
 /// `text` without the tags `open` and `close` around it (as it is when
 /// it does not end with `close`).
-pub fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+pub(super) fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
     text.strip_prefix(open)
         .unwrap_or(text)
         .strip_suffix(close)
@@ -19,7 +19,7 @@ pub fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
 
 /// The end of the run of `<function=` blocks `text` starts with: after
 /// the last `</function>` of the run, once it has come.
-pub fn function_run_end(text: &str) -> Option<usize> {
+pub(super) fn function_run_end(text: &str) -> Option<usize> {
     let mut end = text.find("</function>").map(|i| i + "</function>".len());
     while let Some(e) = end {
         let rest = &text[e..];
@@ -37,7 +37,7 @@ pub fn function_run_end(text: &str) -> Option<usize> {
 
 /// The end of the JSON value `text` starts with (after whitespace), when it
 /// is complete: brackets balanced outside strings.
-pub fn balanced_json_end(text: &str) -> Option<usize> {
+pub(super) fn balanced_json_end(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -71,7 +71,7 @@ pub fn balanced_json_end(text: &str) -> Option<usize> {
 }
 
 /// How many bytes at the end of `text` could be the start of a marker.
-pub fn partial_marker_len(text: &str) -> usize {
+pub(super) fn partial_marker_len(text: &str) -> usize {
     let markers = [
         "```",
         "<tool_call>",
