@@ -95,3 +95,50 @@ pub struct FileRule {
     pub action: Action,
     pub rule: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/configuration.md shows every key in its example file, so a new
+    /// key is documented where users look for it.
+    #[test]
+    fn every_key_is_in_the_documented_example() {
+        let page = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/configuration.md"
+        ))
+        .unwrap();
+        let example = page
+            .split("```json")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap();
+        let parsed: Layer = serde_json::from_str(example).unwrap();
+        let missing: Vec<&str> = (Layer::KEYS.iter())
+            .filter(|key| !example.contains(&format!("\"{key}\":")))
+            .copied()
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "keys missing from docs/configuration.md's example: {missing:?}"
+        );
+        assert!(parsed.model.is_some());
+    }
+
+    #[test]
+    fn a_later_layer_wins_key_by_key() {
+        let user = Layer {
+            model: Some("user".into()),
+            num_ctx: Some(1000),
+            ..Layer::default()
+        };
+        let flags = Layer {
+            model: Some("flag".into()),
+            ..Layer::default()
+        };
+        let merged = user.merge(&flags);
+        assert_eq!(merged.model.as_deref(), Some("flag"));
+        assert_eq!(merged.num_ctx, Some(1000));
+    }
+}
