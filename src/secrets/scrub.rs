@@ -39,6 +39,9 @@ pub(crate) struct Secrets {
     matcher: Option<AhoCorasick>,
     /// Patterns in the matcher (values and their encodings).
     patterns: usize,
+    /// Distinct values (what the tests count).
+    #[cfg(test)]
+    count: usize,
 }
 
 impl Secrets {
@@ -104,6 +107,8 @@ impl Secrets {
             .collect();
         values.sort();
         values.dedup();
+        #[cfg(test)]
+        let count = values.len();
         let mut all: Vec<String> = values.iter().flat_map(|v| value_forms(v)).collect();
         all.extend(files.iter().flat_map(|f| file_forms(f)));
         // Longest first, so a value containing another is replaced whole.
@@ -120,7 +125,18 @@ impl Secrets {
                 .build(&values)
                 .ok()
         };
-        Secrets { matcher, patterns }
+        Secrets {
+            matcher,
+            patterns,
+            #[cfg(test)]
+            count,
+        }
+    }
+
+    /// How many distinct values are scrubbed.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.count
     }
 
     /// `text` with every secret value replaced by [`REDACTED`]. Terminal
@@ -536,6 +552,7 @@ mod tests {
             "abcdefgh".to_string(),
             "abc".to_string(),
         ]);
+        assert_eq!(secrets.len(), 2);
         assert_eq!(
             secrets.scrub("abcdefgh abcdef abc"),
             "[redacted secret] [redacted secret] abc"
