@@ -104,6 +104,9 @@ impl Store for GitObjects {
         }
         paths.sort();
         paths.dedup();
+        // The batch is given as absolute paths (git reads relative ones from
+        // the repository's top, not from `root`).
+        let root_plain = root.to_str().is_some_and(|r| !r.contains(['\n', '\r']));
         let mut batch: Vec<(String, u32)> = Vec::new();
         for rel in paths {
             let Ok(meta) = root.join(&rel).symlink_metadata() else {
@@ -112,7 +115,7 @@ impl Store for GitObjects {
             let mode = meta.permissions().mode() & 0o7777;
             // `--stdin-paths` unquotes a name that starts with `"` and drops
             // a trailing CR: such names are hashed one by one.
-            let plain = !rel.starts_with('"') && !rel.contains(['\n', '\r']);
+            let plain = !rel.starts_with('"') && !rel.contains(['\n', '\r']) && root_plain;
             if meta.file_type().is_symlink() || !plain {
                 if let Some(blob) = self.blob_of_kept(root, &rel, keep)? {
                     taken.files.insert(rel, blob);
@@ -164,14 +167,18 @@ fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
-/// The blob ids of the files at `paths` (one per line, no line break in
-/// any), as they are (no filter), written to the object store when `keep`.
+/// The blob ids of the files at `paths` under `root` (one per line, no line
+/// break in any, nor in `root`), as they are (no filter), written to the
+/// object store when `keep`. The paths go to git absolute: it reads
+/// relative ones from the repository's top, which `root` may be below.
 fn hash_paths<'a>(
     root: &Path,
     paths: impl Iterator<Item = &'a str>,
     keep: bool,
 ) -> Result<Vec<String>, String> {
-    let input: String = paths.map(|p| format!("{p}\n")).collect();
+    let input: String = paths
+        .map(|p| format!("{}\n", root.join(p).display()))
+        .collect();
     if input.is_empty() {
         return Ok(Vec::new());
     }

@@ -366,3 +366,14 @@ fn files_older_than_the_checkpoint_are_never_removed() {
         "{record:?}"
     );
 }
+
+/// A workspace below the repository's top (`oc run` in `pkg/`): git reads
+/// the paths it is given from the top, so they must still find the files.
+#[test]
+fn a_workspace_in_a_subdirectory_of_a_repository_is_put_back() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let workspace = dir.path().join("pkg");
+    start(&workspace);
+    git_init(dir.path());
+    undo_all(&workspace, home.path(), StoreKind::Git);
+}
