@@ -112,15 +112,20 @@ fn load_with(
 /// The project config for a workspace: the nearest `.ollama-code.json` from
 /// `cwd` up to the repository root (the first directory holding `.git`),
 /// or, when there is none, `cwd/.ollama-code.json` (where an "always"
-/// answer creates it).
+/// answer creates it). Outside a repository only the workspace's own file
+/// counts: a file in a directory above (`/tmp`, a shared home) is no
+/// project's and must not decide the rules.
 pub(crate) fn find_project_config(cwd: &Path) -> PathBuf {
-    for dir in cwd.ancestors() {
-        let candidate = dir.join(PROJECT_CONFIG);
-        if candidate.symlink_metadata().is_ok() {
-            return candidate;
-        }
-        if dir.join(".git").exists() {
-            break;
+    let in_a_repository = cwd.ancestors().any(|dir| dir.join(".git").exists());
+    if in_a_repository {
+        for dir in cwd.ancestors() {
+            let candidate = dir.join(PROJECT_CONFIG);
+            if candidate.symlink_metadata().is_ok() {
+                return candidate;
+            }
+            if dir.join(".git").exists() {
+                break;
+            }
         }
     }
     cwd.join(PROJECT_CONFIG)
@@ -240,6 +245,19 @@ mod tests {
         std::fs::write(dir.path().join(PROJECT_CONFIG), "{}").unwrap();
         std::fs::remove_file(root.join(PROJECT_CONFIG)).unwrap();
         std::fs::remove_file(root.join("src").join(PROJECT_CONFIG)).unwrap();
+        assert_eq!(find_project_config(&sub), sub.join(PROJECT_CONFIG));
+    }
+
+    /// Outside a repository, a file in a directory above (a shared `/tmp`)
+    /// is nobody's project config.
+    #[test]
+    fn outside_a_repository_only_the_workspace_file_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("work/sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(dir.path().join("work").join(PROJECT_CONFIG), "{}").unwrap();
+        assert_eq!(find_project_config(&sub), sub.join(PROJECT_CONFIG));
+        std::fs::write(sub.join(PROJECT_CONFIG), "{}").unwrap();
         assert_eq!(find_project_config(&sub), sub.join(PROJECT_CONFIG));
     }
 }
