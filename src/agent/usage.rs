@@ -68,7 +68,7 @@ impl Speed {
         };
         let reading = Duration::from_secs_f64(new as f64 / rate.max(0.1));
         (reading >= Duration::from_secs(1)).then(|| FirstByteWait {
-            wait: base + reading,
+            wait: base.saturating_add(reading),
             why: format!("about {new} prompt tokens to read at {rate:.0} tokens/s ({how})"),
         })
     }

@@ -58,7 +58,8 @@ impl Interruptions {
     pub(crate) fn new(signals: UnboundedReceiver<Stop>, timeout: Option<Duration>) -> Self {
         Interruptions {
             signals,
-            deadline: timeout.map(|t| tokio::time::Instant::now() + t),
+            // A timeout past what the clock can hold is no deadline.
+            deadline: timeout.and_then(|t| tokio::time::Instant::now().checked_add(t)),
             timeout: timeout.unwrap_or_default(),
         }
     }
