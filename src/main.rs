@@ -16,6 +16,9 @@ fn main() {
         Ok(cli) => cli,
         Err(err) if err.kind() == clap::error::ErrorKind::InvalidSubcommand => {
             let err = anyhow::Error::new(ollama_code::error::Error::Usage(not_a_command(&err)));
+            if wants_json() {
+                ollama_code::write_error(&format!("{err:#}"), Some(2));
+            }
             ollama_code::print_error(&err);
             std::process::exit(2);
         }

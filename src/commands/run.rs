@@ -51,7 +51,8 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let mut approver = ui::approver_for_this_process();
     let mut out = output_for(args, output_schema.is_some());
     let check = check_plan(args, &settings, &prompt)?;
-    let revert_on_fail = on_fail(args, mode)?;
+    // `oc run --plan` is a plan run: the settings hold the mode it runs in.
+    let revert_on_fail = on_fail(args, settings.mode)?;
     let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
     let job = Job {
         prompt,
@@ -195,7 +196,8 @@ fn on_fail(args: &cli::PromptArgs, mode: Mode) -> Result<bool> {
     match (args.on_fail, mode) {
         (None, _) => Ok(false),
         (Some(_), Mode::Plan | Mode::Chat) => Err(Error::Usage(format!(
-            "`--on-fail` is for `oc run`: `oc {}` changes no file",
+            "`--on-fail` is for `oc run`: a {} run (`oc {}`, or `oc run --plan`) changes no file",
+            mode.as_str(),
             mode.as_str()
         ))),
         (Some(what), Mode::Code) => Ok(what == cli::OnFail::Revert),

@@ -111,3 +111,42 @@ fn help_and_version() {
     let out = env.oc(&server).arg("--version").assert().success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).starts_with("oc "));
 }
+
+/// A mistyped command is a usage error in JSON too, for scripts that read
+/// only stdout.
+#[test]
+fn a_mistyped_command_is_a_json_error_when_json_is_asked() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["runn", "--output-format", "json", "hi"])
+        .assert()
+        .code(2);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["type"], "error");
+    assert_eq!(lines[0]["exit_code"], 2);
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`runn` is not a command"),
+        "{stdout}"
+    );
+}
+
+/// A timeout past what the clock can hold is no deadline, not a crash.
+#[test]
+fn a_huge_timeout_is_no_deadline() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![crate::common::fake_ollama::Reply::answer("done")]);
+    env.oc(&server)
+        .args(["run", "--timeout", "18446744073709551615s", "say done"])
+        .assert()
+        .success();
+}

@@ -294,4 +294,15 @@ fn undo_says_what_it_cannot_do() {
         "{}",
         stderr(&out)
     );
+    // `oc run --plan` is a plan run too.
+    let out = env
+        .oc(&server)
+        .args(["run", "--plan", "--on-fail", "revert", "x"])
+        .assert()
+        .code(2);
+    assert!(
+        stderr(&out).contains("`--on-fail` is for `oc run`: a plan run"),
+        "{}",
+        stderr(&out)
+    );
 }
