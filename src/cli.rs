@@ -380,8 +380,8 @@ pub struct CommonArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
     pub num_ctx: Option<u32>,
     /// Most tokens in one reply, sent as `options.num_predict`; a reply cut
-    /// there runs none of its calls [default: 4096, at most a quarter of
-    /// the context]
+    /// there runs none of its calls [default: 4096, or a quarter of the
+    /// context when that is less]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(16..))]
     pub max_output_tokens: Option<u32>,
     /// Compact the conversation before a request that would pass PCT percent
@@ -396,7 +396,7 @@ pub struct CommonArgs {
     pub max_turns: Option<u32>,
     /// Thinking: `--think` or `--think=LEVEL` with true, false, low, medium or high.
     /// Never sent to a model without the `thinking` capability [default: true for
-    /// run, false for plan]
+    /// run, false for plan and chat]
     #[arg(
         long,
         value_name = "LEVEL",
@@ -441,7 +441,8 @@ pub struct CommonArgs {
     pub task: Option<Task>,
     /// Print the first request body (the provider's wire format: system
     /// prompt, files shown, tools) and its size; say on stderr which
-    /// protocol the model gets and why; send nothing.
+    /// protocol the model gets and why; send nothing (the server is still
+    /// asked about the model, as a run asks).
     #[arg(long)]
     pub dry_run: bool,
     /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).

@@ -187,4 +187,13 @@ mod tests {
         speed.measure(&reply(3200, 1_000, 10, 600));
         assert_eq!(speed.prompt_rate.map(|r| r.round()), Some(40.0));
     }
+
+    /// A first-byte timeout as long as a config file may set it
+    /// (`first_byte_timeout_secs`: any u64) is held, not overflowed.
+    #[test]
+    fn the_longest_first_byte_timeout_does_not_overflow() {
+        let speed = Speed::default();
+        let wait = speed.first_byte(1_000_000, Duration::from_secs(u64::MAX));
+        assert_eq!(wait.map(|w| w.wait), Some(Duration::MAX));
+    }
 }
