@@ -63,6 +63,13 @@ pub(crate) fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
         {
             message = format!("`{key}` takes one of {words} (a string)");
         }
+        // The names of oc's own types mean nothing to the reader.
+        if message.contains("expected struct Layer") {
+            message = "a config file holds one JSON object of settings ({\"model\": …})".into();
+        }
+        if message.contains("untagged enum Raw") {
+            message = "`think` takes true, false, \"low\", \"medium\" or \"high\"".into();
+        }
         Error::ConfigSyntax {
             path: path.to_path_buf(),
             line: e.line(),
@@ -248,6 +255,17 @@ mod tests {
         }
         let err = parse_file(Path::new("p.json"), r#"{"num_ctx": "big"}"#).unwrap_err();
         assert!(err.to_string().contains("line 1, column"), "{err}");
+        for (text, says) in [
+            ("[]", "one JSON object of settings"),
+            ("null", "one JSON object of settings"),
+            (r#"{"think": 1}"#, "`think` takes true, false"),
+        ] {
+            let err = parse_file(Path::new("p.json"), text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{text}: {err}");
+            assert!(!err.contains("Layer") && !err.contains("Raw"), "{err}");
+        }
     }
 
     #[test]
