@@ -76,8 +76,10 @@ fn not_a_command(err: &clap::Error) -> String {
 /// Reads the arguments as OS strings: an argument that is not UTF-8 must
 /// not panic here (clap reports it).
 fn wants_json() -> bool {
+    // After `--` every word is the prompt's.
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
         .collect();
     args.iter().enumerate().any(|(i, a)| {
         let value = match a.strip_prefix("--output-format=") {

@@ -7,13 +7,22 @@ use std::path::PathBuf;
 use crate::cli::{HomeArgs, ServerArgs};
 use crate::config::load::{self, Sources};
 use crate::config::{self, EnvValues, Overrides, Settings};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ui;
 use crate::vocab::Mode;
 
 /// `OC_HOME`, from `--home`, the environment or the default.
+///
+/// Errors (exit 2): no home can be found, or it is not a directory.
 pub(super) fn load_home(args: &HomeArgs) -> Result<PathBuf> {
-    config::resolve_home(args.home.as_deref(), &EnvValues::from_process())
+    let home = config::resolve_home(args.home.as_deref(), &EnvValues::from_process())?;
+    if home.exists() && !home.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
+            home.display()
+        )));
+    }
+    Ok(home)
 }
 
 /// Reads the environment and config files, resolves the settings and shows

@@ -150,3 +150,37 @@ fn a_huge_timeout_is_no_deadline() {
         .assert()
         .success();
 }
+
+/// Words after `--` are the prompt's: `--output-format json` there asks for
+/// nothing, so a bad flag before it is a text error only.
+#[test]
+fn output_format_after_the_separator_is_prompt_text() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--no-such-flag", "--", "--output-format", "json"])
+        .assert()
+        .code(2);
+    assert!(out.get_output().stdout.is_empty(), "no JSON was asked for");
+}
+
+/// Every command that reads `OC_HOME` refuses one that is a file, as a run
+/// does.
+#[test]
+fn an_oc_home_that_is_a_file_is_a_usage_error() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let file = env.work.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    for args in [&["sessions", "list"][..], &["export-ft"], &["undo"]] {
+        let out = env
+            .oc(&server)
+            .env("OC_HOME", &file)
+            .args(args)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(stderr.contains("is not a directory"), "{args:?}: {stderr}");
+    }
+}
