@@ -109,26 +109,32 @@ fn load_with(
     Ok(settings)
 }
 
-/// The project config for a workspace: the nearest `.ollama-code.json` from
-/// `cwd` up to the repository root (the first directory holding `.git`),
-/// or, when there is none, `cwd/.ollama-code.json` (where an "always"
-/// answer creates it). Outside a repository only the workspace's own file
-/// counts: a file in a directory above (`/tmp`, a shared home) is no
-/// project's and must not decide the rules.
+/// The project config for a workspace: the nearest `.ollama-code.json` of
+/// its [`project_dirs`], or, when there is none, `cwd/.ollama-code.json`
+/// (where an "always" answer creates it). Outside a repository only the
+/// workspace's own file counts: a file in a directory above (`/tmp`, a
+/// shared home) is no project's and must not decide the rules.
 pub(crate) fn find_project_config(cwd: &Path) -> PathBuf {
-    let in_a_repository = cwd.ancestors().any(|dir| dir.join(".git").exists());
-    if in_a_repository {
-        for dir in cwd.ancestors() {
-            let candidate = dir.join(PROJECT_CONFIG);
-            if candidate.symlink_metadata().is_ok() {
-                return candidate;
-            }
-            if dir.join(".git").exists() {
-                break;
-            }
+    project_dirs(cwd)
+        .into_iter()
+        .map(|dir| dir.join(PROJECT_CONFIG))
+        .find(|candidate| candidate.symlink_metadata().is_ok())
+        .unwrap_or_else(|| cwd.join(PROJECT_CONFIG))
+}
+
+/// The directories whose project files apply to a workspace, nearest
+/// first: from `cwd` up to the repository root (the first directory holding
+/// `.git`), or only `cwd` outside a repository.
+fn project_dirs(cwd: &Path) -> Vec<&Path> {
+    let mut dirs = Vec::new();
+    for dir in cwd.ancestors() {
+        dirs.push(dir);
+        if dir.join(".git").exists() {
+            return dirs;
         }
     }
-    cwd.join(PROJECT_CONFIG)
+    dirs.truncate(1);
+    dirs
 }
 
 /// Names of the files holding instructions for agents: the shared
@@ -143,17 +149,7 @@ pub(crate) const MAX_INSTRUCTIONS_BYTES: usize = 4 * 1024;
 /// outermost first, each headed by its path; at most
 /// [`MAX_INSTRUCTIONS_BYTES`], the nearest kept when there is too much.
 pub(crate) fn project_instructions(cwd: &Path) -> Option<String> {
-    let mut dirs = Vec::new();
-    for dir in cwd.ancestors() {
-        dirs.push(dir);
-        if dir.join(".git").exists() {
-            break;
-        }
-    }
-    if !dirs.last().is_some_and(|d| d.join(".git").exists()) {
-        // Not in a repository: only the workspace's own file.
-        dirs.truncate(1);
-    }
+    let dirs = project_dirs(cwd);
     let top = dirs.last().and_then(|d| d.canonicalize().ok());
     let mut parts: Vec<String> = Vec::new();
     let mut left = MAX_INSTRUCTIONS_BYTES;
