@@ -97,9 +97,8 @@ pub(crate) async fn run(
     }
     let store = Store::new(&settings.home);
     let resumed = job.resume.is_some();
-    let saves = job.save.then_some(&store);
     let opened = setup::open_session(settings, job.resume, &job.prompt, &model, &workspace, out);
-    let mut session = Journal::open(opened, saves)?;
+    let mut session = Journal::open(opened, job.save.then_some(&store))?;
     out.session_started(&session, resumed);
     let (first_turn, usage_before) = (session.turns, session.usage);
 
@@ -153,7 +152,7 @@ pub(crate) async fn run(
         first_turn,
         usage_before,
         max_turns: settings.max_turns,
-        store: saves,
+        store: session.store(),
         schemas: &schemas,
         protocol: &protocol,
         last_message_file: job.last_message_file.as_deref(),

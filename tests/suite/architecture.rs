@@ -26,6 +26,17 @@ fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// The file of module `child` declared in a module whose children live in
+/// `dir`: `dir/child.rs`, else `dir/child/mod.rs`.
+fn child_file(dir: &Path, child: &str) -> PathBuf {
+    let flat = dir.join(format!("{child}.rs"));
+    if flat.exists() {
+        flat
+    } else {
+        dir.join(child).join("mod.rs")
+    }
+}
+
 fn name(path: &ModPath) -> String {
     if path.is_empty() {
         "crate".to_string()
@@ -82,12 +93,7 @@ impl Crate {
                             self.load_items(inner, child, &dir.join(&child_name));
                         }
                         None => {
-                            let flat = dir.join(format!("{child_name}.rs"));
-                            let file = if flat.exists() {
-                                flat
-                            } else {
-                                dir.join(&child_name).join("mod.rs")
-                            };
+                            let file = child_file(dir, &child_name);
                             self.load_file(&file, child, &dir.join(&child_name));
                         }
                     }
@@ -607,13 +613,7 @@ fn visit_modules(file: &Path, dir: &Path, long: &mut LongFunctions) {
             && !is_cfg_test(&m.attrs)
         {
             let child = m.ident.to_string();
-            let flat = dir.join(format!("{child}.rs"));
-            let child_file = if flat.exists() {
-                flat
-            } else {
-                dir.join(&child).join("mod.rs")
-            };
-            visit_modules(&child_file, &dir.join(&child), long);
+            visit_modules(&child_file(dir, &child), &dir.join(&child), long);
         }
     }
 }
