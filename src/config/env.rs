@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use super::layer::Layer;
 use crate::env_vars;
 use crate::error::{Error, Result};
-use crate::vocab::{EditFormat, Provider};
 
 /// Environment values `oc` reads (names in [`crate::env_vars`]). Empty values
 /// count as unset.
@@ -66,27 +65,23 @@ impl EnvValues {
     /// Errors: `OC_PROVIDER` or `OC_EDIT_FORMAT` names no value
     /// ([`Error::Usage`]).
     pub(crate) fn layer(&self, flags: &Layer) -> Result<Layer> {
-        let provider = match (&self.provider, flags.provider) {
-            (Some(text), None) => Some(
-                <Provider as clap::ValueEnum>::from_str(text, true).map_err(|_| {
-                    Error::Usage(format!(
-                        "{}: `{text}` is not a provider; use ollama or openai",
-                        env_vars::OC_PROVIDER
-                    ))
-                })?,
-            ),
-            _ => None,
+        // Read only where no flag sets the key: a bad value a flag
+        // overrides is no error.
+        let provider = match flags.provider {
+            None => word(
+                self.provider.as_deref(),
+                env_vars::OC_PROVIDER,
+                "a provider",
+            )?,
+            Some(_) => None,
         };
-        let edit_format = match (&self.edit_format, flags.edit_format) {
-            (Some(text), None) => Some(
-                <EditFormat as clap::ValueEnum>::from_str(text, true).map_err(|_| {
-                    Error::Usage(format!(
-                        "{}: `{text}` is not an edit format; use tools, whole, diff or auto",
-                        env_vars::OC_EDIT_FORMAT
-                    ))
-                })?,
-            ),
-            _ => None,
+        let edit_format = match flags.edit_format {
+            None => word(
+                self.edit_format.as_deref(),
+                env_vars::OC_EDIT_FORMAT,
+                "an edit format",
+            )?,
+            Some(_) => None,
         };
         Ok(Layer {
             model: self.model.clone(),
@@ -97,4 +92,27 @@ impl EnvValues {
             ..Layer::default()
         })
     }
+}
+
+/// The value `text` of the variable `name` names, one of `T`'s words in
+/// any case (`None` when unset).
+///
+/// Errors: no word of `T` ([`Error::Usage`] naming the variable and the
+/// words, e.g. "use ollama or openai").
+fn word<T: clap::ValueEnum>(text: Option<&str>, name: &str, what: &str) -> Result<Option<T>> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    T::from_str(text, true).map(Some).map_err(|_| {
+        let words: Vec<String> = (T::value_variants().iter())
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        let (last, rest) = words
+            .split_last()
+            .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+        Error::Usage(format!(
+            "{name}: `{text}` is not {what}; use {} or {last}",
+            rest.join(", ")
+        ))
+    })
 }

@@ -231,3 +231,34 @@ fn home_prefers_flag_then_env_then_home_dir() {
     );
     assert!(resolve_home(None, &EnvValues::default()).is_err());
 }
+
+#[test]
+fn a_bad_word_in_the_environment_names_the_variable_and_the_words() {
+    let bad = |env: EnvValues| {
+        resolve_files_with_env(&Overrides::default(), &env)
+            .unwrap_err()
+            .to_string()
+    };
+    let provider = bad(EnvValues {
+        provider: Some("bogus".into()),
+        ..EnvValues::default()
+    });
+    assert!(
+        provider.contains("OC_PROVIDER: `bogus` is not a provider; use ollama or openai"),
+        "{provider}"
+    );
+    let format = bad(EnvValues {
+        edit_format: Some("bogus".into()),
+        ..EnvValues::default()
+    });
+    assert!(
+        format.contains(
+            "OC_EDIT_FORMAT: `bogus` is not an edit format; use tools, whole, diff or auto"
+        ),
+        "{format}"
+    );
+}
+
+fn resolve_files_with_env(flags: &Overrides, env: &EnvValues) -> Result<Settings> {
+    Settings::resolve(flags, Mode::Code, env, &[], PathBuf::new(), PathBuf::new())
+}
