@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use crate::cli::{HomeArgs, ServerArgs};
 use crate::config::load::{self, Sources};
-use crate::config::{self, EnvValues, Overrides, Settings};
-use crate::error::{Error, Result};
+use crate::config::{EnvValues, Overrides, Settings};
+use crate::error::Result;
 use crate::ui;
 use crate::vocab::Mode;
 
@@ -15,14 +15,7 @@ use crate::vocab::Mode;
 ///
 /// Errors (exit 2): no home can be found, or it is not a directory.
 pub(super) fn load_home(args: &HomeArgs) -> Result<PathBuf> {
-    let home = config::resolve_home(args.home.as_deref(), &EnvValues::from_process())?;
-    if home.exists() && !home.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
-            home.display()
-        )));
-    }
-    Ok(home)
+    load::usable_home(args.home.as_deref(), &EnvValues::from_process())
 }
 
 /// Reads the environment and config files, resolves the settings and shows

@@ -52,13 +52,7 @@ fn load_with(
 ) -> Result<Settings> {
     let env = EnvValues::from_process();
     let cwd = workspace_dir(sources.cwd)?;
-    let home = resolve_home(sources.home, &env)?;
-    if home.exists() && !home.is_dir() {
-        return Err(Error::Usage(format!(
-            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
-            home.display()
-        )));
-    }
+    let home = usable_home(sources.home, &env)?;
     let mut files: Vec<LoadedFile> = Vec::new();
     files.extend(file::load_file(&home.join(USER_CONFIG))?);
     let project_config = find_project_config(&cwd);
@@ -107,6 +101,21 @@ fn load_with(
         (a, b) => a.or(b),
     };
     Ok(settings)
+}
+
+/// `OC_HOME` (see [`resolve_home`]), when it is a directory or does not
+/// exist yet.
+///
+/// Errors (exit 2): no home can be found, or it is not a directory.
+pub(crate) fn usable_home(flag: Option<&Path>, env: &EnvValues) -> Result<PathBuf> {
+    let home = resolve_home(flag, env)?;
+    if home.exists() && !home.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` (OC_HOME) is not a directory; point `OC_HOME` or `--home` at a directory",
+            home.display()
+        )));
+    }
+    Ok(home)
 }
 
 /// The project config for a workspace: the nearest `.ollama-code.json` of

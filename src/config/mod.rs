@@ -17,7 +17,7 @@ pub(crate) mod sandbox;
 pub(crate) mod settings;
 
 pub(crate) use defaults::*;
-pub(crate) use env::{EnvValues, resolve_home};
+pub(crate) use env::EnvValues;
 pub(crate) use flags::Overrides;
 pub(crate) use layer::Layer;
 pub(crate) use settings::Settings;

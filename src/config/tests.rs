@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::config::env::resolve_home;
 use crate::config::file::{LoadedFile, parse_file};
 use crate::error::{Error, Result};
 use crate::permissions::PermissionMode;
