@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::text_calls::fence_body;
 use crate::error::{Error, Result};
 
 /// A JSON Schema the final answer must match, compiled.
@@ -62,7 +63,9 @@ impl OutputSchema {
     /// is one JSON value (a ```json fence around it is allowed). The error
     /// says what is wrong, for the model and the user.
     pub(crate) fn check(&self, answer: &str) -> std::result::Result<Value, String> {
-        let text = unfenced(answer.trim());
+        // A ```json fence around the value is allowed.
+        let text = answer.trim();
+        let text = fence_body(text).map_or(text, str::trim);
         let value: Value = serde_json::from_str(text)
             .map_err(|e| format!("the answer is not one JSON value ({e})"))?;
         let problems: Vec<String> = self
@@ -94,18 +97,4 @@ impl OutputSchema {
             self.schema
         )
     }
-}
-
-/// `text` without a fence around it (```` ```json ````, ```` ``` ````).
-fn unfenced(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("```") else {
-        return text;
-    };
-    let Some(body) = rest.strip_suffix("```") else {
-        return text;
-    };
-    // The info string ends at the first line break.
-    body.split_once('\n')
-        .map_or(body, |(_, inner)| inner)
-        .trim()
 }

@@ -252,6 +252,13 @@ pub(crate) fn holds_bare_call(text: &str) -> bool {
     false
 }
 
+/// The body of a ``` fence (`None` when `fence` is not one): what follows
+/// its first line break, its label (```` ```json ````) whatever it is.
+pub(crate) fn fence_body(fence: &str) -> Option<&str> {
+    let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
+    Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
+}
+
 /// Whether `text` is nothing but a tool call written as text, to any tool
 /// (a JSON `{"name", "arguments" | "parameters"}`, or `<function=…>`,
 /// bare, in a ```` ``` ```` fence or in `<tool_call>` tags): what a small

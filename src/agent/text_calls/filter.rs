@@ -3,9 +3,10 @@
 //! an offered tool) or released unchanged; `<think>…</think>` is moved out
 //! of the content. Correct however the stream is cut into chunks.
 
+use crate::run::text_calls::fence_body;
 use crate::run::text_calls::{TextCall, parse_block};
 use crate::tools::ToolName;
-use scan::{balanced_json_end, fence_body, function_run_end, partial_marker_len, strip_tags};
+use scan::{balanced_json_end, function_run_end, partial_marker_len, strip_tags};
 
 mod scan;
 

@@ -1,13 +1,6 @@
 //! Scanning the text the filter holds back: where a block ends, what a
 //! block holds, and how much of the end may be the start of a marker.
 
-/// The body of a ``` fence held back as a possible call (whatever its
-/// label: the body's shape decided).
-pub(super) fn fence_body(fence: &str) -> Option<&str> {
-    let inner = fence.strip_prefix("```")?.strip_suffix("```")?;
-    Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
-}
-
 /// `text` without the tags `open` and `close` around it (as it is when
 /// it does not end with `close`).
 pub(super) fn strip_tags<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
