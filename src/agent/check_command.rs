@@ -168,7 +168,7 @@ fn python_tests(root: &Path) -> Option<Chosen> {
     if tests_dir.is_some() && !root_tests && !python_project && !has_python(root, tests_dir) {
         return None;
     }
-    if wants_pytest(root) && pytest_installed(root) {
+    if wants_pytest(root) && pytest_installed() {
         return Some(Chosen {
             command: "python3 -m pytest -q".to_string(),
             source: "the project's pytest configuration".to_string(),
@@ -208,10 +208,15 @@ fn wants_pytest(root: &Path) -> bool {
         || read("tox.ini").contains("[pytest]")
 }
 
-fn pytest_installed(root: &Path) -> bool {
+/// Whether pytest can be imported, asked without importing anything from
+/// the workspace: `-I` keeps the working folder and `PYTHON*` variables off
+/// the module path, pytest is found, not run, and the probe runs from `/`
+/// (a `pytest.py` the model wrote must not run outside the sandbox).
+fn pytest_installed() -> bool {
+    let probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('pytest') is None)";
     std::process::Command::new("python3")
-        .args(["-c", "import pytest"])
-        .current_dir(root)
+        .args(["-I", "-c", probe])
+        .current_dir("/")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

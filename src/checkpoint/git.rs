@@ -193,16 +193,60 @@ fn hash_paths<'a>(
         .collect())
 }
 
+/// Settings given on git's command line, where they beat the repository's
+/// own `.git/config` (which a model can write): each turns off a way for
+/// the repository to make git run a program, run hooks or reach out. `oc`
+/// runs git outside the sandbox, so no file in the workspace may choose
+/// what it runs.
+const HARDENING: [(&str, &str); 11] = [
+    // `ls-files` runs the fsmonitor command to learn what changed.
+    ("core.fsmonitor", "false"),
+    // No hook runs: hooks read from an empty folder.
+    ("core.hooksPath", "/dev/null"),
+    ("core.pager", "cat"),
+    ("core.sshCommand", "false"),
+    ("core.askPass", ""),
+    // An empty value empties the list of credential helpers.
+    ("credential.helper", ""),
+    ("diff.external", ""),
+    // No transport at all, so no remote helper runs.
+    ("protocol.allow", "never"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("core.untrackedCache", "false"),
+];
+
+/// Environment variables that would let a program other than git run, or
+/// read a configuration file the workspace could have written.
+const HARDENING_ENV: [(&str, &str); 5] = [
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_OPTIONAL_LOCKS", "0"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("GIT_PAGER", "cat"),
+    ("GIT_EXTERNAL_DIFF", ""),
+];
+
+/// `git -C root` with [`HARDENING`] on its command line and
+/// [`HARDENING_ENV`] in its environment: what every git `oc` runs starts
+/// from.
+fn hardened_git(root: &Path) -> Command {
+    let mut git = Command::new("git");
+    git.arg("-C").arg(root);
+    for (key, value) in HARDENING {
+        git.arg("-c").arg(format!("{key}={value}"));
+    }
+    git.envs(HARDENING_ENV);
+    git.env_remove("GIT_ASKPASS").env_remove("SSH_ASKPASS");
+    git
+}
+
 /// Runs `git ARGS` in `root` with `input` on its stdin (none when empty);
 /// its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
 fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(root)
+    let mut child = hardened_git(root)
         .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(if input.is_empty() {
             Stdio::null()
         } else {

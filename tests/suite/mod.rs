@@ -35,3 +35,4 @@ mod surface;
 mod terminal;
 mod tools;
 mod undo;
+mod wall;
