@@ -17,7 +17,7 @@ pub(crate) struct Args {
     /// The whole new content of the file
     pub content: String,
     /// Set true to empty an existing file, or cut most of it, on purpose
-    #[serde(default, alias = "allow_shrink")]
+    #[serde(default, alias = "allow_empty")]
     pub allow_shrink: Option<bool>,
 }
 

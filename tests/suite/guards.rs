@@ -122,6 +122,30 @@ fn blank_content_is_refused_unless_the_call_says_so() {
     assert!(results[3].starts_with("updated b.txt"), "{}", results[3]);
 }
 
+/// Regression: `allow_empty`, the documented other name of `allow_shrink`,
+/// was ignored (its serde alias repeated `allow_shrink`), so emptying a
+/// file on purpose with it was refused.
+#[test]
+fn allow_empty_empties_a_file_as_allow_shrink_does() {
+    let env = TestEnv::new();
+    env.write("old.log", &numbered(10));
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "old.log"}))]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "old.log", "content": "", "allow_empty": true}),
+        )]),
+        Reply::answer("Emptied old.log."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "empty old.log"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(results[1].starts_with("updated old.log"), "{}", results[1]);
+    assert_eq!(read(&env, "old.log"), "");
+}
+
 /// Regression: shown a 200-line `notes.md` and asked to add a title, a
 /// model wrote `# Title` as the whole file; it was accepted.
 #[test]
