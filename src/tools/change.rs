@@ -143,6 +143,9 @@ struct SeenFile {
     /// Line ranges (1-based, inclusive) of the current content the model
     /// has seen, and the file's line count; `None` when it saw it whole.
     part: Option<(Vec<(usize, usize)>, usize)>,
+    /// Whether the run created the file (a write found nothing there):
+    /// all of it is the model's own.
+    created: bool,
 }
 
 /// The files a run has read or written (real paths), as they were then.
@@ -210,6 +213,7 @@ impl Seen {
             self.files.insert(
                 real.to_path_buf(),
                 SeenFile {
+                    created: first.is_none(),
                     first,
                     ..SeenFile::default()
                 },
@@ -240,6 +244,12 @@ impl Seen {
     /// has not met it or it did not exist then.
     pub(crate) fn first_text(&self, real: &Path) -> Option<&str> {
         self.files.get(real)?.first.as_deref()
+    }
+
+    /// Whether this run created `real`: it did not exist when the run
+    /// first wrote it, so cutting it down takes nothing that was there.
+    pub(crate) fn created(&self, real: &Path) -> bool {
+        self.files.get(real).is_some_and(|f| f.created)
     }
 
     /// For a file seen only in part: how many of its lines the model has
@@ -319,5 +329,6 @@ mod tests {
         seen.insert_after_change(&file, true);
         assert!(seen.contains(&file));
         assert_eq!(seen.first_text(&file), None);
+        assert!(seen.created(&file));
     }
 }

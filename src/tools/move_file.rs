@@ -24,13 +24,16 @@ pub(crate) struct Args {
 /// Why moving the file at `from` over the file at `to` would lose code of
 /// `to` as the run first met it (a blank or a fragment in its place, or a
 /// placeholder line): a whole write by another name, under the same
-/// guards as `write_file`.
+/// guards as `write_file` (none for a file the run created).
 fn replaced_loss(
     from: &std::path::Path,
     to: &std::path::Path,
     display: &str,
     seen: &Seen,
 ) -> Option<String> {
+    if seen.created(to) {
+        return None;
+    }
     let new = std::fs::read(from).ok()?;
     let new = String::from_utf8_lossy(&new);
     let first = match seen.first_text(to) {

@@ -68,12 +68,9 @@ pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileCh
             ));
         }
         let first = seen.first_text(&path.real).unwrap_or(before);
-        guard_losses(
-            &path.display,
-            first,
-            &args.content,
-            args.allow_shrink == Some(true),
-        )?;
+        // A file this run created is the model's own to cut down.
+        let shrink = args.allow_shrink == Some(true) || seen.created(&path.real);
+        guard_losses(&path.display, first, &args.content, shrink)?;
     }
     let several_lines = before.as_ref().is_some_and(|b| b.trim_end().contains('\n'));
     if let Some(why) = escaped_line_breaks_from(&args.content, if several_lines { 1 } else { 2 }) {
@@ -96,8 +93,8 @@ pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileCh
 
 /// Refuses a whole text that loses code of the file as the run first met
 /// it: a blank text, `...` standing for kept code, or a fragment in place
-/// of the file (unless `allow_shrink`). Lines the model added in this run
-/// are its own to take out.
+/// of the file (unless `allow_shrink`, or the run created the file). Lines
+/// the model added in this run are its own to take out.
 fn guard_losses(
     display: &str,
     first: &str,
@@ -125,7 +122,7 @@ fn guard_losses(
             new_lines,
             old_lines,
         } if !allow_shrink => Err(format!(
-            "the content has {new_lines} lines and keeps under half of the {old_lines} lines {display} had when this run began; {intent}; set \"allow_shrink\": true only if the task is to cut the file down"
+            "the content has {new_lines} lines and keeps under half of the {old_lines} lines {display} had when you first saw it in this run; {intent}; set \"allow_shrink\": true only if the task is to cut the file down"
         )),
         _ => Ok(()),
     }

@@ -146,6 +146,32 @@ fn allow_empty_empties_a_file_as_allow_shrink_does() {
     assert_eq!(read(&env, "old.log"), "");
 }
 
+/// Regression: a file the run created could not be cut down: the guard
+/// refused it as keeping under half of the 50 lines it "had when this run
+/// began", though it did not exist then. It is the model's own.
+#[test]
+fn a_file_the_run_created_can_be_cut_down() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "draft.md", "content": numbered(50)}),
+        )]),
+        Reply::tool_calls(&[(
+            "write_file",
+            json!({"path": "draft.md", "content": numbered(5)}),
+        )]),
+        Reply::answer("Wrote a five-line draft.md."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "write a short draft.md of five lines"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(results[1].starts_with("updated draft.md"), "{}", results[1]);
+    assert_eq!(read(&env, "draft.md"), numbered(5));
+}
+
 /// Regression: shown a 200-line `notes.md` and asked to add a title, a
 /// model wrote `# Title` as the whole file; it was accepted.
 #[test]
