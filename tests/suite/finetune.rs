@@ -572,3 +572,51 @@ fn real_model_records_export_in_every_format() {
         assert!(passed, "{name}: {said}");
     }
 }
+
+/// Regression: `export-ft --strict` wrote the record of a run that
+/// `--timeout` stopped (here while its `--check` ran, after the answer),
+/// though the docs say a run that did not finish is invalid under it.
+#[test]
+fn strict_export_refuses_a_timed_out_run() {
+    let env = TestEnv::new();
+    env.write("notes.md", "# Notes\n\nBuy milk.\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "notes.md"}))]),
+        Reply::answer("The notes say to buy milk."),
+        Reply::tool_calls(&[("read_file", json!({"path": "notes.md"}))]),
+        Reply::answer("The notes say to buy milk."),
+    ]);
+    env.oc(&server)
+        .args(["run", "what do the notes say?"])
+        .assert()
+        .success();
+    env.oc(&server)
+        .args([
+            "run",
+            "--timeout",
+            "2s",
+            "--check",
+            "sleep 30",
+            "--no-precheck",
+            "what do the notes say?",
+        ])
+        .assert()
+        .code(124);
+    let records = env.finetune();
+    assert_eq!(records[1]["exit_reason"], "timed out after 2s");
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--strict"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(stderr.contains("timed out after 2s"), "{stderr}");
+    // As the docs say: with --success-only it is left out.
+    let out = env
+        .oc(&server)
+        .args(["export-ft", "--strict", "--success-only"])
+        .assert()
+        .success();
+    assert_eq!(stdout_lines(&out), 1);
+}

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::export_images::{Layout, attach};
 use super::record::FinetuneRecord;
+use crate::error::ExitStatus;
 use crate::images::ImageStore;
 
 mod atif;
@@ -156,16 +157,16 @@ pub(crate) fn export(
             summary.skip(reason, number);
             continue;
         }
-        if options.dedupe {
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            serde_json::to_string(&record.messages)
-                .unwrap_or_default()
-                .hash(&mut hasher);
-            record.system_prompt.hash(&mut hasher);
-            if !seen.insert(hasher.finish()) {
-                summary.skip("duplicate conversation", number);
-                continue;
-            }
+        if options.strict
+            && let Some(why) = unfinished(&record)
+        {
+            return Err(format!(
+                "line {number} is the record of a run that did not finish ({why}); add --success-only to leave such runs out"
+            ));
+        }
+        if options.dedupe && !seen.insert(conversation_hash(&record)) {
+            summary.skip("duplicate conversation", number);
+            continue;
         }
         if !learnable(&record, format, options.mask_failed_steps) {
             let why = match options.mask_failed_steps {
@@ -211,6 +212,38 @@ pub(crate) fn export(
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write: {e}")),
         _ => Ok(summary),
     }
+}
+
+/// A hash of the conversation of `record` and its system prompt, for
+/// `--dedupe`.
+fn conversation_hash(record: &FinetuneRecord) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(&record.messages)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    record.system_prompt.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Why `record` is of a run that did not finish, if it is: a signal or
+/// `--timeout` stopped it (exit 130, 143 or 124). Its conversation may
+/// still end with an answer (stopped during `--check`), so `--strict`
+/// cannot tell from the messages alone.
+fn unfinished(record: &FinetuneRecord) -> Option<&str> {
+    let stopped = [
+        ExitStatus::TimedOut,
+        ExitStatus::Interrupted,
+        ExitStatus::Terminated,
+    ]
+    .map(ExitStatus::code);
+    let by_reason = record.exit_reason.starts_with("stopped by SIG")
+        || record.exit_reason.starts_with("timed out after");
+    (record.exit_code.is_some_and(|code| stopped.contains(&code)) || by_reason).then_some(
+        match record.exit_reason.as_str() {
+            "" => "interrupted",
+            reason => reason,
+        },
+    )
 }
 
 /// Whether an export of `record` keeps a reply of the model's to learn
