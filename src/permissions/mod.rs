@@ -360,10 +360,11 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
         .find(|p| crate::secrets::is_secret_env_file(p));
     if let Some(path) = secret {
         return Some(format!(
-            "`{}` is a secret environment file; no tool may read, write, list or search it",
+            "`{}` is a secret environment file; no tool may {} it",
             path.file_name()
                 .map(|n| n.to_string_lossy())
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            verb(input.tool())
         ));
     }
     let writes = matches!(
@@ -392,6 +393,20 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
         }
     }
     None
+}
+
+/// What a call to `tool` does to the file it names, for refusals: a read
+/// is refused as a read, not as a write.
+fn verb(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::ReadFile => "read",
+        ToolName::WriteFile => "write",
+        ToolName::EditFile => "edit",
+        ToolName::MoveFile => "move",
+        ToolName::ListFiles => "list",
+        ToolName::Search => "search",
+        ToolName::Bash => "touch",
+    }
 }
 
 #[cfg(test)]

@@ -148,3 +148,40 @@ fn paths_outside_the_workspace_are_refused() {
     assert!(!outside.path().join("evil").exists());
     assert!(env.work().join("a.txt").exists());
 }
+
+/// Regression: a refused read of a secret file was worded as a refused
+/// write too ("no tool may read, write, list or search it"); each refusal
+/// now names what its call does.
+#[test]
+fn a_refused_read_of_a_secret_file_says_read() {
+    let env = TestEnv::new();
+    env.write(".env", "API_KEY=sk-supersecret123\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("read_file", json!({"path": ".env"})),
+            ("list_files", json!({"pattern": "*", "path": ".env"})),
+            ("search", json!({"pattern": "KEY", "path": ".env"})),
+            (
+                "write_file",
+                json!({"path": ".env", "content": "API_KEY=x\n"}),
+            ),
+        ]),
+        Reply::answer("I may not look at .env."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "set API_KEY to x in .env"])
+        .assert()
+        .success();
+    let tools = tool_messages(&server.chat_requests()[1]);
+    let contents: Vec<&str> = tools
+        .iter()
+        .map(|t| t["content"].as_str().unwrap())
+        .collect();
+    let said = |verb: &str| {
+        format!("error: not approved: `.env` is a secret environment file; no tool may {verb} it")
+    };
+    assert_eq!(
+        contents,
+        [said("read"), said("list"), said("search"), said("write")]
+    );
+}
