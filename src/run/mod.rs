@@ -8,6 +8,7 @@ pub(crate) mod interrupt;
 pub(crate) mod job;
 pub(crate) mod nudges;
 pub(crate) mod output_schema;
+pub(crate) mod python_calls;
 pub(crate) mod record;
 pub(crate) mod steps;
 pub(crate) mod text_calls;

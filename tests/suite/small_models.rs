@@ -366,3 +366,70 @@ fn a_stuck_read_only_run_is_asked_to_answer_without_tools() {
         .code(4);
     assert_eq!(server.chat_requests().len(), 5);
 }
+
+/// Regression: a call written as Python in a fence, in the tool-call
+/// format, was taken for the answer: exit 0, `success: true`, and
+/// `export-ft --success-only` kept it. A fence that is nothing but a call
+/// to an offered tool with keyword literals now runs.
+#[test]
+fn a_python_call_in_a_fence_runs() {
+    let env = TestEnv::new();
+    env.write("README.md", "# demo\n\nPrints hello.\n");
+    let server = FakeOllama::start(vec![
+        Reply::answer("```python\nread_file(path=\"README.md\")\n```"),
+        Reply::answer("README.md says the project prints hello."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "What does README.md say?"])
+        .assert()
+        .success();
+    assert_eq!(
+        stdout_of(&out),
+        "README.md says the project prints hello.\n"
+    );
+    let tools = tool_messages(&server.chat_requests()[1]);
+    assert_eq!(
+        tools[0]["content"],
+        "     1\t# demo\n     2\t\n     3\tPrints hello.\n(3 lines)"
+    );
+}
+
+/// Regression, the other half: a Python call that cannot run (a
+/// positional argument) ended the run as a success. It ends as an
+/// unexecuted call now, left out of `export-ft --success-only`; a longer
+/// program that calls a function named like a tool is still an answer.
+#[test]
+fn a_python_call_that_cannot_run_is_not_a_success() {
+    let env = TestEnv::new();
+    env.write("README.md", "# demo\n");
+    let server = FakeOllama::start(vec![
+        Reply::answer("```python\nread_file(\"README.md\")\n```"),
+        Reply::answer(
+            "```python\nimport json\n\nsearch(pattern=\"x\")\n```\nDefine `search` first.",
+        ),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "What does README.md say?"])
+        .assert()
+        .code(1);
+    assert!(
+        stderr_of(&out).contains("a tool call written as text, left unrun (a call written as Python runs only when it names an offered tool with keyword arguments"),
+        "{}",
+        stderr_of(&out)
+    );
+    let record = &env.finetune()[0];
+    assert_eq!(record["success"], false);
+    assert_eq!(record["unexecuted_call"], true);
+    let exported = env
+        .oc(&server)
+        .args(["export-ft", "--success-only"])
+        .assert()
+        .success();
+    assert!(exported.get_output().stdout.is_empty());
+    env.oc(&server)
+        .args(["run", "How would I call search?"])
+        .assert()
+        .success();
+}

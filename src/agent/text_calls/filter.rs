@@ -3,6 +3,7 @@
 //! an offered tool) or released unchanged; `<think>…</think>` is moved out
 //! of the content. Correct however the stream is cut into chunks.
 
+use crate::run::python_calls::{self, Reading};
 use crate::run::text_calls::fence_body;
 use crate::run::text_calls::{TextCall, parse_block};
 use crate::tools::ToolName;
@@ -313,9 +314,10 @@ impl TextCallFilter {
                 let body = self.pending[newline + 1..].trim_start();
                 // Recovery by shape: ```python around a call is a call.
                 let could_be_call = self.by_shape
-                    && CALL_SHAPES
+                    && (CALL_SHAPES
                         .iter()
-                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)));
+                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)))
+                        || python_calls::starts_like_a_call(body, at_end));
                 if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
                     return Some(false);
                 }
@@ -412,7 +414,13 @@ impl TextCallFilter {
             Block::Function | Block::Json | Block::Think => Some(block_text),
             Block::Code | Block::ToolResponse => None,
         };
-        match body.and_then(|b| parse_block(b, &self.offered, self.by_shape)) {
+        let python = |body: &str| match python_calls::read(body, &self.offered) {
+            Some(Reading::Calls(calls)) if block == Block::Fence && self.by_shape => Some(calls),
+            _ => None,
+        };
+        let calls =
+            body.and_then(|b| parse_block(b, &self.offered, self.by_shape).or_else(|| python(b)));
+        match calls {
             Some(calls) => {
                 self.calls.extend(calls);
                 // A call counts as the start: a later `{` is prose.
@@ -531,6 +539,20 @@ mod tests {
                 "",
                 vec![list.clone()],
             ),
+            // A fence whose whole body is Python calls to tools.
+            (
+                "```python\nlist_files(pattern=\"*.py\")\n```",
+                "",
+                vec![list.clone()],
+            ),
+            (
+                "I will read it.\n```py\n# the file first\nread_file(path='a.py', limit=20)\n```",
+                "I will read it.\n",
+                vec![call(
+                    ToolName::ReadFile,
+                    json!({"path": "a.py", "limit": 20}),
+                )],
+            ),
         ];
         for (text, visible, calls) in cases {
             for size in [1, 3, 1000] {
@@ -550,6 +572,10 @@ mod tests {
             "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
             "```python\n{\"a\": 1}\n```\nA dict.",
             "```python\n[1, 2]\n```",
+            "```python\nimport os\nread_file(path=\"a.py\")\n```",
+            "```python\nresult = search(pattern=\"x\")\n```",
+            "```python\nread_file(\"a.py\")\n```\nA call that cannot run is shown.",
+            "```python\nrepr(x)\n```",
             "Plain answer with a < and a ` and [brackets].",
             "unclosed ``` fence",
         ] {
