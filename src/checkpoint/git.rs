@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::git_trust::{Layout, check_plain, verify_blob};
 use super::record::{Blob, StoreKind};
 use super::store::{Store, Taken};
 
@@ -21,12 +22,30 @@ pub(super) struct GitObjects {
 
 impl GitObjects {
     /// The store of the repository whose work tree holds `root`; `None`
-    /// when there is none, or git cannot be run.
+    /// when there is none, git cannot be run, or its object store is not a
+    /// plain folder in the work tree's own `.git` ([`check_plain`]).
     pub(super) fn open(root: &Path) -> Option<GitObjects> {
-        let out = git(root, &["rev-parse", "--absolute-git-dir"]).ok()?;
-        let git_dir = String::from_utf8(out).ok()?;
-        let inside = git(root, &["rev-parse", "--is-inside-work-tree"]).ok()?;
-        (inside.trim_ascii() == b"true").then(|| GitObjects::at(PathBuf::from(git_dir.trim())))
+        let args = [
+            "rev-parse",
+            "--is-inside-work-tree",
+            "--show-toplevel",
+            "--absolute-git-dir",
+            "--git-common-dir",
+            "--git-path",
+            "objects",
+        ];
+        let out = String::from_utf8(git(root, &args).ok()?).ok()?;
+        let lines: Vec<&str> = out.lines().collect();
+        let [inside, top, git_dir, common_dir, objects] = lines.as_slice() else {
+            return None;
+        };
+        let layout = Layout {
+            top: PathBuf::from(top),
+            git_dir: PathBuf::from(git_dir),
+            common_dir: root.join(common_dir),
+            objects: root.join(objects),
+        };
+        (*inside == "true" && check_plain(&layout).is_ok()).then(|| GitObjects::at(layout.git_dir))
     }
 
     /// The store of the repository whose git directory is `git_dir`.
@@ -141,7 +160,9 @@ impl Store for GitObjects {
     }
 
     fn read(&self, root: &Path, _rel: &str, blob: &Blob) -> Result<Vec<u8>, String> {
-        git(root, &["cat-file", "blob", &blob.id])
+        let bytes = git(root, &["cat-file", "blob", &blob.id])?;
+        verify_blob(&blob.id, &bytes)?;
+        Ok(bytes)
     }
 
     fn has(&self, root: &Path, blob: &Blob) -> bool {

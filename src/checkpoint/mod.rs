@@ -10,6 +10,7 @@
 
 mod files;
 mod git;
+mod git_trust;
 mod record;
 mod restore;
 mod store;

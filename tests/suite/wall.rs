@@ -187,3 +187,138 @@ fn check_auto_imports_nothing_from_the_workspace() {
         "the workspace's pytest.py ran when oc probed for pytest"
     );
 }
+
+/// The objects a folder outside the workspace holds, by path.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        for entry in std::fs::read_dir(&next).unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(entry.path());
+            } else {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A run whose model redirects where the repository keeps its objects,
+/// then a second run that writes a file: `oc` must not write the second
+/// run's checkpoint outside the workspace, and undo must still work.
+fn redirect_then_write(redirect: &str, outside: &std::path::Path) {
+    let env = TestEnv::new();
+    env.write("app.py", "x = 1\n");
+    commit_all(&env);
+    let before = files_under(outside);
+    let first = FakeOllama::start(vec![
+        // A file the next checkpoint has not stored yet.
+        Reply::tool_calls(&[(
+            "bash",
+            json!({ "command": format!("{redirect} && printf 'made in the first run\\n' > notes.txt") }),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&first)
+        .args(["run", "--yes", "tidy the repository"])
+        .assert()
+        .success();
+    let second = writing_run();
+    env.oc(&second)
+        .args(["run", "--yes", "write a file"])
+        .assert()
+        .success();
+    assert_eq!(
+        files_under(outside),
+        before,
+        "oc wrote outside the workspace"
+    );
+    env.oc(&second).args(["undo"]).assert().success();
+    assert!(!env.work().join("new.txt").exists(), "undo still works");
+}
+
+/// Regression: with `.git/objects` made a link to a folder outside, the
+/// next run's checkpoint (`git hash-object -w`, run by `oc` outside the
+/// sandbox) wrote its blobs there.
+#[test]
+fn a_linked_object_store_gets_no_checkpoint_written_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    let command = format!(
+        "mv .git/objects .git/objects.real && ln -s '{}' .git/objects",
+        outside.path().display()
+    );
+    redirect_then_write(&command, outside.path());
+}
+
+/// Regression: a fan-out folder of the object store made a link to a
+/// folder outside took the blobs whose ids start with its name.
+#[test]
+fn linked_fan_out_folders_get_no_checkpoint_written_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    let command = format!(
+        "for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do \
+         [ -e .git/objects/$a$b ] || ln -s '{}' .git/objects/$a$b; done; done",
+        outside.path().display()
+    );
+    redirect_then_write(&command, outside.path());
+}
+
+/// Regression: `.git` replaced by a `gitdir:` file naming a repository
+/// outside made the next checkpoint write into that repository.
+#[test]
+fn a_git_file_naming_another_repository_gets_no_checkpoint_written_there() {
+    let outside = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(outside.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let command = format!(
+        "mv .git .git.old && printf 'gitdir: {}/.git\\n' > .git",
+        outside.path().display()
+    );
+    redirect_then_write(&command, outside.path());
+}
+
+/// Regression: a model that rewrote the stored object of a file's old
+/// content got `oc undo` to write the object's new bytes back as that
+/// file. Undo now hashes what it reads and refuses a changed object.
+#[test]
+fn undo_refuses_a_checkpoint_object_the_run_rewrote() {
+    let env = TestEnv::new();
+    env.write("a.txt", "original\n");
+    commit_all(&env);
+    let poison = "import os, subprocess, zlib; \
+        i = subprocess.check_output(['git', 'hash-object', 'a.txt']).decode().strip(); \
+        p = '.git/objects/' + i[:2] + '/' + i[2:]; os.chmod(p, 0o644); d = b'EVIL\\n'; \
+        open(p, 'wb').write(zlib.compress(b'blob %d\\0' % len(d) + d))";
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "bash",
+            json!({"command": format!("python3 -c \"{poison}\" && echo changed > a.txt")}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "change a.txt"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("a.txt")).unwrap(),
+        "changed\n"
+    );
+    let out = env.oc(&server).args(["undo"]).assert().failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("was changed after the checkpoint"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("a.txt")).unwrap(),
+        "changed\n",
+        "undo wrote the rewritten object back"
+    );
+}
