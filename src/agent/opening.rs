@@ -68,6 +68,39 @@ pub(crate) async fn open(
     start: Start<'_>,
     out: &mut dyn Output,
 ) {
+    let prompt_at = session.messages.len();
+    show(session, prompt, protocol, calls, start, out).await;
+    scrub_built(session, prompt_at, calls);
+}
+
+/// Scrubs the run's secret values from what `oc` built from workspace
+/// files, as tool results are scrubbed: the system prompt (`AGENTS.md` is
+/// in it) and the opening message (the repository map, the check's
+/// output). A model can write a secret into such a file (a copy in
+/// `AGENTS.md`, a function named after it) for the next run to send.
+fn scrub_built(session: &mut Session, prompt_at: usize, calls: &CallRunner<'_>) {
+    for at in [0, prompt_at] {
+        let Some(message) = session.messages.get_mut(at) else {
+            continue;
+        };
+        if matches!(message.role, Role::System | Role::User) {
+            if let (true, clean) = calls.scrub(&message.content) {
+                message.content = clean;
+            }
+        }
+    }
+}
+
+/// The prompt and what the first request shows with it, added to the
+/// session.
+async fn show(
+    session: &mut Session,
+    prompt: String,
+    protocol: &mut Protocol,
+    calls: &mut CallRunner<'_>,
+    start: Start<'_>,
+    out: &mut dyn Output,
+) {
     let failure = start
         .precheck
         .filter(|p| !p.check.passed)

@@ -322,3 +322,72 @@ fn undo_refuses_a_checkpoint_object_the_run_rewrote() {
         "undo wrote the rewritten object back"
     );
 }
+
+const CANARY: &str = "envcanaryQ7x9Z2kLm4";
+
+/// Everything a run leaves where a secret could leak to: what the model
+/// was sent, the sessions and the fine-tuning records.
+fn kept(env: &TestEnv, server: &FakeOllama) -> String {
+    let mut all = String::new();
+    for request in server.chat_requests() {
+        all.push_str(&request.to_string());
+    }
+    for session in env.sessions() {
+        all.push_str(&session.to_string());
+    }
+    all.push_str(
+        &std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap_or_default(),
+    );
+    all
+}
+
+/// Regression: a `.env` value a command had copied into `AGENTS.md` went
+/// to the model in the next run's system prompt, unscrubbed.
+#[test]
+fn a_secret_copied_into_agents_md_is_scrubbed_from_the_system_prompt() {
+    let env = TestEnv::new();
+    env.write(".env", &format!("API_KEY={CANARY}\n"));
+    env.write(
+        "AGENTS.md",
+        &format!("Notes from the last run:\nAPI_KEY={CANARY}\n"),
+    );
+    let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
+    env.oc(&server)
+        .args(["run", "--yes", "--task", "change", "tidy up"])
+        .assert()
+        .success();
+    let system = server.chat_requests()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(system.contains("Notes from the last run"), "{system}");
+    assert!(!kept(&env, &server).contains(CANARY));
+}
+
+/// Regression: a `.env` value a command had made into a function name went
+/// to the model in the next run's repository map, unscrubbed.
+#[test]
+fn a_secret_made_into_a_definition_is_scrubbed_from_the_repository_map() {
+    let env = TestEnv::new();
+    env.write(".env", &format!("API_KEY={CANARY}\n"));
+    env.write(
+        "src/keys.py",
+        &format!("def api_{CANARY}():\n    return 1\n\n\ndef other():\n    return 2\n"),
+    );
+    // Too many files to show whole: the first request shows a map.
+    for n in 0..12 {
+        env.write(
+            &format!("src/part{n}.py"),
+            &format!("def part{n}():\n    return {n}\n"),
+        );
+    }
+    let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
+    env.oc(&server)
+        .env("OC_DISABLE", "nudge")
+        .args(["run", "--yes", "--task", "change", "make the api faster"])
+        .assert()
+        .success();
+    let first = server.chat_requests()[0].to_string();
+    assert!(first.contains("keys.py"), "the map shows the file: {first}");
+    assert!(!kept(&env, &server).contains(CANARY));
+}
