@@ -83,10 +83,10 @@ fn scrub_built(session: &mut Session, prompt_at: usize, calls: &CallRunner<'_>) 
         let Some(message) = session.messages.get_mut(at) else {
             continue;
         };
-        if matches!(message.role, Role::System | Role::User) {
-            if let (true, clean) = calls.scrub(&message.content) {
-                message.content = clean;
-            }
+        if matches!(message.role, Role::System | Role::User)
+            && let (true, clean) = calls.scrub(&message.content)
+        {
+            message.content = clean;
         }
     }
 }
