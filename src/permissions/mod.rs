@@ -379,6 +379,14 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
             config.display
         ));
     }
+    let in_git = given
+        .iter()
+        .map(|p| Path::new(p).to_path_buf())
+        .chain(paths.iter().map(|p| p.real.clone()))
+        .find(|p| hard_rules::is_in_git_store(p));
+    if let (true, Some(path)) = (writes, in_git) {
+        return Some(hard_rules::git_store_refusal(&path, root));
+    }
     if let ToolInput::Bash(args) = input {
         if let Some(file) = hard_rules::env_file_in_command(&args.command, root) {
             return Some(format!(
