@@ -73,6 +73,42 @@ pub(crate) struct Rule {
 struct Pattern {
     path: Gitignore,
     command: Regex,
+    /// The command pattern with its program named by its base name, when
+    /// it names it by a path (`/usr/bin/touch*` → `touch*`): deny and ask
+    /// rules match with it too.
+    by_name: Option<Regex>,
+}
+
+/// A command pattern as a regex: `*` is the wildcard, `\*` a literal star.
+fn command_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    let wildcard = pattern
+        .split("\\*")
+        .map(|part| {
+            part.split('*')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(".*")
+        })
+        .collect::<Vec<_>>()
+        .join("\\*");
+    Regex::new(&format!("^{wildcard}$"))
+}
+
+/// The command pattern with its program named by its base name, when its
+/// first word is a path (`/usr/bin/touch x*` → `touch x*`).
+fn by_base_name(pattern: &str) -> Option<String> {
+    let (program, rest) = match pattern.split_once(char::is_whitespace) {
+        Some((program, rest)) => (program, Some(rest)),
+        None => (pattern, None),
+    };
+    let base = program.rsplit('/').next().filter(|b| !b.is_empty())?;
+    if !program.contains('/') {
+        return None;
+    }
+    Some(match rest {
+        Some(rest) => format!("{base} {rest}"),
+        None => base.to_string(),
+    })
 }
 
 impl Rule {
@@ -106,20 +142,20 @@ impl Rule {
                 let path = builder
                     .build()
                     .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
-                // `*` is the wildcard; `\*` is a literal star.
-                let wildcard = p
-                    .split("\\*")
-                    .map(|part| {
-                        part.split('*')
-                            .map(regex::escape)
-                            .collect::<Vec<_>>()
-                            .join(".*")
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\\*");
-                let command = Regex::new(&format!("^{wildcard}$"))
+                let command = command_regex(p)
                     .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?;
-                Some(Pattern { path, command })
+                let by_name = match by_base_name(p) {
+                    Some(named) => Some(
+                        command_regex(&named)
+                            .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?,
+                    ),
+                    None => None,
+                };
+                Some(Pattern {
+                    path,
+                    command,
+                    by_name,
+                })
             }
         };
         Ok(Rule {
@@ -174,11 +210,17 @@ impl Rule {
             .any(|p| pattern.path.matched(p, true).is_ignore())
     }
 
-    /// Whether the rule matches one simple command.
+    /// Whether the rule matches one simple command. A deny or ask rule
+    /// that names its program by a path (`bash(/usr/bin/touch*)`) also
+    /// matches it by its base name (`touch x`; commands run by a path are
+    /// matched by their base name too, [`super::Commands`]); an allow rule
+    /// matches the command as written.
     pub(crate) fn matches_command(&self, command: &str) -> bool {
-        self.pattern
-            .as_ref()
-            .is_none_or(|p| p.command.is_match(command))
+        self.pattern.as_ref().is_none_or(|p| {
+            p.command.is_match(command)
+                || (self.action != Action::Allow
+                    && p.by_name.as_ref().is_some_and(|r| r.is_match(command)))
+        })
     }
 }
 
@@ -256,6 +298,23 @@ mod tests {
         assert_eq!(exact.text, r"bash(rm \*.o)");
         assert!(exact.matches_command("rm *.o"));
         assert!(!exact.matches_command("rm -r victim-dir src x.o"));
+    }
+
+    /// A deny rule written with the program's path matches the program by
+    /// its base name; an allow rule only as written.
+    #[test]
+    fn deny_rules_with_a_program_path_match_the_base_name() {
+        let deny = Rule::parse(Action::Deny, "bash(/usr/bin/touch*)").unwrap();
+        for command in ["touch x", "/usr/bin/touch x", "touch"] {
+            assert!(deny.matches_command(command), "{command}");
+        }
+        assert!(!deny.matches_command("retouch x"));
+        let ask = Rule::parse(Action::Ask, "bash(./bin/deploy prod)").unwrap();
+        assert!(ask.matches_command("deploy prod"));
+        assert!(!ask.matches_command("deploy staging"));
+        let allow = rule("bash(/usr/bin/touch*)");
+        assert!(allow.matches_command("/usr/bin/touch x"));
+        assert!(!allow.matches_command("touch x"));
     }
 
     /// A rule from the repository root's config, with `oc` working in

@@ -4,7 +4,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+use crate::common::{FakeOllama, Reply, TestEnv, bash_calls, tool_messages};
 
 fn contents(server: &FakeOllama, request: usize) -> Vec<String> {
     tool_messages(&server.chat_requests()[request])
@@ -267,4 +267,63 @@ fn denied_paths_are_hidden_from_list_and_search() {
     );
     assert!(!results[1].contains("secrets/db.txt"), "{}", results[1]);
     assert!(results[2].contains("forbids it"), "{}", results[2]);
+}
+
+/// Runs `rows` as bash calls in one reply under `oc run ARGS`, and returns
+/// each row whose tool result does not contain `expect`, with that result:
+/// every row is reported, so one that fails does not hide the others.
+fn rows_without(env: &TestEnv, args: &[&str], rows: &[&str], expect: &str) -> Vec<String> {
+    let server = bash_calls(rows);
+    let _ = env.oc(&server).args(args).arg("try").assert();
+    let results = contents(&server, 1);
+    assert_eq!(results.len(), rows.len(), "every row was answered");
+    rows.iter()
+        .zip(&results)
+        .filter(|(_, result)| !result.contains(expect))
+        .map(|(row, result)| format!("`{row}` → {result}"))
+        .collect()
+}
+
+/// Issue 41, item 4: a rule written with a program's path
+/// (`bash(/usr/bin/touch*)`) did not stop `touch`. Deny and ask rules now
+/// match a program by its base name either way; no marker file is made.
+#[test]
+fn rules_match_a_program_by_its_path_or_its_name() {
+    let env = TestEnv::new();
+    let rows = [
+        "touch m0",
+        "/usr/bin/touch m1",
+        "/bin/touch m2",
+        "env touch m3",
+        "command touch m4",
+        "bash -c 'touch m5'",
+        "nice /usr/bin/touch m6",
+    ];
+    for rule in [
+        "bash(/usr/bin/touch*)",
+        "bash(touch*)",
+        "bash(/bin/touch m*)",
+    ] {
+        let args = ["run", "--yes", "--deny", rule];
+        let passed = rows_without(
+            &env,
+            &args,
+            &rows,
+            &format!("the rule `deny {rule}` forbids it"),
+        );
+        assert!(
+            passed.is_empty(),
+            "not denied by {rule}:\n{}",
+            passed.join("\n")
+        );
+    }
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "ask", "rule": "bash(/usr/bin/touch*)"}]}}"#,
+    );
+    let asked = rows_without(&env, &["run", "--yes"], &rows, "requires approval");
+    assert!(asked.is_empty(), "not asked:\n{}", asked.join("\n"));
+    for n in 0..rows.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
 }
