@@ -284,6 +284,105 @@ fn rows_without(env: &TestEnv, args: &[&str], rows: &[&str], expect: &str) -> Ve
         .collect()
 }
 
+/// Runs `git ARGS` in `dir`, for setting up a test.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Issue 41, item 4: `--deny 'bash(git push*)'` was passed by git's own
+/// options before the subcommand (8 of 12 spellings pushed). Each spelling
+/// pushes its own branch to a remote in the workspace if it gets through:
+/// none may, and an option git's table does not hold fails closed.
+#[test]
+fn a_git_deny_rule_holds_through_gits_own_options() {
+    let env = TestEnv::new();
+    git(env.work(), &["init", "-q", "--bare", "remote.git"]);
+    git(env.work(), &["commit", "-q", "--allow-empty", "-m", "one"]);
+    git(env.work(), &["remote", "add", "origin", "remote.git"]);
+    let spellings = [
+        "git --no-pager push",
+        "git -P push",
+        "git -p push",
+        "git --paginate push",
+        "git -c user.name=x push",
+        "git -C . push",
+        "git --git-dir=.git push",
+        "git --git-dir .git push",
+        "git --work-tree . push",
+        "git --work-tree=. push",
+        "git --literal-pathspecs push",
+        "git -c a=b -c c=d push",
+        "git --no-optional-locks push",
+        "git --no-replace-objects push",
+        "git --no-advice push",
+        "git --icase-pathspecs push",
+        "git --glob-pathspecs push",
+        "git --attr-source HEAD push",
+        "git --namespace=x push",
+        "git -c user.name=x -C . --no-pager push",
+        "/usr/bin/git -P push",
+        "env GIT_TRACE=0 git --no-pager push",
+        "sudo -n git -P push",
+        "git --frobnicate push",
+    ];
+    let rows: Vec<String> = (spellings.iter().enumerate())
+        .map(|(n, s)| format!("{s} origin HEAD:refs/heads/r{n}"))
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let args = ["run", "--yes", "--deny", "bash(git push*)"];
+    let passed = rows_without(
+        &env,
+        &args,
+        &rows,
+        "the rule `deny bash(git push*)` forbids it",
+    );
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    let refs = std::process::Command::new("git")
+        .args(["--git-dir", "remote.git", "for-each-ref"])
+        .current_dir(env.work())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&refs.stdout), "", "pushed");
+    let unknown = ["git --frobnicate push origin HEAD:refs/heads/r99"];
+    let why = "fail closed: `git --frobnicate` is an option oc does not know";
+    let passed = rows_without(&env, &args, &unknown, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
+    let still = rows_without(&env, &args, &["git --no-pager log -1 --format=%s"], "one\n");
+    assert!(still.is_empty(), "{}", still.join("\n"));
+}
+
+/// The same for the other programs whose own options come before their
+/// subcommand: `cargo +toolchain`, cargo's and npm's options.
+#[test]
+fn deny_rules_hold_through_cargo_and_npm_options() {
+    let env = TestEnv::new();
+    let rows = [
+        "cargo +nightly publish",
+        "cargo -q --locked publish --dry-run",
+        "cargo --config net.offline=true publish",
+        "cargo -Zunstable-options publish",
+        "npm --prefix x publish",
+        "npm -g --registry=https://example.invalid publish",
+        "npm --workspace pkg publish",
+    ];
+    let args = [
+        "run",
+        "--yes",
+        "--deny",
+        "bash(cargo publish*)",
+        "--deny",
+        "bash(npm publish*)",
+    ];
+    let passed = rows_without(&env, &args, &rows, "forbids it");
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+}
+
 /// Issue 41, item 4: a rule written with a program's path
 /// (`bash(/usr/bin/touch*)`) did not stop `touch`. Deny and ask rules now
 /// match a program by its base name either way; no marker file is made.
