@@ -178,6 +178,61 @@ impl Rule {
         self
     }
 
+    /// The rule with a path pattern written as an absolute path read
+    /// relative to `dir`, the directory its paths are relative to (the
+    /// workspace, or the config file's directory above it):
+    /// `write(/home/me/proj/src/**)` is `write(src/**)` in `/home/me/proj`.
+    /// A pattern that starts with `/` and whose first name is an entry of
+    /// `dir`, or no entry of `/`, stays a gitignore pattern anchored at
+    /// `dir` (`/build`). Command patterns are left alone.
+    ///
+    /// Errors (a sentence for a usage error): a path outside `dir` (`/etc/**`,
+    /// `~/x`, `../x`), which no file tool can reach and the rule would never
+    /// match.
+    pub(crate) fn anchored_in(self, dir: &Path) -> Result<Rule, String> {
+        let Some(pattern) = self
+            .pattern_text()
+            .filter(|_| self.tool != RuleTool::One(ToolName::Bash))
+        else {
+            return Ok(self);
+        };
+        let outside = |why: &str| {
+            format!(
+                "invalid rule `{}`: `{pattern}` {why} outside `{}`, where the rule's paths start; write paths relative to it (`write(src/**)`, `read(docs/*.md)`): no file tool reaches a path outside it, so the rule would never match",
+                self.text,
+                dir.display()
+            )
+        };
+        if pattern.starts_with('~') {
+            return Err(outside("names a home directory,"));
+        }
+        if pattern == ".." || pattern.starts_with("../") {
+            return Err(outside("goes up with `..` to a path"));
+        }
+        let Some(absolute) = pattern.strip_prefix('/') else {
+            return Ok(self);
+        };
+        if let Some(relative) = inside(dir, &pattern) {
+            let name = self.text.split_once('(').map_or("*", |(n, _)| n.trim());
+            let mut rule = Rule::parse(self.action, &format!("{name}({relative})"))?;
+            rule.text = self.text;
+            return Ok(rule);
+        }
+        let first = absolute.split('/').next().unwrap_or_default();
+        let entry = |at: &Path| !first.is_empty() && at.join(first).symlink_metadata().is_ok();
+        if entry(dir) || !entry(Path::new("/")) {
+            return Ok(self);
+        }
+        Err(outside("is an absolute path"))
+    }
+
+    /// The pattern in parentheses, as written.
+    fn pattern_text(&self) -> Option<String> {
+        self.pattern.as_ref()?;
+        let (_, rest) = self.text.split_once('(')?;
+        Some(rest.strip_suffix(')')?.trim().to_string())
+    }
+
     /// Whether the rule is about `tool`.
     pub(crate) fn covers(&self, tool: ToolName) -> bool {
         match self.tool {
@@ -222,6 +277,30 @@ impl Rule {
                     && p.by_name.as_ref().is_some_and(|r| r.is_match(command)))
         })
     }
+}
+
+/// The absolute path pattern `pattern` made relative to `dir` and anchored
+/// there (`/home/me/proj/src/**` → `/src/**` in `/home/me/proj`; `**` for
+/// `dir` itself), if it is inside. The part before its first wildcard is
+/// made canonical first, so a link on the way (`/tmp` → `/private/tmp`)
+/// does not matter.
+fn inside(dir: &Path, pattern: &str) -> Option<String> {
+    let wild = pattern.find(['*', '?', '[', '{']).unwrap_or(pattern.len());
+    let (literal, after) = pattern.split_at(wild);
+    let literal_path = Path::new(literal);
+    let real = literal_path.ancestors().find_map(|a| {
+        let known = a.canonicalize().ok()?;
+        Some(known.join(literal_path.strip_prefix(a).ok()?))
+    })?;
+    let rest = real.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
+    let sep = match !rest.is_empty() && literal.ends_with('/') {
+        true => "/",
+        false => "",
+    };
+    Some(match (rest.is_empty(), after.is_empty()) {
+        (true, true) => "**".to_string(),
+        _ => format!("/{rest}{sep}{after}"),
+    })
 }
 
 /// The rule that allows exactly this path or command, for messages and the
@@ -315,6 +394,59 @@ mod tests {
         let allow = rule("bash(/usr/bin/touch*)");
         assert!(allow.matches_command("/usr/bin/touch x"));
         assert!(!allow.matches_command("touch x"));
+    }
+
+    /// Issue 41, item 4: a path pattern written as an absolute path inside
+    /// the workspace is read relative to it (anchored there); one outside
+    /// is an error that says so; `/build` stays a gitignore pattern.
+    #[test]
+    fn absolute_path_patterns_are_read_in_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.join("etc")).unwrap();
+        let at = |text: &str| Rule::parse(Action::Deny, text).unwrap().anchored_in(&root);
+        let cases = [
+            ("src/**", "src/deep/a.rs", true),
+            ("src/", "src/a.rs", true),
+            ("notes.txt", "notes.txt", true),
+            ("notes.txt", "src/notes.txt", false),
+            ("*.rs", "main.rs", true),
+            ("*.rs", "src/main.rs", false),
+            ("", "anything/at/all", true),
+            ("src/deep/a.rs", "src/deep/a.rs", true),
+        ];
+        for (tail, path, expected) in cases {
+            let text = format!("write({}/{tail})", root.display());
+            let rule = at(&text).unwrap();
+            assert_eq!(rule.matches_path(path, false), expected, "{text} vs {path}");
+            assert_eq!(rule.text, text, "the rule is shown as written");
+        }
+        assert!(
+            at("write(/etc/**)").unwrap().matches_path("etc/x", false),
+            "an entry of the workspace"
+        );
+        let anchored = at("write(/.no-such-top-entry)").unwrap();
+        assert!(
+            anchored.matches_path(".no-such-top-entry", true),
+            "anchored, as before"
+        );
+        assert!(!anchored.matches_path("src/.no-such-top-entry", true));
+        for bad in [
+            "write(/usr/**)",
+            "*(/tmp/x)",
+            "read(~/.ssh/id_rsa)",
+            "edit(../other/a.rs)",
+        ] {
+            let err = at(bad).unwrap_err();
+            assert!(err.contains(&format!("invalid rule `{bad}`")), "{err}");
+            assert!(err.contains("write paths relative to it"), "{err}");
+        }
+        let bash = at("bash(/usr/bin/touch*)").unwrap();
+        assert!(
+            bash.matches_command("touch x"),
+            "command patterns are left alone"
+        );
     }
 
     /// A rule from the repository root's config, with `oc` working in

@@ -426,3 +426,106 @@ fn rules_match_a_program_by_its_path_or_its_name() {
         assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
     }
 }
+
+/// Issue 41, item 4: a path rule written with an absolute path was
+/// accepted and never matched (the file was written). One inside the
+/// workspace is now read relative to it, from `--deny` and from a config
+/// file, for every way of changing a file.
+#[test]
+fn absolute_path_rules_inside_the_workspace_hold() {
+    let env = TestEnv::new();
+    env.write("src/a.rs", "a\n");
+    env.write("keep/k.txt", "k\n");
+    env.write("loose.txt", "l\n");
+    let root = env.work().canonicalize().unwrap();
+    env.write(
+        ".ollama-code.json",
+        &json!({"permissions": {"rules": [
+            {"action": "deny", "rule": format!("write({}/keep/)", root.display())}
+        ]}})
+        .to_string(),
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("write_file", json!({"path": "src/new.rs", "content": "x"})),
+            (
+                "edit_file",
+                json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+            ),
+            (
+                "move_file",
+                json!({"from": "loose.txt", "to": "src/loose.txt"}),
+            ),
+            ("bash", json!({"command": "echo x > src/b.rs"})),
+            ("write_file", json!({"path": "keep/k.txt", "content": "x"})),
+            ("write_file", json!({"path": "docs/new.md", "content": "x"})),
+        ]),
+        Reply::answer("done"),
+    ]);
+    let rule = format!("write({}/src/**)", root.display());
+    env.oc(&server)
+        .args(["run", "--yes", "--deny", &rule, "write"])
+        .assert()
+        .success();
+    let results = contents(&server, 1);
+    for result in &results[..4] {
+        assert!(
+            result.contains(&format!("the rule `deny {rule}` forbids it")),
+            "{result}"
+        );
+    }
+    assert!(results[4].contains("/keep/)` forbids it"), "{}", results[4]);
+    assert!(!results[5].contains("not approved"), "{}", results[5]);
+    assert!(!env.work().join("src/new.rs").exists());
+    assert!(!env.work().join("src/b.rs").exists());
+    assert!(env.work().join("loose.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("src/a.rs")).unwrap(),
+        "a\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("keep/k.txt")).unwrap(),
+        "k\n"
+    );
+    assert!(env.work().join("docs/new.md").exists());
+}
+
+/// Issue 41, item 4: a path rule outside the workspace (absolute, `~`,
+/// `..`) can never match: it is a usage error (exit 2) that says what was
+/// wrong and how to write it, from a flag or a config file, before the
+/// model is asked anything.
+#[test]
+fn path_rules_outside_the_workspace_are_usage_errors() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for rule in [
+        "write(/etc/**)",
+        "read(~/.ssh/id_rsa)",
+        "edit(../other/a.rs)",
+    ] {
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--deny", rule, "x"])
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains(&format!("--deny: invalid rule `{rule}`")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("outside `"), "{stderr}");
+        assert!(
+            stderr.contains("write paths relative to it (`write(src/**)`"),
+            "{stderr}"
+        );
+    }
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "write(/usr/**)"}]}}"#,
+    );
+    let out = env.oc(&server).args(["run", "x"]).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("invalid rule `write(/usr/**)`"), "{stderr}");
+    assert!(stderr.contains("is an absolute path"), "{stderr}");
+    assert!(server.requests().is_empty());
+}
