@@ -155,12 +155,19 @@ pub(crate) enum Dropped {
 }
 
 /// `words` (a simple command, the program first) with the program's own
-/// options before its subcommand dropped ([`PROGRAMS`]).
+/// options before its subcommand dropped ([`PROGRAMS`]). Git's also with an
+/// alias given with `-c alias.NAME=ARGS` read as its arguments, and its
+/// dashed form (`git-push`, in git's exec path) read as `git push`.
 pub(crate) fn drop_own_options(words: &[String]) -> Dropped {
     let Some((program, args)) = words.split_first() else {
         return Dropped::Nothing;
     };
     let name = program.rsplit('/').next().unwrap_or(program);
+    if let Some(sub) = name.strip_prefix("git-").filter(|s| !s.is_empty()) {
+        let mut git = vec!["git".to_string(), sub.to_string()];
+        git.extend(args.iter().cloned());
+        return Dropped::Words(git);
+    }
     let Some(table) = PROGRAMS.iter().find(|p| p.names.contains(&name)) else {
         return Dropped::Nothing;
     };
@@ -184,7 +191,49 @@ pub(crate) fn drop_own_options(words: &[String]) -> Dropped {
     }
     let mut kept = vec![program.clone()];
     kept.extend(args.iter().skip(i).cloned());
+    if name == "git" {
+        let expanded = through_aliases(&args[..i], kept.clone());
+        if expanded != kept {
+            // An alias may start with git's own options (`-c … push`); each
+            // alias is shorter than the option it came from, so this ends.
+            return match drop_own_options(&expanded) {
+                Dropped::Nothing => Dropped::Words(expanded),
+                other => other,
+            };
+        }
+    }
     Dropped::Words(kept)
+}
+
+/// Git's command `words` (after its own options `options`) with its
+/// subcommand read through the aliases those options give
+/// (`-c alias.p='push -f'`; an alias to a shell command, `!…`, is read as a
+/// command of its own by [`super::effects`]).
+fn through_aliases(options: &[String], mut words: Vec<String>) -> Vec<String> {
+    let aliases: Vec<(String, String)> = options
+        .windows(2)
+        .filter(|pair| pair[0] == "-c")
+        .filter_map(|pair| {
+            let (key, value) = pair[1].split_once('=')?;
+            let alias = key.to_ascii_lowercase().strip_prefix("alias.")?.to_string();
+            Some((alias, value.to_string()))
+        })
+        .filter(|(_, value)| !value.starts_with('!'))
+        .collect();
+    // Aliases may name aliases; git stops at a loop, so does this.
+    for _ in 0..aliases.len() {
+        let Some(sub) = words.get(1).map(|s| s.to_ascii_lowercase()) else {
+            break;
+        };
+        let Some((_, value)) = aliases.iter().find(|(alias, _)| *alias == sub) else {
+            break;
+        };
+        let Some(expanded) = shlex::split(value) else {
+            break;
+        };
+        words.splice(1..2, expanded);
+    }
+    words
 }
 
 /// How many words the option `arg` takes up (itself and its value), `0`
@@ -266,6 +315,14 @@ mod tests {
             words("npm publish")
         );
         assert_eq!(dropped("git push -P"), Dropped::Nothing);
+        assert_eq!(dropped("git -c alias.p=push p o"), words("git push o"));
+        assert_eq!(
+            dropped("git -c alias.Q=p -c alias.p=push q"),
+            words("git push")
+        );
+        assert_eq!(dropped("git -c alias.p=!x p"), words("git p"));
+        assert_eq!(dropped("git -c alias.p=-P p"), words("git"));
+        assert_eq!(dropped("/usr/lib/git-core/git-push o"), words("git push o"));
         assert_eq!(dropped("ls -l"), Dropped::Nothing);
     }
 

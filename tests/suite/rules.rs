@@ -296,9 +296,10 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 }
 
 /// Issue 41, item 4: `--deny 'bash(git push*)'` was passed by git's own
-/// options before the subcommand (8 of 12 spellings pushed). Each spelling
-/// pushes its own branch to a remote in the workspace if it gets through:
-/// none may, and an option git's table does not hold fails closed.
+/// options before the subcommand (8 of 12 spellings pushed), by an alias
+/// given with `-c`, and by git's dashed form (`…/git-core/git-push`). Each
+/// spelling pushes its own branch to a remote in the workspace if it gets
+/// through: none may, and an option git's table does not hold fails closed.
 #[test]
 fn a_git_deny_rule_holds_through_gits_own_options() {
     let env = TestEnv::new();
@@ -330,7 +331,17 @@ fn a_git_deny_rule_holds_through_gits_own_options() {
         "env GIT_TRACE=0 git --no-pager push",
         "sudo -n git -P push",
         "git --frobnicate push",
+        "git -c alias.p=push p",
+        "git -c alias.pu=p -c alias.p=push pu",
+        "git -c alias.p='-c user.name=x push' p",
     ];
+    let exec_path = std::process::Command::new("git")
+        .arg("--exec-path")
+        .output()
+        .unwrap()
+        .stdout;
+    let dashed = format!("{}/git-push", String::from_utf8_lossy(&exec_path).trim());
+    let spellings: Vec<&str> = spellings.into_iter().chain([dashed.as_str()]).collect();
     let rows: Vec<String> = (spellings.iter().enumerate())
         .map(|(n, s)| format!("{s} origin HEAD:refs/heads/r{n}"))
         .collect();
