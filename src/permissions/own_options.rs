@@ -34,8 +34,8 @@ struct Program {
 }
 
 /// The programs, with their options before the subcommand: git's from
-/// `man git` (2.47), cargo's from `cargo --help` (1.8x), npm's most used
-/// (any `--name=value` besides).
+/// `man git` (2.47), cargo's from `cargo --help` (1.8x), npm's and pnpm's
+/// most used (any `--name=value` besides).
 const PROGRAMS: &[Program] = &[
     Program {
         names: &["git"],
@@ -100,7 +100,7 @@ const PROGRAMS: &[Program] = &[
         toolchain: true,
     },
     Program {
-        names: &["npm", "pnpm"],
+        names: &["npm"],
         flags: &[
             "-g",
             "--global",
@@ -124,6 +124,11 @@ const PROGRAMS: &[Program] = &[
             "--offline",
             "--prefer-offline",
             "--json",
+            "--legacy-peer-deps",
+            "--ignore-scripts",
+            "--no-progress",
+            "--no-color",
+            "--foreground-scripts",
         ],
         with_value: &[
             "--prefix",
@@ -134,6 +139,40 @@ const PROGRAMS: &[Program] = &[
             "--loglevel",
             "-w",
             "--workspace",
+        ],
+        attached_only: &[],
+        short_attached: false,
+        any_attached: true,
+        toolchain: false,
+    },
+    Program {
+        names: &["pnpm"],
+        flags: &[
+            "-r",
+            "--recursive",
+            "-w",
+            "--workspace-root",
+            "-g",
+            "--global",
+            "-s",
+            "--silent",
+            "--stream",
+            "--parallel",
+            "--aggregate-output",
+            "--no-bail",
+            "--offline",
+            "--prefer-offline",
+            "--frozen-lockfile",
+        ],
+        with_value: &[
+            "--filter",
+            "-F",
+            "-C",
+            "--dir",
+            "--registry",
+            "--reporter",
+            "--loglevel",
+            "--workspace-concurrency",
         ],
         attached_only: &[],
         short_attached: false,
@@ -313,6 +352,10 @@ mod tests {
         assert_eq!(
             dropped("npm --some-setting=1 -g publish"),
             words("npm publish")
+        );
+        assert_eq!(
+            dropped("pnpm -r --filter app publish"),
+            words("pnpm publish")
         );
         assert_eq!(dropped("git push -P"), Dropped::Nothing);
         assert_eq!(dropped("git -c alias.p=push p o"), words("git push o"));

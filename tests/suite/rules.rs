@@ -369,7 +369,7 @@ fn a_git_deny_rule_holds_through_gits_own_options() {
 }
 
 /// The same for the other programs whose own options come before their
-/// subcommand: `cargo +toolchain`, cargo's and npm's options.
+/// subcommand: `cargo +toolchain`, cargo's, npm's and pnpm's options.
 #[test]
 fn deny_rules_hold_through_cargo_and_npm_options() {
     let env = TestEnv::new();
@@ -381,6 +381,7 @@ fn deny_rules_hold_through_cargo_and_npm_options() {
         "npm --prefix x publish",
         "npm -g --registry=https://example.invalid publish",
         "npm --workspace pkg publish",
+        "pnpm -r --filter app publish",
     ];
     let args = [
         "run",
@@ -389,6 +390,8 @@ fn deny_rules_hold_through_cargo_and_npm_options() {
         "bash(cargo publish*)",
         "--deny",
         "bash(npm publish*)",
+        "--deny",
+        "bash(pnpm publish*)",
     ];
     let passed = rows_without(&env, &args, &rows, "forbids it");
     assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
