@@ -369,7 +369,8 @@ fn a_git_deny_rule_holds_through_gits_own_options() {
 }
 
 /// The same for the other programs whose own options come before their
-/// subcommand: `cargo +toolchain`, cargo's, npm's and pnpm's options.
+/// subcommand: `cargo +toolchain`, cargo's, npm's and pnpm's options; the
+/// commands that do not match still run.
 #[test]
 fn deny_rules_hold_through_cargo_and_npm_options() {
     let env = TestEnv::new();
@@ -395,6 +396,11 @@ fn deny_rules_hold_through_cargo_and_npm_options() {
     ];
     let passed = rows_without(&env, &args, &rows, "forbids it");
     assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    // Options the table holds leave other commands readable: they run
+    // (pnpm need not be installed), rather than failing closed.
+    let other = ["pnpm -r --filter app build", "cargo -q --locked --version"];
+    let stopped = rows_without(&env, &args, &other, "[exit code");
+    assert!(stopped.is_empty(), "did not run:\n{}", stopped.join("\n"));
 }
 
 /// Issue 41, item 4: a rule written with a program's path
