@@ -223,22 +223,26 @@ fn files_layer(files: &[LoadedFile]) -> Result<Layer> {
 fn rules(files: &[LoadedFile], flags: &Overrides, cwd: &std::path::Path) -> Result<Vec<Rule>> {
     let mut rules = Vec::new();
     for file in files {
-        let base = (file.path.parent())
-            .and_then(|dir| cwd.strip_prefix(dir).ok())
-            .map(|rel| rel.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        // Paths are relative to the file's folder when the workspace is in
+        // it (a project config above it), else to the workspace.
+        let (dir, base) = match file.path.parent() {
+            Some(dir) if cwd.starts_with(dir) => (dir, cwd.strip_prefix(dir).unwrap_or(cwd)),
+            _ => (cwd, std::path::Path::new("")),
+        };
         for entry in file.config.permissions.iter().flat_map(|p| &p.rules) {
             let rule = Rule::parse(entry.action, &entry.rule)
+                .and_then(|r| r.anchored_in(dir))
                 .map_err(|e| Error::Usage(format!("config file `{}`: {e}", file.path.display())))?;
-            rules.push(rule.relative_to(&base));
+            rules.push(rule.relative_to(&base.to_string_lossy()));
         }
     }
     for (action, texts) in [(Action::Allow, &flags.allow), (Action::Deny, &flags.deny)] {
         for text in texts {
             let flag = action.as_str();
-            rules.push(
-                Rule::parse(action, text).map_err(|e| Error::Usage(format!("--{flag}: {e}")))?,
-            );
+            let rule = Rule::parse(action, text)
+                .and_then(|r| r.anchored_in(cwd))
+                .map_err(|e| Error::Usage(format!("--{flag}: {e}")))?;
+            rules.push(rule);
         }
     }
     Ok(rules)

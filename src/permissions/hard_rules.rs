@@ -1,5 +1,6 @@
 //! Rules nothing overrides, `--yes` included (docs/permissions.md): no tool touches a
-//! secret `.env` file, no tool changes the project config, and no
+//! secret `.env` file, no tool changes the project config, no file tool
+//! changes anything in a `.git`, and no
 //! destructive shell command runs, also when hidden behind wrappers (`sudo`,
 //! `env`, `timeout`, `bash -c "…"`), reserved words, redirections, quoting
 //! or inside compound commands (`;`, `&&`, `||`, pipes, `$(…)`, backticks).
@@ -114,6 +115,24 @@ fn glob_hits_secret(pattern: &str, cwd: &Path, dotfiles: bool) -> Option<String>
         }
     }
     None
+}
+
+/// Whether `path` is a `.git` (a repository's folder, or the file that
+/// points to one) or inside one, at any depth: git runs what is there
+/// (hooks, `core.fsmonitor`, aliases) later, outside the sandbox.
+pub(crate) fn is_in_git_store(path: &Path) -> bool {
+    path.components()
+        .any(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(".git"))
+}
+
+/// The refusal of a file tool's change to `path`, inside `.git`: what it
+/// is, why, and what to do instead.
+pub(crate) fn git_store_refusal(path: &Path, root: &Path) -> String {
+    let shown = path.strip_prefix(root).unwrap_or(path);
+    format!(
+        "`{}` is in `.git`, the repository's own files (settings and hooks git runs later, outside the sandbox); the file tools never change anything there: change the work tree's files, and leave the repository to git commands",
+        shown.display()
+    )
 }
 
 /// Why a shell command is destructive, or `None` when it is not.

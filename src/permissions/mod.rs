@@ -7,6 +7,7 @@ pub(crate) mod effects;
 pub(crate) mod embedded;
 pub(crate) mod hard_rules;
 pub(crate) mod inline_code;
+pub(crate) mod own_options;
 pub(crate) mod project_config;
 pub(crate) mod rules;
 pub(crate) mod settle;
@@ -56,6 +57,10 @@ struct Commands {
     /// commands at run time, or runs inline code): every deny and ask rule
     /// for bash matches it, only bare allow rules do.
     unreadable: Option<String>,
+    /// Why deny and ask rules cannot tell what it runs, though allow rules
+    /// may match it as written: a program's own option the reader does not
+    /// know before its subcommand (`git --frob push`, [`own_options`]).
+    unsure: Option<String>,
     /// What its programs may run from their arguments
     /// ([`embedded`]): deny and ask rules only.
     embedded: Embedded,
@@ -95,14 +100,16 @@ impl Request<'_> {
         };
         let mut texts = Vec::new();
         let mut names = Vec::new();
+        let mut unsure = None;
         let mut embedded = Embedded {
             unread: parsed.embedded.unread.clone(),
             writes: self.relative_writes(&parsed.embedded.writes),
             ..Default::default()
         };
         for simple in &parsed.embedded.commands {
-            embedded.names.extend(by_base_name(&simple.words));
-            embedded.names.push(shell::command_text(&simple.words));
+            let (spelled, why) = spellings(&simple.words);
+            embedded.names.extend(spelled);
+            embedded.unread = embedded.unread.take().or(why);
         }
         for simple in &parsed.commands {
             let plain = shell::command_text(&simple.words);
@@ -111,12 +118,12 @@ impl Request<'_> {
                 false => format!("{} {text}", simple.assignments.join(" ")),
             };
             let full = with(&plain);
-            if let Some(base) = by_base_name(&simple.words) {
-                names.push(with(&base));
-                names.push(base);
+            let (spelled, why) = spellings(&simple.words);
+            for text in spelled {
+                names.push(with(&text));
+                names.push(text);
             }
-            names.push(plain.clone());
-            names.push(full.clone());
+            unsure = unsure.or(why);
             texts.push((plain, full));
         }
         if texts.is_empty() {
@@ -129,6 +136,7 @@ impl Request<'_> {
             names,
             writes: self.relative_writes(&parsed.writes),
             unreadable,
+            unsure,
             embedded,
         }
     }
@@ -174,7 +182,7 @@ impl Commands {
         if rule.is_bare() || self.names.iter().any(|n| rule.matches_command(n)) {
             return String::new();
         }
-        if let Some(why) = &self.unreadable {
+        if let Some(why) = self.unreadable.as_ref().or(self.unsure.as_ref()) {
             return format!(" (fail closed: {why}; rules cannot read what it runs)");
         }
         if let Some(name) = self.embedded.names.iter().find(|n| rule.matches_command(n)) {
@@ -185,6 +193,26 @@ impl Commands {
             None => String::new(),
         }
     }
+}
+
+/// The ways deny and ask rules read one simple command: as written, with
+/// its program named by its base name, and both with the program's own
+/// options before its subcommand dropped ([`own_options`]); and why they
+/// cannot find its subcommand, if so.
+fn spellings(words: &[String]) -> (Vec<String>, Option<String>) {
+    let mut spelled = Vec::new();
+    let mut unsure = None;
+    let mut add = |words: &[String]| {
+        spelled.extend(by_base_name(words));
+        spelled.push(shell::command_text(words));
+    };
+    add(words);
+    match own_options::drop_own_options(words) {
+        own_options::Dropped::Words(dropped) => add(&dropped),
+        own_options::Dropped::Unknown(why) => unsure = Some(why),
+        own_options::Dropped::Nothing => {}
+    }
+    (spelled, unsure)
 }
 
 /// The command with its program named by its base name, when it was
@@ -210,7 +238,8 @@ fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
     match subjects {
         Subjects::Paths(paths) => covered && paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
         Subjects::Commands(c) => {
-            let unread = c.unreadable.is_some() || c.embedded.unread.is_some();
+            let unread =
+                c.unreadable.is_some() || c.unsure.is_some() || c.embedded.unread.is_some();
             let named = c.names.iter().chain(&c.embedded.names);
             let by_command = covered && (unread || named.clone().any(|n| rule.matches_command(n)));
             let by_write = write_rule
@@ -379,6 +408,14 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
             "`{}` is oc's project config; the agent may read it but never change it",
             config.display
         ));
+    }
+    let in_git = given
+        .iter()
+        .map(|p| Path::new(p).to_path_buf())
+        .chain(paths.iter().map(|p| p.real.clone()))
+        .find(|p| hard_rules::is_in_git_store(p));
+    if let (true, Some(path)) = (writes, in_git) {
+        return Some(hard_rules::git_store_refusal(&path, root));
     }
     if let ToolInput::Bash(args) = input {
         if let Some(file) = hard_rules::env_file_in_command(&args.command, root) {

@@ -73,6 +73,42 @@ pub(crate) struct Rule {
 struct Pattern {
     path: Gitignore,
     command: Regex,
+    /// The command pattern with its program named by its base name, when
+    /// it names it by a path (`/usr/bin/touch*` → `touch*`): deny and ask
+    /// rules match with it too.
+    by_name: Option<Regex>,
+}
+
+/// A command pattern as a regex: `*` is the wildcard, `\*` a literal star.
+fn command_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    let wildcard = pattern
+        .split("\\*")
+        .map(|part| {
+            part.split('*')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(".*")
+        })
+        .collect::<Vec<_>>()
+        .join("\\*");
+    Regex::new(&format!("^{wildcard}$"))
+}
+
+/// The command pattern with its program named by its base name, when its
+/// first word is a path (`/usr/bin/touch x*` → `touch x*`).
+fn by_base_name(pattern: &str) -> Option<String> {
+    let (program, rest) = match pattern.split_once(char::is_whitespace) {
+        Some((program, rest)) => (program, Some(rest)),
+        None => (pattern, None),
+    };
+    let base = program.rsplit('/').next().filter(|b| !b.is_empty())?;
+    if !program.contains('/') {
+        return None;
+    }
+    Some(match rest {
+        Some(rest) => format!("{base} {rest}"),
+        None => base.to_string(),
+    })
 }
 
 impl Rule {
@@ -106,20 +142,20 @@ impl Rule {
                 let path = builder
                     .build()
                     .map_err(|e| invalid(&format!("`{p}` is not a valid glob ({e})")))?;
-                // `*` is the wildcard; `\*` is a literal star.
-                let wildcard = p
-                    .split("\\*")
-                    .map(|part| {
-                        part.split('*')
-                            .map(regex::escape)
-                            .collect::<Vec<_>>()
-                            .join(".*")
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\\*");
-                let command = Regex::new(&format!("^{wildcard}$"))
+                let command = command_regex(p)
                     .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?;
-                Some(Pattern { path, command })
+                let by_name = match by_base_name(p) {
+                    Some(named) => Some(
+                        command_regex(&named)
+                            .map_err(|e| invalid(&format!("`{p}` cannot be used ({e})")))?,
+                    ),
+                    None => None,
+                };
+                Some(Pattern {
+                    path,
+                    command,
+                    by_name,
+                })
             }
         };
         Ok(Rule {
@@ -140,6 +176,61 @@ impl Rule {
             b => format!("{b}/"),
         };
         self
+    }
+
+    /// The rule with a path pattern written as an absolute path read
+    /// relative to `dir`, the directory its paths are relative to (the
+    /// workspace, or the config file's directory above it):
+    /// `write(/home/me/proj/src/**)` is `write(src/**)` in `/home/me/proj`.
+    /// A pattern that starts with `/` and whose first name is an entry of
+    /// `dir`, or no entry of `/`, stays a gitignore pattern anchored at
+    /// `dir` (`/build`). Command patterns are left alone.
+    ///
+    /// Errors (a sentence for a usage error): a path outside `dir` (`/etc/**`,
+    /// `~/x`, `../x`), which no file tool can reach and the rule would never
+    /// match.
+    pub(crate) fn anchored_in(self, dir: &Path) -> Result<Rule, String> {
+        let Some(pattern) = self
+            .pattern_text()
+            .filter(|_| self.tool != RuleTool::One(ToolName::Bash))
+        else {
+            return Ok(self);
+        };
+        let outside = |why: &str| {
+            format!(
+                "invalid rule `{}`: `{pattern}` {why} outside `{}`, where the rule's paths start; write paths relative to it (`write(src/**)`, `read(docs/*.md)`): no file tool reaches a path outside it, so the rule would never match",
+                self.text,
+                dir.display()
+            )
+        };
+        if pattern.starts_with('~') {
+            return Err(outside("names a home directory,"));
+        }
+        if pattern == ".." || pattern.starts_with("../") {
+            return Err(outside("goes up with `..` to a path"));
+        }
+        let Some(absolute) = pattern.strip_prefix('/') else {
+            return Ok(self);
+        };
+        if let Some(relative) = inside(dir, &pattern) {
+            let name = self.text.split_once('(').map_or("*", |(n, _)| n.trim());
+            let mut rule = Rule::parse(self.action, &format!("{name}({relative})"))?;
+            rule.text = self.text;
+            return Ok(rule);
+        }
+        let first = absolute.split('/').next().unwrap_or_default();
+        let entry = |at: &Path| !first.is_empty() && at.join(first).symlink_metadata().is_ok();
+        if entry(dir) || !entry(Path::new("/")) {
+            return Ok(self);
+        }
+        Err(outside("is an absolute path"))
+    }
+
+    /// The pattern in parentheses, as written.
+    fn pattern_text(&self) -> Option<String> {
+        self.pattern.as_ref()?;
+        let (_, rest) = self.text.split_once('(')?;
+        Some(rest.strip_suffix(')')?.trim().to_string())
     }
 
     /// Whether the rule is about `tool`.
@@ -174,12 +265,42 @@ impl Rule {
             .any(|p| pattern.path.matched(p, true).is_ignore())
     }
 
-    /// Whether the rule matches one simple command.
+    /// Whether the rule matches one simple command. A deny or ask rule
+    /// that names its program by a path (`bash(/usr/bin/touch*)`) also
+    /// matches it by its base name (`touch x`; commands run by a path are
+    /// matched by their base name too, [`super::Commands`]); an allow rule
+    /// matches the command as written.
     pub(crate) fn matches_command(&self, command: &str) -> bool {
-        self.pattern
-            .as_ref()
-            .is_none_or(|p| p.command.is_match(command))
+        self.pattern.as_ref().is_none_or(|p| {
+            p.command.is_match(command)
+                || (self.action != Action::Allow
+                    && p.by_name.as_ref().is_some_and(|r| r.is_match(command)))
+        })
     }
+}
+
+/// The absolute path pattern `pattern` made relative to `dir` and anchored
+/// there (`/home/me/proj/src/**` → `/src/**` in `/home/me/proj`; `**` for
+/// `dir` itself), if it is inside. The part before its first wildcard is
+/// made canonical first, so a link on the way (`/tmp` → `/private/tmp`)
+/// does not matter.
+fn inside(dir: &Path, pattern: &str) -> Option<String> {
+    let wild = pattern.find(['*', '?', '[', '{']).unwrap_or(pattern.len());
+    let (literal, after) = pattern.split_at(wild);
+    let literal_path = Path::new(literal);
+    let real = literal_path.ancestors().find_map(|a| {
+        let known = a.canonicalize().ok()?;
+        Some(known.join(literal_path.strip_prefix(a).ok()?))
+    })?;
+    let rest = real.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
+    let sep = match !rest.is_empty() && literal.ends_with('/') {
+        true => "/",
+        false => "",
+    };
+    Some(match (rest.is_empty(), after.is_empty()) {
+        (true, true) => "**".to_string(),
+        _ => format!("/{rest}{sep}{after}"),
+    })
 }
 
 /// The rule that allows exactly this path or command, for messages and the
@@ -256,6 +377,76 @@ mod tests {
         assert_eq!(exact.text, r"bash(rm \*.o)");
         assert!(exact.matches_command("rm *.o"));
         assert!(!exact.matches_command("rm -r victim-dir src x.o"));
+    }
+
+    /// A deny rule written with the program's path matches the program by
+    /// its base name; an allow rule only as written.
+    #[test]
+    fn deny_rules_with_a_program_path_match_the_base_name() {
+        let deny = Rule::parse(Action::Deny, "bash(/usr/bin/touch*)").unwrap();
+        for command in ["touch x", "/usr/bin/touch x", "touch"] {
+            assert!(deny.matches_command(command), "{command}");
+        }
+        assert!(!deny.matches_command("retouch x"));
+        let ask = Rule::parse(Action::Ask, "bash(./bin/deploy prod)").unwrap();
+        assert!(ask.matches_command("deploy prod"));
+        assert!(!ask.matches_command("deploy staging"));
+        let allow = rule("bash(/usr/bin/touch*)");
+        assert!(allow.matches_command("/usr/bin/touch x"));
+        assert!(!allow.matches_command("touch x"));
+    }
+
+    /// Issue 41, item 4: a path pattern written as an absolute path inside
+    /// the workspace is read relative to it (anchored there); one outside
+    /// is an error that says so; `/build` stays a gitignore pattern.
+    #[test]
+    fn absolute_path_patterns_are_read_in_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.join("etc")).unwrap();
+        let at = |text: &str| Rule::parse(Action::Deny, text).unwrap().anchored_in(&root);
+        let cases = [
+            ("src/**", "src/deep/a.rs", true),
+            ("src/", "src/a.rs", true),
+            ("notes.txt", "notes.txt", true),
+            ("notes.txt", "src/notes.txt", false),
+            ("*.rs", "main.rs", true),
+            ("*.rs", "src/main.rs", false),
+            ("", "anything/at/all", true),
+            ("src/deep/a.rs", "src/deep/a.rs", true),
+        ];
+        for (tail, path, expected) in cases {
+            let text = format!("write({}/{tail})", root.display());
+            let rule = at(&text).unwrap();
+            assert_eq!(rule.matches_path(path, false), expected, "{text} vs {path}");
+            assert_eq!(rule.text, text, "the rule is shown as written");
+        }
+        assert!(
+            at("write(/etc/**)").unwrap().matches_path("etc/x", false),
+            "an entry of the workspace"
+        );
+        let anchored = at("write(/.no-such-top-entry)").unwrap();
+        assert!(
+            anchored.matches_path(".no-such-top-entry", true),
+            "anchored, as before"
+        );
+        assert!(!anchored.matches_path("src/.no-such-top-entry", true));
+        for bad in [
+            "write(/usr/**)",
+            "*(/tmp/x)",
+            "read(~/.ssh/id_rsa)",
+            "edit(../other/a.rs)",
+        ] {
+            let err = at(bad).unwrap_err();
+            assert!(err.contains(&format!("invalid rule `{bad}`")), "{err}");
+            assert!(err.contains("write paths relative to it"), "{err}");
+        }
+        let bash = at("bash(/usr/bin/touch*)").unwrap();
+        assert!(
+            bash.matches_command("touch x"),
+            "command patterns are left alone"
+        );
     }
 
     /// A rule from the repository root's config, with `oc` working in

@@ -487,3 +487,82 @@ fn symlink_to_env_is_caught_by_its_real_name() {
         }
     ));
 }
+
+/// Git's own options before its subcommand are dropped for deny and ask
+/// rules; one the table does not hold fails closed for them, while allow
+/// rules still match the command as written.
+#[test]
+fn own_options_before_a_subcommand() {
+    let deny = [(Action::Deny, "bash(git push*)")];
+    let yolo = PermissionMode::Yolo;
+    expect_bash(
+        yolo,
+        &deny,
+        &["git --no-pager push", "git -c a.b=c -P push o"],
+        "deny",
+    );
+    expect_bash(
+        yolo,
+        &deny,
+        &["git --no-pager log", "git -c user.name=x status"],
+        "allow",
+    );
+    let unknown = verdict(
+        yolo,
+        &deny,
+        ToolName::Bash,
+        json!({"command": "git --frob push"}),
+    );
+    let Verdict::Deny { reason, .. } = unknown else {
+        panic!("{unknown:?}");
+    };
+    assert!(
+        reason.contains("(fail closed: `git --frob` is an option oc does not know"),
+        "{reason}"
+    );
+    let ask = [(Action::Ask, "bash(git push*)")];
+    expect_bash(yolo, &ask, &["git --frob status"], "ask");
+    let allow = [(Action::Allow, "bash(git *)")];
+    let normal = PermissionMode::Normal;
+    expect_bash(
+        normal,
+        &allow,
+        &["git --frob status", "git --no-pager log"],
+        "allow",
+    );
+    let narrow = [(Action::Allow, "bash(git log*)")];
+    expect_bash(normal, &narrow, &["git --no-pager log"], "ask");
+}
+
+/// No file tool that changes things reaches into a `.git`, at any depth
+/// or through a link; reading one is fine.
+#[test]
+fn file_tools_do_not_change_git() {
+    let yolo = PermissionMode::Yolo;
+    for (tool, args) in [
+        (
+            ToolName::WriteFile,
+            json!({"path": ".git/config", "content": "x"}),
+        ),
+        (
+            ToolName::WriteFile,
+            json!({"path": "src/vendor/.git/hooks/x", "content": "x"}),
+        ),
+        (
+            ToolName::EditFile,
+            json!({"path": ".git/config", "old_string": "a", "new_string": "b"}),
+        ),
+        (ToolName::MoveFile, json!({"from": "a", "to": ".git"})),
+        (ToolName::MoveFile, json!({"from": ".git/HEAD", "to": "b"})),
+    ] {
+        let got = verdict(yolo, &[], tool, args.clone());
+        assert_eq!(short(&got), "deny:HardRule", "{tool:?} {args}");
+    }
+    let read = verdict(
+        yolo,
+        &[],
+        ToolName::ReadFile,
+        json!({"path": ".git/config"}),
+    );
+    assert_eq!(short(&read), "allow:Default");
+}

@@ -463,9 +463,11 @@ fn allow_read_needs_a_directory() {
 }
 
 /// The ways a helper session's attack shadowed the root's rules: a file
-/// tool making `.git/HEAD` or moving a folder to `.git`, and a command that
+/// tool making `.git/HEAD` or moving a folder to `.git` (now refused before
+/// they run: no file tool changes anything in a `.git`), and a command that
 /// takes the write permission away (`chmod 555 .`, `chmod 0 .git`) so the
-/// change could not be undone. Each is undone, and the next run is bound.
+/// change could not be undone. Each is refused or undone, and the next run
+/// is bound.
 #[test]
 fn file_tools_and_permission_tricks_cannot_shadow_the_rules() {
     let env = TestEnv::new();
@@ -500,7 +502,10 @@ fn file_tools_and_permission_tricks_cannot_shadow_the_rules() {
         .assert()
         .success();
     let results = results(&server);
-    for result in &results {
+    for result in &results[..2] {
+        assert!(result.contains("is in `.git`"), "{result}");
+    }
+    for result in &results[2..] {
         assert!(
             result.contains("it was removed") || result.contains("the change was undone"),
             "{result}"

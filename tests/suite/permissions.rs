@@ -185,3 +185,99 @@ fn a_refused_read_of_a_secret_file_says_read() {
         [said("read"), said("list"), said("search"), said("write")]
     );
 }
+
+/// Issue 41, item 2: `.git` (its config and hooks, anything under a `.git`
+/// folder at any depth, and a `.git` file) is off-limits to the file tools
+/// that change things, under `--yes` too; before, they wrote there. The
+/// refusal says where and what to do instead; reading stays allowed.
+#[test]
+fn file_tools_cannot_change_anything_in_git() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    env.write("vendor/lib/.git/config", "[core]\n");
+    env.write("sub/.git", "gitdir: ../.git/modules/sub\n");
+    std::os::unix::fs::symlink(".git/hooks", env.work().join("hooks")).unwrap();
+    let config = std::fs::read_to_string(env.work().join(".git/config")).unwrap();
+    let hook = "#!/bin/sh\ntouch pwned\n";
+    let calls = [
+        (
+            "write_file",
+            json!({"path": ".git/hooks/pre-commit", "content": hook}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}),
+        ),
+        (
+            "edit_file",
+            json!({"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = touch pwned"}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".git/info/attributes", "content": "* filter=x\n"}),
+        ),
+        (
+            "write_file",
+            json!({"path": "vendor/lib/.git/config", "content": "[alias]\n"}),
+        ),
+        (
+            "write_file",
+            json!({"path": "sub/.git", "content": "gitdir: /elsewhere\n"}),
+        ),
+        (
+            "write_file",
+            json!({"path": "hooks/post-checkout", "content": hook}),
+        ),
+        (
+            "move_file",
+            json!({"from": "a.txt", "to": ".git/hooks/post-merge"}),
+        ),
+        ("move_file", json!({"from": ".git/HEAD", "to": "HEAD.txt"})),
+        ("read_file", json!({"path": ".git/HEAD"})),
+    ];
+    let server = FakeOllama::start(vec![Reply::tool_calls(&calls), Reply::answer("done")]);
+    env.oc(&server)
+        .args(["run", "--yes", "set up hooks"])
+        .assert()
+        .success();
+    let tools = tool_messages(&server.chat_requests()[1]);
+    let mut wrong = Vec::new();
+    for ((tool, args), result) in calls[..9].iter().zip(&tools) {
+        let content = result["content"].as_str().unwrap();
+        if !(content.starts_with("error: not approved") && content.contains("is in `.git`")) {
+            wrong.push(format!("{tool} {args}: {content}"));
+        }
+    }
+    assert!(wrong.is_empty(), "not refused:\n{}", wrong.join("\n"));
+    let first = tools[0]["content"].as_str().unwrap();
+    assert!(first.contains("`.git/hooks/pre-commit`"), "{first}");
+    assert!(
+        first.contains("leave the repository to git commands"),
+        "{first}"
+    );
+    let read = tools[9]["content"].as_str().unwrap();
+    assert!(read.contains("ref: refs/heads/"), "{read}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join(".git/config")).unwrap(),
+        config
+    );
+    for made in [
+        ".git/hooks/pre-commit",
+        ".git/hooks/post-checkout",
+        ".git/hooks/post-merge",
+        ".git/info/attributes",
+        "HEAD.txt",
+    ] {
+        assert!(!env.work().join(made).exists(), "{made} was made");
+    }
+    assert!(env.work().join(".git/HEAD").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("sub/.git")).unwrap(),
+        "gitdir: ../.git/modules/sub\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("vendor/lib/.git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert_eq!(env.session()["permissions"][0]["source"], "hard_rule");
+}

@@ -4,7 +4,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv, tool_messages};
+use crate::common::{FakeOllama, Reply, TestEnv, bash_calls, tool_messages};
 
 fn contents(server: &FakeOllama, request: usize) -> Vec<String> {
     tool_messages(&server.chat_requests()[request])
@@ -267,4 +267,285 @@ fn denied_paths_are_hidden_from_list_and_search() {
     );
     assert!(!results[1].contains("secrets/db.txt"), "{}", results[1]);
     assert!(results[2].contains("forbids it"), "{}", results[2]);
+}
+
+/// Runs `rows` as bash calls in one reply under `oc run ARGS`, and returns
+/// each row whose tool result does not contain `expect`, with that result:
+/// every row is reported, so one that fails does not hide the others.
+fn rows_without(env: &TestEnv, args: &[&str], rows: &[&str], expect: &str) -> Vec<String> {
+    let server = bash_calls(rows);
+    let _ = env.oc(&server).args(args).arg("try").assert();
+    let results = contents(&server, 1);
+    assert_eq!(results.len(), rows.len(), "every row was answered");
+    rows.iter()
+        .zip(&results)
+        .filter(|(_, result)| !result.contains(expect))
+        .map(|(row, result)| format!("`{row}` → {result}"))
+        .collect()
+}
+
+/// Runs `git ARGS` in `dir`, for setting up a test.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Issue 41, item 4: `--deny 'bash(git push*)'` was passed by git's own
+/// options before the subcommand (8 of 12 spellings pushed), by an alias
+/// given with `-c`, and by git's dashed form (`…/git-core/git-push`). Each
+/// spelling pushes its own branch to a remote in the workspace if it gets
+/// through: none may, and an option git's table does not hold fails closed.
+#[test]
+fn a_git_deny_rule_holds_through_gits_own_options() {
+    let env = TestEnv::new();
+    git(env.work(), &["init", "-q", "--bare", "remote.git"]);
+    git(env.work(), &["commit", "-q", "--allow-empty", "-m", "one"]);
+    git(env.work(), &["remote", "add", "origin", "remote.git"]);
+    let spellings = [
+        "git --no-pager push",
+        "git -P push",
+        "git -p push",
+        "git --paginate push",
+        "git -c user.name=x push",
+        "git -C . push",
+        "git --git-dir=.git push",
+        "git --git-dir .git push",
+        "git --work-tree . push",
+        "git --work-tree=. push",
+        "git --literal-pathspecs push",
+        "git -c a=b -c c=d push",
+        "git --no-optional-locks push",
+        "git --no-replace-objects push",
+        "git --no-advice push",
+        "git --icase-pathspecs push",
+        "git --glob-pathspecs push",
+        "git --attr-source HEAD push",
+        "git --namespace=x push",
+        "git -c user.name=x -C . --no-pager push",
+        "/usr/bin/git -P push",
+        "env GIT_TRACE=0 git --no-pager push",
+        "sudo -n git -P push",
+        "git --frobnicate push",
+        "git -c alias.p=push p",
+        "git -c alias.pu=p -c alias.p=push pu",
+        "git -c alias.p='-c user.name=x push' p",
+    ];
+    let exec_path = std::process::Command::new("git")
+        .arg("--exec-path")
+        .output()
+        .unwrap()
+        .stdout;
+    let dashed = format!("{}/git-push", String::from_utf8_lossy(&exec_path).trim());
+    let spellings: Vec<&str> = spellings.into_iter().chain([dashed.as_str()]).collect();
+    let rows: Vec<String> = (spellings.iter().enumerate())
+        .map(|(n, s)| format!("{s} origin HEAD:refs/heads/r{n}"))
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let args = ["run", "--yes", "--deny", "bash(git push*)"];
+    let passed = rows_without(
+        &env,
+        &args,
+        &rows,
+        "the rule `deny bash(git push*)` forbids it",
+    );
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    let refs = std::process::Command::new("git")
+        .args(["--git-dir", "remote.git", "for-each-ref"])
+        .current_dir(env.work())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&refs.stdout), "", "pushed");
+    let unknown = ["git --frobnicate push origin HEAD:refs/heads/r99"];
+    let why = "fail closed: `git --frobnicate` is an option oc does not know";
+    let passed = rows_without(&env, &args, &unknown, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
+    let still = rows_without(&env, &args, &["git --no-pager log -1 --format=%s"], "one\n");
+    assert!(still.is_empty(), "{}", still.join("\n"));
+}
+
+/// The same for the other programs whose own options come before their
+/// subcommand: `cargo +toolchain`, cargo's, npm's and pnpm's options; the
+/// commands that do not match still run.
+#[test]
+fn deny_rules_hold_through_cargo_and_npm_options() {
+    let env = TestEnv::new();
+    let rows = [
+        "cargo +nightly publish",
+        "cargo -q --locked publish --dry-run",
+        "cargo --config net.offline=true publish",
+        "cargo -Zunstable-options publish",
+        "npm --prefix x publish",
+        "npm -g --registry=https://example.invalid publish",
+        "npm --workspace pkg publish",
+        "pnpm -r --filter app publish",
+    ];
+    let args = [
+        "run",
+        "--yes",
+        "--deny",
+        "bash(cargo publish*)",
+        "--deny",
+        "bash(npm publish*)",
+        "--deny",
+        "bash(pnpm publish*)",
+    ];
+    let passed = rows_without(&env, &args, &rows, "forbids it");
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    // Options the table holds leave other commands readable: they run
+    // (pnpm need not be installed), rather than failing closed.
+    let other = ["pnpm -r --filter app build", "cargo -q --locked --version"];
+    let stopped = rows_without(&env, &args, &other, "[exit code");
+    assert!(stopped.is_empty(), "did not run:\n{}", stopped.join("\n"));
+}
+
+/// Issue 41, item 4: a rule written with a program's path
+/// (`bash(/usr/bin/touch*)`) did not stop `touch`. Deny and ask rules now
+/// match a program by its base name either way; no marker file is made.
+#[test]
+fn rules_match_a_program_by_its_path_or_its_name() {
+    let env = TestEnv::new();
+    let rows = [
+        "touch m0",
+        "/usr/bin/touch m1",
+        "/bin/touch m2",
+        "env touch m3",
+        "command touch m4",
+        "bash -c 'touch m5'",
+        "nice /usr/bin/touch m6",
+    ];
+    for rule in [
+        "bash(/usr/bin/touch*)",
+        "bash(touch*)",
+        "bash(/bin/touch m*)",
+    ] {
+        let args = ["run", "--yes", "--deny", rule];
+        let passed = rows_without(
+            &env,
+            &args,
+            &rows,
+            &format!("the rule `deny {rule}` forbids it"),
+        );
+        assert!(
+            passed.is_empty(),
+            "not denied by {rule}:\n{}",
+            passed.join("\n")
+        );
+    }
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "ask", "rule": "bash(/usr/bin/touch*)"}]}}"#,
+    );
+    let asked = rows_without(&env, &["run", "--yes"], &rows, "requires approval");
+    assert!(asked.is_empty(), "not asked:\n{}", asked.join("\n"));
+    for n in 0..rows.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+}
+
+/// Issue 41, item 4: a path rule written with an absolute path was
+/// accepted and never matched (the file was written). One inside the
+/// workspace is now read relative to it, from `--deny` and from a config
+/// file, for every way of changing a file.
+#[test]
+fn absolute_path_rules_inside_the_workspace_hold() {
+    let env = TestEnv::new();
+    env.write("src/a.rs", "a\n");
+    env.write("keep/k.txt", "k\n");
+    env.write("loose.txt", "l\n");
+    let root = env.work().canonicalize().unwrap();
+    env.write(
+        ".ollama-code.json",
+        &json!({"permissions": {"rules": [
+            {"action": "deny", "rule": format!("write({}/keep/)", root.display())}
+        ]}})
+        .to_string(),
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("write_file", json!({"path": "src/new.rs", "content": "x"})),
+            (
+                "edit_file",
+                json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+            ),
+            (
+                "move_file",
+                json!({"from": "loose.txt", "to": "src/loose.txt"}),
+            ),
+            ("bash", json!({"command": "echo x > src/b.rs"})),
+            ("write_file", json!({"path": "keep/k.txt", "content": "x"})),
+            ("write_file", json!({"path": "docs/new.md", "content": "x"})),
+        ]),
+        Reply::answer("done"),
+    ]);
+    let rule = format!("write({}/src/**)", root.display());
+    env.oc(&server)
+        .args(["run", "--yes", "--deny", &rule, "write"])
+        .assert()
+        .success();
+    let results = contents(&server, 1);
+    for result in &results[..4] {
+        assert!(
+            result.contains(&format!("the rule `deny {rule}` forbids it")),
+            "{result}"
+        );
+    }
+    assert!(results[4].contains("/keep/)` forbids it"), "{}", results[4]);
+    assert!(!results[5].contains("not approved"), "{}", results[5]);
+    assert!(!env.work().join("src/new.rs").exists());
+    assert!(!env.work().join("src/b.rs").exists());
+    assert!(env.work().join("loose.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("src/a.rs")).unwrap(),
+        "a\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("keep/k.txt")).unwrap(),
+        "k\n"
+    );
+    assert!(env.work().join("docs/new.md").exists());
+}
+
+/// Issue 41, item 4: a path rule outside the workspace (absolute, `~`,
+/// `..`) can never match: it is a usage error (exit 2) that says what was
+/// wrong and how to write it, from a flag or a config file, before the
+/// model is asked anything.
+#[test]
+fn path_rules_outside_the_workspace_are_usage_errors() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for rule in [
+        "write(/etc/**)",
+        "read(~/.ssh/id_rsa)",
+        "edit(../other/a.rs)",
+    ] {
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--deny", rule, "x"])
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains(&format!("--deny: invalid rule `{rule}`")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("outside `"), "{stderr}");
+        assert!(
+            stderr.contains("write paths relative to it (`write(src/**)`"),
+            "{stderr}"
+        );
+    }
+    env.write(
+        ".ollama-code.json",
+        r#"{"permissions": {"rules": [{"action": "deny", "rule": "write(/usr/**)"}]}}"#,
+    );
+    let out = env.oc(&server).args(["run", "x"]).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("invalid rule `write(/usr/**)`"), "{stderr}");
+    assert!(stderr.contains("is an absolute path"), "{stderr}");
+    assert!(server.requests().is_empty());
 }
