@@ -1,9 +1,9 @@
 //! A checkpoint store in a git repository: every file git would list
-//! (tracked, or untracked and not ignored) is written as a blob to the
+//! (tracked, or untracked and not ignored), and the ignored ones the
+//! checkpoint keeps (`ignored.rs`), is written as a blob to the
 //! repository's object store, its bytes as they are (no clean filter, no
 //! line-ending conversion: undo gives back the very bytes), without touching
-//! the user's branches, index or stash. Ignored files are not covered. The
-//! objects are unreferenced: `git gc` prunes them after its grace period
+//! the user's branches, index or stash. The objects are unreferenced: `git gc` prunes them after its grace period
 //! (two weeks by default), and with them the run's undo.
 
 use std::io::Write;
@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::record::{Blob, StoreKind};
+use super::record::{Blob, Snapshot, StoreKind};
 use super::store::{Store, Taken};
 
 /// The object store of a git repository.
@@ -104,12 +104,39 @@ impl Store for GitObjects {
         }
         paths.sort();
         paths.dedup();
+        taken.files = self.blobs(root, &paths, keep)?;
+        Ok(taken)
+    }
+
+    fn ignored(&self, root: &Path, _covered: &Taken) -> Result<Vec<String>, String> {
+        let listed = git(
+            root,
+            &[
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+                "--",
+                ".",
+            ],
+        )?;
+        // A name that is not UTF-8 cannot be recorded in the session.
+        Ok((listed.split(|b| *b == 0))
+            .filter(|p| !p.is_empty())
+            .filter_map(|name| String::from_utf8(name.to_vec()).ok())
+            .collect())
+    }
+
+    fn blobs(&self, root: &Path, paths: &[String], keep: bool) -> Result<Snapshot, String> {
+        let mut files = Snapshot::new();
         // The batch is given as absolute paths (git reads relative ones from
         // the repository's top, not from `root`).
         let root_plain = root.to_str().is_some_and(|r| !r.contains(['\n', '\r']));
-        let mut batch: Vec<(String, u32)> = Vec::new();
+        let mut batch: Vec<(&String, u32)> = Vec::new();
         for rel in paths {
-            let Ok(meta) = root.join(&rel).symlink_metadata() else {
+            let Ok(meta) = root.join(rel).symlink_metadata() else {
                 continue;
             };
             let mode = meta.permissions().mode() & 0o7777;
@@ -117,8 +144,8 @@ impl Store for GitObjects {
             // a trailing CR: such names are hashed one by one.
             let plain = !rel.starts_with('"') && !rel.contains(['\n', '\r']) && root_plain;
             if meta.file_type().is_symlink() || !plain {
-                if let Some(blob) = self.blob_of_kept(root, &rel, keep)? {
-                    taken.files.insert(rel, blob);
+                if let Some(blob) = self.blob_of_kept(root, rel, keep)? {
+                    files.insert(rel.clone(), blob);
                 }
             } else if meta.is_file() {
                 batch.push((rel, mode));
@@ -131,9 +158,9 @@ impl Store for GitObjects {
                 mode,
                 symlink: false,
             };
-            taken.files.insert(rel, blob);
+            files.insert(rel.clone(), blob);
         }
-        Ok(taken)
+        Ok(files)
     }
 
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String> {
@@ -152,13 +179,13 @@ impl Store for GitObjects {
 /// Runs `git ARGS` in `root` and returns its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
-fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+pub(super) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     git_with_input(root, args, &[])
 }
 
 /// `git hash-object --stdin` of `bytes` as they are (no filter), written to
 /// the object store when `keep`.
-fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
+pub(super) fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
     let mut args = vec!["hash-object", "--no-filters", "--stdin"];
     if keep {
         args.push("-w");
