@@ -15,8 +15,10 @@ pub(super) const MAX_WALKED: usize = 10_000;
 pub(super) const MAX_FOLDER_FILES: usize = 1_000;
 /// Largest ignored file whose content is kept, in bytes (256 KiB).
 pub(super) const MAX_KEPT_FILE_BYTES: u64 = 256 * 1024;
-/// Most bytes of ignored files kept, all together (16 MiB).
-pub(super) const MAX_KEPT_BYTES: u64 = 16 * 1024 * 1024;
+/// Most ignored files whose content is kept.
+pub(super) const MAX_KEPT_FILES: usize = 2_000;
+/// Most bytes of ignored files kept, all together (8 MiB).
+pub(super) const MAX_KEPT_BYTES: u64 = 8 * 1024 * 1024;
 /// Largest secret file (`.env` and its kin) kept whatever the budget, in
 /// bytes (1 MiB).
 pub(super) const MAX_SECRET_BYTES: u64 = 1024 * 1024;
@@ -124,7 +126,9 @@ pub(super) fn survey(root: &Path, entries: &[String]) -> Ignored {
         let fits = if secret(&path) {
             size <= MAX_SECRET_BYTES
         } else {
-            size <= MAX_KEPT_FILE_BYTES && total + size <= MAX_KEPT_BYTES
+            size <= MAX_KEPT_FILE_BYTES
+                && total + size <= MAX_KEPT_BYTES
+                && ignored.keep.len() < MAX_KEPT_FILES
         };
         if fits {
             total += size;

@@ -12,6 +12,8 @@ use super::record::IndexChange;
 
 /// The index when the checkpoint was taken.
 pub(super) struct IndexAtStart {
+    /// Where the index file is (absolute).
+    path: PathBuf,
     /// The index file's bytes; `None`: there was none.
     bytes: Option<Vec<u8>>,
     /// See [`staged`].
@@ -51,6 +53,7 @@ impl IndexAtStart {
             Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
         };
         Ok(IndexAtStart {
+            path,
             bytes,
             staged: staged(root)?,
         })
@@ -61,6 +64,10 @@ impl IndexAtStart {
     ///
     /// Errors: git cannot list the index or keep the blob.
     pub(super) fn finish(&self, root: &Path) -> Result<Option<IndexChange>, String> {
+        // The same bytes stage the same (no git to run for it).
+        if std::fs::read(&self.path).ok() == self.bytes {
+            return Ok(None);
+        }
         let now = staged(root)?;
         if now == self.staged {
             return Ok(None);

@@ -385,3 +385,51 @@ fn a_workspace_in_a_subdirectory_of_a_repository_is_put_back() {
     git_init(dir.path());
     undo_all(&workspace, home.path(), StoreKind::Git);
 }
+
+/// Outside git the walker's own rules (`.gitignore`, `.ignore`) say what
+/// is ignored: those files are kept too, and a rename is undone whole.
+#[test]
+fn ignored_files_and_renames_outside_git_are_undone() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "build/\n*.log\n");
+    write(root, "a.txt", "a\n");
+    write(root, "build/deep/out.bin", "built\n");
+    write(root, "run.log", "log\n");
+    write(root, ".env", "TOKEN=1\n");
+    let record = take_change_undo(root, home.path(), |root| {
+        std::fs::remove_dir_all(root.join("build")).unwrap();
+        std::fs::remove_file(root.join("run.log")).unwrap();
+        std::fs::rename(root.join("a.txt"), root.join("b.txt")).unwrap();
+        write(root, "made.log", "new and ignored\n");
+    });
+    assert!(record.not_covered.is_empty(), "{record:?}");
+    assert_eq!(read(root, "a.txt"), "a\n");
+    assert!(!root.join("b.txt").exists());
+    assert_eq!(read(root, "build/deep/out.bin"), "built\n");
+    assert_eq!(read(root, "run.log"), "log\n");
+    assert_eq!(
+        read(root, "made.log"),
+        "new and ignored\n",
+        "ignored files the run made stay"
+    );
+}
+
+/// An ignored folder past the walk's cap is recorded as present: its loss
+/// is named, not undone; left alone, it is not named.
+#[test]
+fn an_ignored_folder_past_the_cap_is_named_when_it_goes() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "node_modules/\n");
+    git_init(root);
+    for n in 0..=ignored::MAX_FOLDER_FILES {
+        write(root, &format!("node_modules/p{}/f{n}.js", n % 10), "x\n");
+    }
+    let kept = Checkpoint::take(root, home.path()).unwrap();
+    assert_eq!(kept.finish().unwrap().not_covered, Vec::<String>::new());
+    std::fs::remove_dir_all(root.join("node_modules")).unwrap();
+    let record = kept.finish().unwrap();
+    assert_eq!(record.not_covered, ["node_modules/"]);
+    assert!(record.changes.is_empty(), "{record:?}");
+}
