@@ -14,6 +14,7 @@ mod files;
 mod git;
 mod ignored;
 mod index;
+mod origins;
 mod record;
 mod restore;
 mod store;
@@ -43,6 +44,8 @@ pub(crate) struct Checkpoint {
     ignored: ignored::Ignored,
     /// The git index (`None` outside git).
     index: Option<index::IndexAtStart>,
+    /// The inodes of the files present, to tell a rename of one not kept.
+    origins: origins::Origins,
 }
 
 impl std::fmt::Debug for Checkpoint {
@@ -69,6 +72,12 @@ impl Checkpoint {
         let ignored = ignored::survey(root, &entries);
         let mut start = taken.files;
         start.extend(store.blobs(root, &ignored.keep, true)?);
+        let origins = origins::Origins::take(
+            root,
+            start.keys(),
+            taken.skipped.iter().chain(ignored.seen.keys()),
+            !ignored.folders.is_empty(),
+        )?;
         let index = match store.kind() {
             record::StoreKind::Git => Some(index::IndexAtStart::read(root)?),
             record::StoreKind::Files => None,
@@ -80,13 +89,16 @@ impl Checkpoint {
             skipped: taken.skipped,
             ignored,
             index,
+            origins,
         })
     }
 
     /// Compares the workspace now with the checkpoint: the record of what
     /// the run changed. A path the checkpoint did not find is one the run
-    /// made, whatever its file times (a rename keeps them); ignored files
-    /// the run made are not recorded (docs/sessions.md "Undo").
+    /// made, whatever its file times (a rename keeps them), unless it holds
+    /// a file the checkpoint saw without keeping ([`origins`]: named in
+    /// `not_covered`, never removed); ignored files the run made are not
+    /// recorded (docs/sessions.md "Undo").
     ///
     /// Errors: as [`Checkpoint::take`].
     pub(crate) fn finish(&self) -> Result<CheckpointRecord, String> {
@@ -112,13 +124,17 @@ impl Checkpoint {
                 }),
             }
         }
-        let known =
-            |path: &str| self.start.contains_key(path) || self.skipped.iter().any(|p| p == path);
-        end.retain(|path, _| !known(path));
+        let skipped: BTreeSet<&str> = self.skipped.iter().map(String::as_str).collect();
+        end.retain(|path, _| !self.start.contains_key(path) && !skipped.contains(path.as_str()));
         for (path, after) in end {
             // Present when the run began, its content not kept.
             if let Some(entry) = self.ignored.present_not_kept(&path) {
                 not_covered.insert(entry);
+                continue;
+            }
+            // Made by the run from a file whose content was not kept.
+            if self.origins.may_hold_unkept(&self.root, &path) {
+                not_covered.insert(path);
                 continue;
             }
             changes.push(Change {

@@ -416,20 +416,50 @@ fn ignored_files_and_renames_outside_git_are_undone() {
 }
 
 /// An ignored folder past the walk's cap is recorded as present: its loss
-/// is named, not undone; left alone, it is not named.
+/// is named, not undone; left alone, it is not named. A file moved out of
+/// it is named, not removed; a kept file renamed is still undone.
 #[test]
 fn an_ignored_folder_past_the_cap_is_named_when_it_goes() {
     let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = dir.path();
     write(root, ".gitignore", "node_modules/\n");
+    write(root, "a.txt", "a\n");
     git_init(root);
     for n in 0..=ignored::MAX_FOLDER_FILES {
         write(root, &format!("node_modules/p{}/f{n}.js", n % 10), "x\n");
     }
     let kept = Checkpoint::take(root, home.path()).unwrap();
     assert_eq!(kept.finish().unwrap().not_covered, Vec::<String>::new());
+    std::fs::rename(root.join("node_modules/p0/f0.js"), root.join("f0.js")).unwrap();
+    std::fs::rename(root.join("a.txt"), root.join("b.txt")).unwrap();
+    let record = kept.finish().unwrap();
+    assert_eq!(record.not_covered, ["f0.js"]);
+    let paths: Vec<&str> = record.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt", "b.txt"]);
     std::fs::remove_dir_all(root.join("node_modules")).unwrap();
     let record = kept.finish().unwrap();
-    assert_eq!(record.not_covered, ["node_modules/"]);
-    assert!(record.changes.is_empty(), "{record:?}");
+    assert_eq!(record.not_covered, ["f0.js", "node_modules/"]);
+}
+
+/// A rename of a file whose content the checkpoint did not keep (over the
+/// copy limit outside git, or ignored past the budget) is named, and the
+/// new name never removed: it holds the only copy.
+#[test]
+fn a_file_not_kept_and_renamed_is_never_removed() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "*.log\n");
+    let big = "z".repeat(files::MAX_FILE_BYTES as usize + 1);
+    write(root, "big.dat", &big);
+    write(root, "huge.log", &big);
+    let record = take_change_undo(root, home.path(), |root| {
+        std::fs::rename(root.join("big.dat"), root.join("moved.dat")).unwrap();
+        std::fs::rename(root.join("huge.log"), root.join("huge.txt")).unwrap();
+    });
+    assert_eq!(read(root, "moved.dat"), big);
+    assert_eq!(read(root, "huge.txt"), big);
+    assert_eq!(
+        record.not_covered,
+        ["big.dat", "huge.log", "huge.txt", "moved.dat"]
+    );
 }
