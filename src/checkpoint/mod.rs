@@ -78,8 +78,9 @@ impl Checkpoint {
             taken.skipped.iter().chain(ignored.seen.keys()),
             !ignored.folders.is_empty(),
         )?;
+        // An index git cannot read (an older git) costs its undo only.
         let index = match store.kind() {
-            record::StoreKind::Git => Some(index::IndexAtStart::read(root)?),
+            record::StoreKind::Git => index::IndexAtStart::read(root).ok(),
             record::StoreKind::Files => None,
         };
         Ok(Checkpoint {
@@ -145,7 +146,7 @@ impl Checkpoint {
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         let index = match &self.index {
-            Some(index) => index.finish(&self.root)?,
+            Some(index) => index.finish(&self.root).ok().flatten(),
             None => None,
         };
         Ok(CheckpointRecord {

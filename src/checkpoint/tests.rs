@@ -463,3 +463,20 @@ fn a_file_not_kept_and_renamed_is_never_removed() {
         ["big.dat", "huge.log", "huge.txt", "moved.dat"]
     );
 }
+
+/// A session written before the index and the ignored files were kept
+/// still reads, and undoes.
+#[test]
+fn an_older_record_without_the_new_fields_still_reads() {
+    let old = r#"{"store":"git","location":"/x/.git","changes":[{"path":"a.txt","before":null,"after":{"id":"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391","mode":420}}]}"#;
+    let record: CheckpointRecord = serde_json::from_str(old).unwrap();
+    assert_eq!(record.index, None);
+    assert!(record.not_covered.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "seed", "x\n");
+    git_init(dir.path());
+    write(dir.path(), "a.txt", "");
+    let plan = plan(&record, dir.path(), false).unwrap();
+    assert_eq!(plan.steps, [Step::Remove("a.txt".into())]);
+    assert_eq!(plan.index, IndexStep::Nothing);
+}
