@@ -4,7 +4,7 @@
 //! each as one entry, and the files walked inside them are capped; a folder
 //! past the cap is recorded as present, its files neither listed nor kept.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -57,7 +57,7 @@ pub(super) struct Ignored {
     pub seen: BTreeMap<String, Stamp>,
     /// Folders past [`MAX_FOLDER_FILES`] or [`MAX_WALKED`]: present, their files not listed. Each
     /// ends in `/`.
-    pub folders: Vec<String>,
+    pub folders: BTreeSet<String>,
 }
 
 impl Ignored {
@@ -68,9 +68,7 @@ impl Ignored {
         if self.seen.contains_key(path) {
             return Some(path.to_string());
         }
-        (self.folders.iter())
-            .find(|folder| path.starts_with(folder.as_str()))
-            .cloned()
+        folder_of(&self.folders, path).map(str::to_string)
     }
 
     /// The ignored files not kept that changed or went since the checkpoint,
@@ -98,17 +96,17 @@ impl Ignored {
 /// come first, then the files in the order listed.
 pub(super) fn survey(root: &Path, entries: &[String]) -> Ignored {
     let mut ignored = Ignored::default();
-    let folders: Vec<&str> = (entries.iter())
+    let folders: BTreeSet<String> = (entries.iter())
         .filter(|e| e.ends_with('/'))
-        .map(String::as_str)
+        .cloned()
         .collect();
     // git lists a folder whose files are all ignored, and its files too.
     let mut files: Vec<(String, u64)> = (entries.iter())
-        .filter(|e| !e.ends_with('/') && !folders.iter().any(|f| e.starts_with(f)))
+        .filter(|e| !e.ends_with('/') && folder_of(&folders, e).is_none())
         .filter_map(|e| file_size(root, e).map(|size| (e.clone(), size)))
         .collect();
     let mut walked = 0;
-    for folder in folders {
+    for folder in &folders {
         let mut found = Vec::new();
         let cap = MAX_FOLDER_FILES.min(MAX_WALKED - walked);
         let whole = walk(root, folder, &mut found, cap);
@@ -116,7 +114,7 @@ pub(super) fn survey(root: &Path, entries: &[String]) -> Ignored {
         if whole {
             files.extend(found);
         } else {
-            ignored.folders.push(folder.to_string());
+            ignored.folders.insert(folder.clone());
         }
     }
     let secret = |path: &str| crate::secrets::files::is_secret_env_file(Path::new(path));
@@ -138,6 +136,14 @@ pub(super) fn survey(root: &Path, entries: &[String]) -> Ignored {
         }
     }
     ignored
+}
+
+/// The folder of `folders` (each ending in `/`, none inside another, as git
+/// lists them) that holds `path`, found by order rather than by trying each.
+fn folder_of<'a>(folders: &'a BTreeSet<String>, path: &str) -> Option<&'a str> {
+    let below = (std::ops::Bound::Unbounded, std::ops::Bound::Included(path));
+    let before = folders.range::<str, _>(below).next_back()?;
+    path.starts_with(before.as_str()).then_some(before.as_str())
 }
 
 /// The size of the file or link at `rel`; `None` for a folder or nothing.
