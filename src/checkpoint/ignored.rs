@@ -62,13 +62,14 @@ pub(super) struct Ignored {
 
 impl Ignored {
     /// Whether `path` was present when the checkpoint was taken without its
-    /// content kept: a file seen, or one inside a folder past the cap
-    /// (that folder is returned).
-    pub(super) fn present_not_kept(&self, path: &str) -> Option<String> {
+    /// content kept: `Some(None)` for a file seen (whether it changed is
+    /// [`Ignored::lost`]'s to say), `Some(folder)` for one inside a folder
+    /// past the cap (whether it changed is not known).
+    pub(super) fn present_not_kept(&self, path: &str) -> Option<Option<String>> {
         if self.seen.contains_key(path) {
-            return Some(path.to_string());
+            return Some(None);
         }
-        folder_of(&self.folders, path).map(str::to_string)
+        folder_of(&self.folders, path).map(|folder| Some(folder.to_string()))
     }
 
     /// The ignored files not kept that changed or went since the checkpoint,

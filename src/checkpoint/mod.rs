@@ -129,8 +129,8 @@ impl Checkpoint {
         end.retain(|path, _| !self.start.contains_key(path) && !skipped.contains(path.as_str()));
         for (path, after) in end {
             // Present when the run began, its content not kept.
-            if let Some(entry) = self.ignored.present_not_kept(&path) {
-                not_covered.insert(entry);
+            if let Some(folder) = self.ignored.present_not_kept(&path) {
+                not_covered.extend(folder);
                 continue;
             }
             // Made by the run from a file whose content was not kept.

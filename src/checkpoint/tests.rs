@@ -480,3 +480,23 @@ fn an_older_record_without_the_new_fields_still_reads() {
     assert_eq!(plan.steps, [Step::Remove("a.txt".into())]);
     assert_eq!(plan.index, IndexStep::Nothing);
 }
+
+/// An ignored file not kept that the run leaves alone is not named, even
+/// when the run un-ignores it; one it changes is.
+#[test]
+fn an_ignored_file_not_kept_is_named_only_when_it_changes() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "*.log\n");
+    let big = "q".repeat(ignored::MAX_KEPT_FILE_BYTES as usize + 1);
+    write(root, "left.log", &big);
+    write(root, "changed.log", &big);
+    git_init(root);
+    let record = take_change_undo(root, home.path(), |root| {
+        write(root, ".gitignore", "");
+        write(root, "changed.log", "short\n");
+    });
+    assert_eq!(record.not_covered, ["changed.log"]);
+    assert_eq!(read(root, "left.log"), big);
+    assert_eq!(read(root, "changed.log"), "short\n");
+}
