@@ -195,4 +195,23 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "1\n2\n");
         assert_eq!(path.metadata().unwrap().permissions().mode() & 0o777, 0o600);
     }
+
+    #[test]
+    fn a_write_through_a_lock_keeps_the_mode_and_fails_while_the_lock_is_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_through_lock(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(path.metadata().unwrap().permissions().mode() & 0o777, 0o640);
+        std::fs::write(dir.path().join("index.lock"), "git is writing").unwrap();
+        assert!(write_through_lock(&path, b"newer").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("index.lock")).unwrap(),
+            "git is writing",
+            "another's lock is left alone"
+        );
+    }
 }

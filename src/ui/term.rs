@@ -183,3 +183,17 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
 pub(crate) fn short_time(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_control_characters_are_quoted_on_one_line() {
+        assert_eq!(quoted_path("src/a b.rs"), "src/a b.rs");
+        assert_eq!(quoted_path("new\nfile.txt"), "\"new\\nfile.txt\"");
+        assert_eq!(quoted_path("\"x"), "\"\\\"x\"");
+        assert_eq!(quoted_path("a\\b\tc\u{1b}"), "\"a\\\\b\\tc\\u{1b}\"");
+        assert_eq!(quoted_paths(&["a", "b\nc"]), "a, \"b\\nc\"");
+    }
+}
