@@ -51,6 +51,33 @@ fn replace(path: &Path, bytes: &[u8], new_mode: u32, sync: bool) -> std::io::Res
     Ok(())
 }
 
+/// Replaces `path` the way git replaces its index: `PATH.lock` is created
+/// exclusively (a git process writing at the same time holds it, and this
+/// fails rather than race it), written with `path`'s permissions, synced and
+/// renamed over `path`.
+///
+/// Errors: the lock exists or cannot be made, or the write or rename fails;
+/// the lock is removed and `path` is unchanged then.
+pub(crate) fn write_through_lock(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut lock_name = path.as_os_str().to_owned();
+    lock_name.push(".lock");
+    let lock = Path::new(&lock_name);
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(lock)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(lock, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(lock);
+    }
+    written
+}
+
 /// Flushes the filesystem holding `dir` to disk (`syncfs`).
 ///
 /// Errors: `dir` cannot be opened, or the flush fails.
@@ -167,5 +194,24 @@ mod tests {
         append_locked(&path, b"2\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "1\n2\n");
         assert_eq!(path.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_write_through_a_lock_keeps_the_mode_and_fails_while_the_lock_is_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_through_lock(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(path.metadata().unwrap().permissions().mode() & 0o777, 0o640);
+        std::fs::write(dir.path().join("index.lock"), "git is writing").unwrap();
+        assert!(write_through_lock(&path, b"newer").is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("index.lock")).unwrap(),
+            "git is writing",
+            "another's lock is left alone"
+        );
     }
 }

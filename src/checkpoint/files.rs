@@ -4,12 +4,13 @@
 //! and `.ignore` leave out are not covered, nor files over
 //! [`MAX_FILE_BYTES`], nor any past [`MAX_FILES`] or [`MAX_TOTAL_BYTES`].
 
+use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::record::{Blob, StoreKind};
+use super::record::{Blob, Snapshot, StoreKind};
 use super::store::{Store, Taken};
 
 /// Largest file a checkpoint copies, in bytes (1 MiB).
@@ -33,6 +34,21 @@ impl FileCopies {
     /// The store whose copies are in `objects`.
     pub(super) fn at(objects: PathBuf) -> Self {
         FileCopies { objects }
+    }
+
+    /// Keeps a copy of the file at `rel` (whose blob is `blob`) unless one
+    /// is kept already; whether one was written (not yet flushed to disk).
+    ///
+    /// Errors: the file cannot be read, or the copy written.
+    fn keep_copy(&self, root: &Path, rel: &str, blob: &Blob) -> Result<bool, String> {
+        let object = self.object_path(&blob.id);
+        if object.exists() {
+            return Ok(false);
+        }
+        let bytes = content(&root.join(rel), blob.symlink)?;
+        crate::fsutil::write_atomic_unsynced(&object, &bytes, 0o600)
+            .map_err(|e| format!("cannot keep a copy in `{}`: {e}", object.display()))?;
+        Ok(true)
     }
 
     fn object_path(&self, id: &str) -> PathBuf {
@@ -89,12 +105,8 @@ impl Store for FileCopies {
             let Some(blob) = self.blob_of(root, &rel)? else {
                 continue;
             };
-            let object = self.object_path(&blob.id);
-            if keep && !object.exists() {
-                let bytes = content(&root.join(&rel), blob.symlink)?;
-                crate::fsutil::write_atomic_unsynced(&object, &bytes, 0o600)
-                    .map_err(|e| format!("cannot keep a copy in `{}`: {e}", object.display()))?;
-                written = true;
+            if keep {
+                written |= self.keep_copy(root, &rel, &blob)?;
             }
             taken.files.insert(rel, blob);
         }
@@ -105,6 +117,46 @@ impl Store for FileCopies {
                 .map_err(|e| format!("cannot flush the copies to disk: {e}"))?;
         }
         Ok(taken)
+    }
+
+    fn ignored(&self, root: &Path, covered: &Taken) -> Result<Vec<String>, String> {
+        let files: HashSet<&str> = (covered.files.keys())
+            .chain(&covered.skipped)
+            .map(String::as_str)
+            .collect();
+        // The folders the walker went into: every one above a covered file.
+        let mut folders: HashSet<PathBuf> = HashSet::new();
+        for file in &files {
+            let mut dir = Path::new(file).parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                if !folders.insert(d.to_path_buf()) {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        let mut entries = Vec::new();
+        unwalked(root, "", &files, &folders, &mut entries);
+        Ok(entries)
+    }
+
+    fn blobs(&self, root: &Path, paths: &[String], keep: bool) -> Result<Snapshot, String> {
+        let mut files = Snapshot::new();
+        let mut written = false;
+        for rel in paths {
+            let Some(blob) = self.blob_of(root, rel)? else {
+                continue;
+            };
+            if keep {
+                written |= self.keep_copy(root, rel, &blob)?;
+            }
+            files.insert(rel.clone(), blob);
+        }
+        if written {
+            crate::fsutil::sync_filesystem(&self.objects)
+                .map_err(|e| format!("cannot flush the copies to disk: {e}"))?;
+        }
+        Ok(files)
     }
 
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String> {
@@ -136,6 +188,46 @@ impl Store for FileCopies {
         let object = self.object_path(&blob.id);
         std::fs::read(&object)
             .map_err(|e| format!("the copy `{}` cannot be read: {e}", object.display()))
+    }
+}
+
+/// Adds to `entries` what the walker left out below the folder `dir`
+/// (relative to `root`, empty or ending in `/`): files not in `files`, and
+/// folders not in `folders` (each as one entry ending in `/`, not entered).
+/// Links are not followed; `.git` is left out; so are names that are not
+/// UTF-8 (a session cannot record them).
+fn unwalked(
+    root: &Path,
+    dir: &str,
+    files: &HashSet<&str>,
+    folders: &HashSet<PathBuf>,
+    entries: &mut Vec<String>,
+) {
+    let Ok(listing) = std::fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let rel = format!("{dir}{name}");
+        if !kind.is_dir() {
+            if !files.contains(rel.as_str()) {
+                entries.push(rel);
+            }
+            continue;
+        }
+        if name == ".git" {
+            continue;
+        }
+        if folders.contains(Path::new(&rel)) {
+            unwalked(root, &format!("{rel}/"), files, folders, entries);
+        } else {
+            entries.push(format!("{rel}/"));
+        }
     }
 }
 

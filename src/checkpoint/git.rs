@@ -1,9 +1,9 @@
 //! A checkpoint store in a git repository: every file git would list
-//! (tracked, or untracked and not ignored) is written as a blob to the
+//! (tracked, or untracked and not ignored), and the ignored ones the
+//! checkpoint keeps (`ignored.rs`), is written as a blob to the
 //! repository's object store, its bytes as they are (no clean filter, no
 //! line-ending conversion: undo gives back the very bytes), without touching
-//! the user's branches, index or stash. Ignored files are not covered. The
-//! objects are unreferenced: `git gc` prunes them after its grace period
+//! the user's branches, index or stash. The objects are unreferenced: `git gc` prunes them after its grace period
 //! (two weeks by default), and with them the run's undo.
 
 use std::io::Write;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::git_trust::{Layout, check_plain, verify_blob};
-use super::record::{Blob, StoreKind};
+use super::record::{Blob, Snapshot, StoreKind};
 use super::store::{Store, Taken};
 
 /// The object store of a git repository.
@@ -23,29 +23,9 @@ pub(super) struct GitObjects {
 impl GitObjects {
     /// The store of the repository whose work tree holds `root`; `None`
     /// when there is none, git cannot be run, or its object store is not a
-    /// plain folder in the work tree's own `.git` ([`check_plain`]).
+    /// plain folder in the work tree's own `.git` ([`plain_git_dir`]).
     pub(super) fn open(root: &Path) -> Option<GitObjects> {
-        let args = [
-            "rev-parse",
-            "--is-inside-work-tree",
-            "--show-toplevel",
-            "--absolute-git-dir",
-            "--git-common-dir",
-            "--git-path",
-            "objects",
-        ];
-        let out = String::from_utf8(git(root, &args).ok()?).ok()?;
-        let lines: Vec<&str> = out.lines().collect();
-        let [inside, top, git_dir, common_dir, objects] = lines.as_slice() else {
-            return None;
-        };
-        let layout = Layout {
-            top: PathBuf::from(top),
-            git_dir: PathBuf::from(git_dir),
-            common_dir: root.join(common_dir),
-            objects: root.join(objects),
-        };
-        (*inside == "true" && check_plain(&layout).is_ok()).then(|| GitObjects::at(layout.git_dir))
+        plain_git_dir(root).ok().map(GitObjects::at)
     }
 
     /// The store of the repository whose git directory is `git_dir`.
@@ -123,12 +103,39 @@ impl Store for GitObjects {
         }
         paths.sort();
         paths.dedup();
+        taken.files = self.blobs(root, &paths, keep)?;
+        Ok(taken)
+    }
+
+    fn ignored(&self, root: &Path, _covered: &Taken) -> Result<Vec<String>, String> {
+        let listed = git(
+            root,
+            &[
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+                "--",
+                ".",
+            ],
+        )?;
+        // A name that is not UTF-8 cannot be recorded in the session.
+        Ok((listed.split(|b| *b == 0))
+            .filter(|p| !p.is_empty())
+            .filter_map(|name| String::from_utf8(name.to_vec()).ok())
+            .collect())
+    }
+
+    fn blobs(&self, root: &Path, paths: &[String], keep: bool) -> Result<Snapshot, String> {
+        let mut files = Snapshot::new();
         // The batch is given as absolute paths (git reads relative ones from
         // the repository's top, not from `root`).
         let root_plain = root.to_str().is_some_and(|r| !r.contains(['\n', '\r']));
-        let mut batch: Vec<(String, u32)> = Vec::new();
+        let mut batch: Vec<(&String, u32)> = Vec::new();
         for rel in paths {
-            let Ok(meta) = root.join(&rel).symlink_metadata() else {
+            let Ok(meta) = root.join(rel).symlink_metadata() else {
                 continue;
             };
             let mode = meta.permissions().mode() & 0o7777;
@@ -136,8 +143,8 @@ impl Store for GitObjects {
             // a trailing CR: such names are hashed one by one.
             let plain = !rel.starts_with('"') && !rel.contains(['\n', '\r']) && root_plain;
             if meta.file_type().is_symlink() || !plain {
-                if let Some(blob) = self.blob_of_kept(root, &rel, keep)? {
-                    taken.files.insert(rel, blob);
+                if let Some(blob) = self.blob_of_kept(root, rel, keep)? {
+                    files.insert(rel.clone(), blob);
                 }
             } else if meta.is_file() {
                 batch.push((rel, mode));
@@ -150,9 +157,9 @@ impl Store for GitObjects {
                 mode,
                 symlink: false,
             };
-            taken.files.insert(rel, blob);
+            files.insert(rel.clone(), blob);
         }
-        Ok(taken)
+        Ok(files)
     }
 
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String> {
@@ -170,18 +177,55 @@ impl Store for GitObjects {
     }
 }
 
+/// The git directory of the repository whose work tree holds `root`,
+/// when its object store is a plain folder in the work tree's own `.git`
+/// ([`check_plain`]): asked again before every write to the store, since
+/// the run's commands may have changed it since the last.
+///
+/// Errors: no repository, git cannot be run, or a sentence saying what is
+/// not plain.
+pub(super) fn plain_git_dir(root: &Path) -> Result<PathBuf, String> {
+    let args = [
+        "rev-parse",
+        "--is-inside-work-tree",
+        "--show-toplevel",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--git-path",
+        "objects",
+    ];
+    let out = String::from_utf8(git(root, &args)?)
+        .map_err(|_| "git named its folders in bytes that are not UTF-8".to_string())?;
+    let lines: Vec<&str> = out.lines().collect();
+    let [inside, top, git_dir, common_dir, objects] = lines.as_slice() else {
+        return Err(format!("`git rev-parse` said: {out}"));
+    };
+    if *inside != "true" {
+        return Err("not inside a work tree".to_string());
+    }
+    let layout = Layout {
+        top: PathBuf::from(top),
+        git_dir: PathBuf::from(git_dir),
+        common_dir: root.join(common_dir),
+        objects: root.join(objects),
+    };
+    check_plain(&layout)?;
+    Ok(layout.git_dir)
+}
+
 /// Runs `git ARGS` in `root` and returns its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
-fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+pub(super) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     git_with_input(root, args, &[])
 }
 
 /// `git hash-object --stdin` of `bytes` as they are (no filter), written to
 /// the object store when `keep`.
-fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
+pub(super) fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
     let mut args = vec!["hash-object", "--no-filters", "--stdin"];
     if keep {
+        plain_git_dir(root)?;
         args.push("-w");
     }
     let out = git_with_input(root, &args, bytes)?;
@@ -205,6 +249,7 @@ fn hash_paths<'a>(
     }
     let mut args = vec!["hash-object", "--no-filters", "--stdin-paths"];
     if keep {
+        plain_git_dir(root)?;
         args.push("-w");
     }
     let out = git_with_input(root, &args, input.as_bytes())?;

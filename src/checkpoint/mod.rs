@@ -1,54 +1,52 @@
 //! Checkpoints: the workspace as a run found it, kept so that `oc undo` (or
 //! `oc run --on-fail revert`) can put back what the run changed, whether a
-//! tool or a bash command changed it. Nothing touches the user's branches,
-//! index or stash: in a git repository the file contents go to the
+//! tool or a bash command changed it. Taking one touches none of the user's
+//! branches, index or stash: in a git repository the file contents go to the
 //! repository's object store ([`git::GitObjects`]); elsewhere copies go
 //! under `OC_HOME/checkpoints/` ([`files::FileCopies`]). Ignored files are
-//! never covered, nor, outside git, files over [`files::MAX_FILE_BYTES`]
-//! when the run starts.
+//! kept within a budget ([`ignored`]), the rest only named; outside git,
+//! files over [`files::MAX_FILE_BYTES`] when the run starts are not kept.
+//! In git the index is read too ([`index`]): undo puts it back whole when
+//! the run changed what it stages.
 //! What is covered is documented in docs/sessions.md "Undo".
 
 mod files;
 mod git;
 mod git_trust;
+mod ignored;
+mod index;
+mod origins;
 mod record;
 mod restore;
 mod store;
 mod stores;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub(crate) use index::IndexStep;
 pub(crate) use record::{Change, CheckpointRecord, Snapshot};
-pub(crate) use restore::{Step, plan, undo};
+pub(crate) use restore::{Step, UndoPlan, plan, undo};
 use store::Store;
 use stores::store_for;
 
-/// The workspace as a run found it.
+/// The workspace as a run found it: every path present, and the content of
+/// those it keeps.
 pub(crate) struct Checkpoint {
     store: Box<dyn Store>,
     root: PathBuf,
+    /// The files whose content is kept: the covered ones, and the ignored
+    /// ones within the budget.
     start: Snapshot,
+    /// Covered files present but not kept (too big, past the limits, a
+    /// name that is not UTF-8).
     skipped: Vec<String>,
-    /// When the checkpoint was taken, by the clock file times are stamped
-    /// with (coarser than the system clock, so a file made just after
-    /// `SystemTime::now()` may carry an earlier time).
-    taken_at: std::time::SystemTime,
-}
-
-/// The time the kernel stamps on a file made now: the birth (or
-/// modification) time of a new temporary file.
-///
-/// Errors: no temporary file can be made.
-fn file_clock_now() -> Result<std::time::SystemTime, String> {
-    let marker =
-        tempfile::NamedTempFile::new().map_err(|e| format!("cannot make a temporary file: {e}"))?;
-    let meta = marker
-        .as_file()
-        .metadata()
-        .map_err(|e| format!("cannot read a temporary file: {e}"))?;
-    meta.created()
-        .or_else(|_| meta.modified())
-        .map_err(|e| format!("cannot read a file time: {e}"))
+    /// The ignored files and folders present but not kept.
+    ignored: ignored::Ignored,
+    /// The git index (`None` outside git).
+    index: Option<index::IndexAtStart>,
+    /// The inodes of the files present, to tell a rename of one not kept.
+    origins: origins::Origins,
 }
 
 impl std::fmt::Debug for Checkpoint {
@@ -62,44 +60,64 @@ impl std::fmt::Debug for Checkpoint {
 }
 
 impl Checkpoint {
-    /// Checkpoints the workspace at `root` before a run changes anything.
+    /// Checkpoints the workspace at `root` before a run changes anything:
+    /// the covered files, the ignored ones (within the budget of
+    /// [`ignored`]), and in git the index.
     ///
     /// Errors: a sentence saying why the workspace could not be read or
     /// the contents not stored (the run goes on without undo).
     pub(crate) fn take(root: &Path, home: &Path) -> Result<Checkpoint, String> {
         let store = store_for(root, home);
-        let taken_at = file_clock_now()?;
         let taken = store.snapshot(root, true)?;
+        let entries = store.ignored(root, &taken)?;
+        let ignored = ignored::survey(root, &entries);
+        let mut start = taken.files;
+        start.extend(store.blobs(root, &ignored.keep, true)?);
+        let origins = origins::Origins::take(
+            root,
+            start.keys(),
+            taken.skipped.iter().chain(ignored.seen.keys()),
+            !ignored.folders.is_empty(),
+        )?;
+        // An index git cannot read (an older git) costs its undo only.
+        let index = match store.kind() {
+            record::StoreKind::Git => index::IndexAtStart::read(root).ok(),
+            record::StoreKind::Files => None,
+        };
         Ok(Checkpoint {
             store,
             root: root.to_path_buf(),
-            start: taken.files,
+            start,
             skipped: taken.skipped,
-            taken_at,
+            ignored,
+            index,
+            origins,
         })
     }
 
-    /// Whether the file at `path` was made before the checkpoint (its birth
-    /// time, or its modification time where there is none; a rename keeps
-    /// both).
-    fn existed_before(&self, path: &str) -> bool {
-        let Ok(meta) = self.root.join(path).symlink_metadata() else {
-            return false;
-        };
-        let made = meta.created().or_else(|_| meta.modified());
-        made.is_ok_and(|made| made <= self.taken_at)
-    }
-
     /// Compares the workspace now with the checkpoint: the record of what
-    /// the run changed.
+    /// the run changed. A path the checkpoint did not find is one the run
+    /// made, whatever its file times (a rename keeps them), unless it holds
+    /// a file the checkpoint saw without keeping ([`origins`]: named in
+    /// `not_covered`, never removed); ignored files the run made are not
+    /// recorded (docs/sessions.md "Undo").
     ///
     /// Errors: as [`Checkpoint::take`].
     pub(crate) fn finish(&self) -> Result<CheckpointRecord, String> {
-        let end = self.store.snapshot(&self.root, false)?;
+        let mut end = self.store.snapshot(&self.root, false)?.files;
+        // Kept files the listing leaves out now: ignored ones, and gone ones
+        // (those under a folder that is now a link or a file are gone).
+        let unlisted: Vec<String> = (self.start.keys())
+            .filter(|path| !end.contains_key(*path))
+            .filter(|path| restore::blocking_ancestor(&self.root, path).is_none())
+            .cloned()
+            .collect();
+        let now_unlisted = self.store.blobs(&self.root, &unlisted, false)?;
         let mut changes = Vec::new();
-        let mut not_covered = self.skipped.clone();
+        let mut not_covered: BTreeSet<String> = self.skipped.iter().cloned().collect();
+        not_covered.extend(self.ignored.lost(&self.root));
         for (path, before) in &self.start {
-            match end.files.get(path) {
+            match end.get(path).or_else(|| now_unlisted.get(path)) {
                 Some(after) if after == before => {}
                 after => changes.push(Change {
                     path: path.clone(),
@@ -108,28 +126,36 @@ impl Checkpoint {
                 }),
             }
         }
-        for (path, after) in &end.files {
-            if self.start.contains_key(path) || self.skipped.contains(path) {
+        let skipped: BTreeSet<&str> = self.skipped.iter().map(String::as_str).collect();
+        end.retain(|path, _| !self.start.contains_key(path) && !skipped.contains(path.as_str()));
+        for (path, after) in end {
+            // Present when the run began, its content not kept.
+            if let Some(folder) = self.ignored.present_not_kept(&path) {
+                not_covered.extend(folder);
                 continue;
             }
-            // Not in the checkpoint but older than it: a file that was
-            // ignored, or renamed from one, not one the run made.
-            if self.existed_before(path) {
-                not_covered.push(path.clone());
+            // Made by the run from a file whose content was not kept.
+            if self.origins.may_hold_unkept(&self.root, &path) {
+                not_covered.insert(path);
                 continue;
             }
             changes.push(Change {
-                path: path.clone(),
+                path,
                 before: None,
-                after: Some(after.clone()),
+                after: Some(after),
             });
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
+        let index = match &self.index {
+            Some(index) => index.finish(&self.root).ok().flatten(),
+            None => None,
+        };
         Ok(CheckpointRecord {
             store: self.store.kind(),
             location: self.store.location(),
             changes,
-            not_covered,
+            not_covered: not_covered.into_iter().collect(),
+            index,
             undone_at: None,
         })
     }

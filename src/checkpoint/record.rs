@@ -50,12 +50,32 @@ pub(crate) struct CheckpointRecord {
     pub location: String,
     /// The files the run changed, created or removed, by path.
     pub changes: Vec<Change>,
-    /// Files the checkpoint did not cover (too big, or past the limits):
+    /// Files the checkpoint did not keep (too big, past the limits, or
+    /// ignored and past the ignored files' budget; a folder ends in `/`):
     /// a change the run made to one of them cannot be undone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_covered: Vec<String>,
+    /// What was staged in the git index, when the run changed it (`git add`,
+    /// `git mv`); `None` outside git, when the run left it alone, and in
+    /// sessions of an older `oc`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexChange>,
     /// When the changes were put back (`oc undo`, `--on-fail revert`),
     /// RFC 3339.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undone_at: Option<String>,
+}
+
+/// The git index before and after a run that changed what it stages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct IndexChange {
+    /// The blob of the index file's bytes before the run, in the
+    /// repository's object store; `None`: there was no index file.
+    pub before: Option<String>,
+    /// The SHA-256 (hex) of `git ls-files --stage -z` before the run: what
+    /// was staged, without the file times git caches.
+    pub staged_before: String,
+    /// The same after the run: undo puts the index back only when it still
+    /// stages this (nothing changed it since), unless forced.
+    pub staged_after: String,
 }

@@ -5,6 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use super::index::{self, IndexStep};
 use super::record::{Blob, Change, CheckpointRecord};
 use super::stores::store_of;
 
@@ -25,10 +26,11 @@ pub(crate) enum Step {
     Blocked(String),
 }
 
-/// The steps of an undo, in path order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The steps of an undo, in path order, and what it does to the git index.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UndoPlan {
     pub steps: Vec<Step>,
+    pub index: IndexStep,
 }
 
 impl UndoPlan {
@@ -103,12 +105,17 @@ pub(crate) fn plan(
         };
         steps.push(step);
     }
-    Ok(UndoPlan { steps })
+    let index = match &record.index {
+        Some(change) => index::plan(root, change, force)?,
+        None => IndexStep::Nothing,
+    };
+    Ok(UndoPlan { steps, index })
 }
 
 /// Carries out `plan`: first removes the files the run created (deepest
 /// first, then the folders that leaves empty), then writes old contents
-/// back (atomically, with their permission bits; links as links).
+/// back (atomically, with their permission bits; links as links), then the
+/// git index when the plan says so.
 ///
 /// Errors: the first file that cannot be read from the store or written;
 /// the files before it are already back.
@@ -150,12 +157,15 @@ pub(crate) fn undo(record: &CheckpointRecord, root: &Path, plan: &UndoPlan) -> R
         put_back(&root.join(path), &bytes, blob)
             .map_err(|e| format!("cannot put back {path}: {e}"))?;
     }
-    Ok(())
+    match (&record.index, plan.index) {
+        (Some(change), IndexStep::Restore) => index::put_back(root, change),
+        _ => Ok(()),
+    }
 }
 
 /// The first folder on the path `rel` (below `root`) that is now a link or
 /// not a folder: writing there could leave the workspace.
-fn blocking_ancestor(root: &Path, rel: &str) -> Option<String> {
+pub(super) fn blocking_ancestor(root: &Path, rel: &str) -> Option<String> {
     let parts: Vec<&str> = rel.split('/').collect();
     let mut dir = root.to_path_buf();
     for (n, part) in parts.iter().enumerate().take(parts.len().saturating_sub(1)) {

@@ -21,6 +21,14 @@ pub(super) trait Store {
     /// in the store when `keep` (the checkpoint); without `keep` (the end
     /// of the run) only their ids, and no size limit applies.
     fn snapshot(&self, root: &Path, keep: bool) -> Result<Taken, String>;
+    /// The ignored entries under `root` (those `covered` leaves out):
+    /// files, and folders whose every file is ignored as one entry ending
+    /// in `/`, `/`-separated relative paths.
+    fn ignored(&self, root: &Path, covered: &Taken) -> Result<Vec<String>, String>;
+    /// The blobs of the files (or links) at `paths` under `root`, their
+    /// contents kept in the store when `keep`; a path with no file is left
+    /// out.
+    fn blobs(&self, root: &Path, paths: &[String], keep: bool) -> Result<Snapshot, String>;
     /// The blob the file at `rel` holds now; `None` when there is none.
     fn blob_of(&self, root: &Path, rel: &str) -> Result<Option<Blob>, String>;
     /// The bytes of a stored blob, as they go back at `rel`.

@@ -76,7 +76,16 @@ fn undo_all(root: &Path, home: &Path, expected_store: StoreKind) {
     let record = checkpoint.finish().unwrap();
     assert_eq!(record.store, expected_store);
     let paths: Vec<&str> = record.changes.iter().map(|c| c.path.as_str()).collect();
-    assert_eq!(paths, ["a.txt", "gone.txt", "new/deep/b.txt", "run.sh"]);
+    assert_eq!(
+        paths,
+        [
+            "a.txt",
+            "build/out.bin",
+            "gone.txt",
+            "new/deep/b.txt",
+            "run.sh"
+        ]
+    );
     let plan = plan(&record, root, false).unwrap();
     assert!(plan.refused().is_empty(), "{plan:?}");
     undo(&record, root, &plan).unwrap();
@@ -91,8 +100,8 @@ fn undo_all(root: &Path, home: &Path, expected_store: StoreKind) {
     assert!(!root.join("new").exists(), "created folders go too");
     assert_eq!(
         read(root, "build/out.bin"),
-        "rebuilt\n",
-        "ignored: not covered"
+        "ignored\n",
+        "small and ignored: kept"
     );
     // Undone twice: everything is as before, nothing to do.
     let again = super::plan(&record, root, false).unwrap();
@@ -329,6 +338,8 @@ fn pruned_objects_stop_the_undo_before_it_starts() {
 /// covered at its end (its `.gitignore` line gone, or renamed out of an
 /// ignored name) was taken for one the run made, and undo removed it; a
 /// name starting with `"` was unquoted by git; a 0600 file came back 0644.
+/// Since ignored files are kept: the rename is undone (old name back, new
+/// name gone) and the `.env` is covered.
 #[test]
 fn files_older_than_the_checkpoint_are_never_removed() {
     let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -345,7 +356,6 @@ fn files_older_than_the_checkpoint_are_never_removed() {
     )
     .unwrap();
     git_init(root);
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let record = take_change_undo(root, home.path(), |root| {
         write(root, ".gitignore", "build/\n");
         std::fs::rename(root.join("local.db"), root.join("local.sqlite")).unwrap();
@@ -353,7 +363,8 @@ fn files_older_than_the_checkpoint_are_never_removed() {
         std::fs::remove_file(root.join("secret.key")).unwrap();
     });
     assert_eq!(read(root, ".env"), "TOKEN=1\n");
-    assert_eq!(read(root, "local.sqlite"), "data\n");
+    assert_eq!(read(root, "local.db"), "data\n");
+    assert!(!root.join("local.sqlite").exists());
     assert_eq!(read(root, "\"x"), "quoted name\n");
     assert_eq!(read(root, "x"), "plain name\n");
     let mode = std::fs::metadata(root.join("secret.key"))
@@ -361,10 +372,7 @@ fn files_older_than_the_checkpoint_are_never_removed() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    assert!(
-        record.not_covered.contains(&".env".to_string()),
-        "{record:?}"
-    );
+    assert!(record.not_covered.is_empty(), "{record:?}");
 }
 
 /// A workspace below the repository's top (`oc run` in `pkg/`): git reads
@@ -376,4 +384,119 @@ fn a_workspace_in_a_subdirectory_of_a_repository_is_put_back() {
     start(&workspace);
     git_init(dir.path());
     undo_all(&workspace, home.path(), StoreKind::Git);
+}
+
+/// Outside git the walker's own rules (`.gitignore`, `.ignore`) say what
+/// is ignored: those files are kept too, and a rename is undone whole.
+#[test]
+fn ignored_files_and_renames_outside_git_are_undone() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "build/\n*.log\n");
+    write(root, "a.txt", "a\n");
+    write(root, "build/deep/out.bin", "built\n");
+    write(root, "run.log", "log\n");
+    write(root, ".env", "TOKEN=1\n");
+    let record = take_change_undo(root, home.path(), |root| {
+        std::fs::remove_dir_all(root.join("build")).unwrap();
+        std::fs::remove_file(root.join("run.log")).unwrap();
+        std::fs::rename(root.join("a.txt"), root.join("b.txt")).unwrap();
+        write(root, "made.log", "new and ignored\n");
+    });
+    assert!(record.not_covered.is_empty(), "{record:?}");
+    assert_eq!(read(root, "a.txt"), "a\n");
+    assert!(!root.join("b.txt").exists());
+    assert_eq!(read(root, "build/deep/out.bin"), "built\n");
+    assert_eq!(read(root, "run.log"), "log\n");
+    assert_eq!(
+        read(root, "made.log"),
+        "new and ignored\n",
+        "ignored files the run made stay"
+    );
+}
+
+/// An ignored folder past the walk's cap is recorded as present: its loss
+/// is named, not undone; left alone, it is not named. A file moved out of
+/// it is named, not removed; a kept file renamed is still undone.
+#[test]
+fn an_ignored_folder_past_the_cap_is_named_when_it_goes() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "node_modules/\n");
+    write(root, "a.txt", "a\n");
+    git_init(root);
+    for n in 0..=ignored::MAX_FOLDER_FILES {
+        write(root, &format!("node_modules/p{}/f{n}.js", n % 10), "x\n");
+    }
+    let kept = Checkpoint::take(root, home.path()).unwrap();
+    assert_eq!(kept.finish().unwrap().not_covered, Vec::<String>::new());
+    std::fs::rename(root.join("node_modules/p0/f0.js"), root.join("f0.js")).unwrap();
+    std::fs::rename(root.join("a.txt"), root.join("b.txt")).unwrap();
+    let record = kept.finish().unwrap();
+    assert_eq!(record.not_covered, ["f0.js"]);
+    let paths: Vec<&str> = record.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt", "b.txt"]);
+    std::fs::remove_dir_all(root.join("node_modules")).unwrap();
+    let record = kept.finish().unwrap();
+    assert_eq!(record.not_covered, ["f0.js", "node_modules/"]);
+}
+
+/// A rename of a file whose content the checkpoint did not keep (over the
+/// copy limit outside git, or ignored past the budget) is named, and the
+/// new name never removed: it holds the only copy.
+#[test]
+fn a_file_not_kept_and_renamed_is_never_removed() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "*.log\n");
+    let big = "z".repeat(files::MAX_FILE_BYTES as usize + 1);
+    write(root, "big.dat", &big);
+    write(root, "huge.log", &big);
+    let record = take_change_undo(root, home.path(), |root| {
+        std::fs::rename(root.join("big.dat"), root.join("moved.dat")).unwrap();
+        std::fs::rename(root.join("huge.log"), root.join("huge.txt")).unwrap();
+    });
+    assert_eq!(read(root, "moved.dat"), big);
+    assert_eq!(read(root, "huge.txt"), big);
+    assert_eq!(
+        record.not_covered,
+        ["big.dat", "huge.log", "huge.txt", "moved.dat"]
+    );
+}
+
+/// A session written before the index and the ignored files were kept
+/// still reads, and undoes.
+#[test]
+fn an_older_record_without_the_new_fields_still_reads() {
+    let old = r#"{"store":"git","location":"/x/.git","changes":[{"path":"a.txt","before":null,"after":{"id":"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391","mode":420}}]}"#;
+    let record: CheckpointRecord = serde_json::from_str(old).unwrap();
+    assert_eq!(record.index, None);
+    assert!(record.not_covered.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "seed", "x\n");
+    git_init(dir.path());
+    write(dir.path(), "a.txt", "");
+    let plan = plan(&record, dir.path(), false).unwrap();
+    assert_eq!(plan.steps, [Step::Remove("a.txt".into())]);
+    assert_eq!(plan.index, IndexStep::Nothing);
+}
+
+/// An ignored file not kept that the run leaves alone is not named, even
+/// when the run un-ignores it; one it changes is.
+#[test]
+fn an_ignored_file_not_kept_is_named_only_when_it_changes() {
+    let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    write(root, ".gitignore", "*.log\n");
+    let big = "q".repeat(ignored::MAX_KEPT_FILE_BYTES as usize + 1);
+    write(root, "left.log", &big);
+    write(root, "changed.log", &big);
+    git_init(root);
+    let record = take_change_undo(root, home.path(), |root| {
+        write(root, ".gitignore", "");
+        write(root, "changed.log", "short\n");
+    });
+    assert_eq!(record.not_covered, ["changed.log"]);
+    assert_eq!(read(root, "left.log"), big);
+    assert_eq!(read(root, "changed.log"), "short\n");
 }

@@ -179,11 +179,15 @@ fn undo_text(s: &Session) -> String {
         return "undo: not possible (no checkpoint)\n".to_string();
     };
     let count = record.changes.len();
-    let files = format!("{count} file{}", if count == 1 { "" } else { "s" });
-    match (&record.undone_at, count) {
-        (_, 0) => "undo: nothing to undo (the last run changed no file)\n".to_string(),
-        (Some(at), _) => format!("undo: done {} ({files} put back)\n", short_time(at)),
-        (None, _) => format!("undo: `oc undo {}` puts back {files}\n", s.id),
+    let index = match record.index {
+        Some(_) => " and the git index",
+        None => "",
+    };
+    let files = format!("{count} file{}{index}", if count == 1 { "" } else { "s" });
+    match (&record.undone_at, count, index.is_empty()) {
+        (_, 0, true) => "undo: nothing to undo (the last run changed no file)\n".to_string(),
+        (Some(at), _, _) => format!("undo: done {} ({files} put back)\n", short_time(at)),
+        (None, _, _) => format!("undo: `oc undo {}` puts back {files}\n", s.id),
     }
 }
 

@@ -3,21 +3,23 @@
 
 use std::path::Path;
 
-use crate::checkpoint::{self, Step};
+use crate::checkpoint::{self, IndexStep, Step};
 use crate::cli::UndoArgs;
 use crate::error::{Error, ExitStatus, Result};
 use crate::session::{Session, Store, now_rfc3339};
-use crate::ui::{out, print_note, print_warning};
+use crate::ui::{out, print_note, print_warning, quoted_path, quoted_paths};
 use crate::vocab::Mode;
 
 /// Undoes the last run of the chosen session. Prints one line per file
-/// (`restored PATH`, `removed PATH`; with `--dry-run`, `would restore …`)
-/// on stdout, and a summary on stderr.
+/// (`restored PATH`, `removed PATH`; with `--dry-run`, `would restore …`;
+/// a name with a control character or a leading `"` quoted, as git quotes
+/// it) on stdout, and a summary on stderr, with the files the checkpoint did
+/// not keep and the git index when it is put back.
 ///
 /// Errors: no such session, or none in this directory (exit 2); a session
 /// without a checkpoint (exit 2); a file that cannot be read back or written
-/// (exit 1). Files changed since the run ended are left alone and make the
-/// exit code 1, unless `--force`.
+/// (exit 1). Files (and an index) changed since the run ended are left
+/// alone and make the exit code 1, unless `--force`.
 pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
     let store = Store::new(home);
     let mut session = pick(&store, args)?;
@@ -27,9 +29,15 @@ pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
             session.id
         )));
     };
-    if record.changes.is_empty() {
+    for path in &record.not_covered {
+        print_warning(&format!(
+            "{} was not kept by the checkpoint (an ignored file past its budget, too big, or past its limits): what the run did to it stays",
+            quoted_path(path)
+        ));
+    }
+    if record.changes.is_empty() && record.index.is_none() {
         print_note(&format!(
-            "the last run of session {} changed no file: nothing to undo (only a session's last run can be undone)",
+            "the last run of session {} changed no file it could put back: nothing to undo (only a session's last run can be undone)",
             session.id
         ));
         return Ok(ExitStatus::Success);
@@ -37,11 +45,6 @@ pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
     let root = Path::new(&session.cwd);
     let plan = checkpoint::plan(&record, root, args.force)
         .map_err(|why| Error::io("cannot compare the files with the run's", other(why)))?;
-    for path in &record.not_covered {
-        print_warning(&format!(
-            "{path} was not covered by the checkpoint (too big, or past its limits); any change the run made to it stays"
-        ));
-    }
     let (restore, remove) = if args.dry_run {
         ("would restore", "would remove")
     } else {
@@ -53,33 +56,41 @@ pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
     }
     for step in &plan.steps {
         match step {
-            Step::Restore(path) => out(&format!("{restore} {path}\n")),
-            Step::Remove(path) => out(&format!("{remove} {path}\n")),
+            Step::Restore(path) => out(&format!("{restore} {}\n", quoted_path(path))),
+            Step::Remove(path) => out(&format!("{remove} {}\n", quoted_path(path))),
             Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => {}
         }
     }
     let done = (plan.steps.iter())
         .filter(|s| matches!(s, Step::Restore(_) | Step::Remove(_)))
         .count();
-    let refused = plan.refused();
-    let blocked = plan.blocked();
-    if !args.dry_run && done > 0 {
+    if !args.dry_run && (done > 0 || plan.index == IndexStep::Restore) {
         let mut record = record.clone();
         record.undone_at = Some(now_rfc3339());
         session.checkpoint = Some(record);
         store.save(&mut session)?;
     }
-    let verb = if args.dry_run {
+    Ok(summary(&plan, done, &session.id, args.dry_run))
+}
+
+/// Says on stderr what the undo did and left alone; its exit status.
+fn summary(plan: &checkpoint::UndoPlan, done: usize, id: &str, dry_run: bool) -> ExitStatus {
+    let refused = plan.refused();
+    let blocked = plan.blocked();
+    let verb = if dry_run {
         "would put back"
     } else {
         "put back"
     };
+    let index = match plan.index {
+        IndexStep::Restore => " and the git index (what was staged)",
+        IndexStep::Nothing | IndexStep::Refused => "",
+    };
     print_note(&format!(
-        "{verb} {done} file{} of session {}{}",
+        "{verb} {done} file{}{index} of session {id}{}",
         if done == 1 { "" } else { "s" },
-        session.id,
         match done {
-            0 if refused.is_empty() && blocked.is_empty() => {
+            0 if refused.is_empty() && blocked.is_empty() && index.is_empty() => {
                 ": the files are already as the run found them"
             }
             _ => "",
@@ -88,19 +99,24 @@ pub(super) fn undo(home: &Path, args: &UndoArgs) -> Result<ExitStatus> {
     if !blocked.is_empty() {
         print_warning(&format!(
             "left alone, a folder on their path is now a link or a file (putting them back could write outside the workspace): {}",
-            blocked.join(", ")
+            quoted_paths(&blocked)
         ));
     }
     if !refused.is_empty() {
         print_warning(&format!(
-            "left alone, changed since the run ended: {}; `oc undo {} --force` puts them back too (their newer content is lost)",
-            refused.join(", "),
-            session.id
+            "left alone, changed since the run ended: {}; `oc undo {id} --force` puts them back too (their newer content is lost)",
+            quoted_paths(&refused)
         ));
     }
-    match refused.is_empty() && blocked.is_empty() {
-        true => Ok(ExitStatus::Success),
-        false => Ok(ExitStatus::Failure),
+    let index_refused = plan.index == IndexStep::Refused;
+    if index_refused {
+        print_warning(&format!(
+            "left alone, the git index stages something else since the run ended; `oc undo {id} --force` puts it back too (what was staged since is lost)"
+        ));
+    }
+    match refused.is_empty() && blocked.is_empty() && !index_refused {
+        true => ExitStatus::Success,
+        false => ExitStatus::Failure,
     }
 }
 

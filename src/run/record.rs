@@ -57,33 +57,19 @@ pub(crate) fn settle_checkpoint(
         }
     };
     let mut reverted = Vec::new();
-    if revert_on_fail && exit != ExitStatus::Success && !record.changes.is_empty() {
+    let failed = revert_on_fail && exit != ExitStatus::Success;
+    if failed && !record.not_covered.is_empty() {
+        out.warn(&format!(
+            "--on-fail revert cannot put back what the checkpoint did not keep (an ignored file past its budget, too big, or past its limits): {}",
+            crate::ui::quoted_paths(&record.not_covered)
+        ));
+    }
+    if failed && (!record.changes.is_empty() || record.index.is_some()) {
         let root = Path::new(&session.cwd);
-        let undone = crate::checkpoint::plan(&record, root, false)
-            .and_then(|plan| crate::checkpoint::undo(&record, root, &plan).map(|()| plan));
-        match undone {
-            Ok(plan) => {
-                let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
-                if !left.is_empty() {
-                    out.warn(&format!(
-                        "--on-fail revert left alone (changed meanwhile, or a folder on their path is now a link or a file): {}",
-                        left.join(", ")
-                    ));
-                }
-                reverted = (plan.steps.iter())
-                    .filter_map(|step| match step {
-                        crate::checkpoint::Step::Restore(p)
-                        | crate::checkpoint::Step::Remove(p) => Some(p.clone()),
-                        _ => None,
-                    })
-                    .collect();
+        match revert(&record, root, exit, out) {
+            Ok(files) => {
+                reverted = files;
                 record.undone_at = Some(crate::session::now_rfc3339());
-                out.warn(&format!(
-                    "--on-fail revert: the run failed (exit {}); put back {} as the run found {}",
-                    exit.code(),
-                    reverted.join(", "),
-                    if reverted.len() == 1 { "it" } else { "them" }
-                ));
             }
             Err(why) => out.warn(&format!(
                 "--on-fail revert could not put the files back: {why}"
@@ -92,6 +78,49 @@ pub(crate) fn settle_checkpoint(
     }
     session.checkpoint = Some(record);
     reverted
+}
+
+/// Puts back what `record` says the failed run changed (`exit`: its exit
+/// status), saying so; the files put back.
+///
+/// Errors: as [`crate::checkpoint::undo`].
+fn revert(
+    record: &crate::checkpoint::CheckpointRecord,
+    root: &Path,
+    exit: ExitStatus,
+    out: &mut dyn Output,
+) -> Result<Vec<String>, String> {
+    use crate::checkpoint::{IndexStep, Step};
+    let plan = crate::checkpoint::plan(record, root, false)?;
+    crate::checkpoint::undo(record, root, &plan)?;
+    let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
+    if !left.is_empty() {
+        out.warn(&format!(
+            "--on-fail revert left alone (changed meanwhile, or a folder on their path is now a link or a file): {}",
+            crate::ui::quoted_paths(&left)
+        ));
+    }
+    if plan.index == IndexStep::Refused {
+        out.warn("--on-fail revert left the git index alone: it stages something else since the run ended");
+    }
+    let reverted: Vec<String> = (plan.steps.iter())
+        .filter_map(|step| match step {
+            Step::Restore(p) | Step::Remove(p) => Some(p.clone()),
+            Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => None,
+        })
+        .collect();
+    out.warn(&format!(
+        "--on-fail revert: the run failed (exit {}); put back {}{} as the run found {}",
+        exit.code(),
+        crate::ui::quoted_paths(&reverted),
+        match plan.index {
+            IndexStep::Restore if reverted.is_empty() => "the git index",
+            IndexStep::Restore => " and the git index",
+            IndexStep::Nothing | IndexStep::Refused => "",
+        },
+        if reverted.len() == 1 { "it" } else { "them" }
+    ));
+    Ok(reverted)
 }
 
 /// Writes the final answer to `-o FILE` (nothing when there is none).

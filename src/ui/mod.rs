@@ -13,5 +13,7 @@ pub(crate) mod text;
 pub(crate) use approval::approver_for_this_process;
 pub(crate) use json::JsonOutput;
 pub(crate) use output::Output;
-pub(crate) use term::{confirm, out, print_note, print_warning, sanitize, short_time, table};
+pub(crate) use term::{
+    confirm, out, print_note, print_warning, quoted_path, quoted_paths, sanitize, short_time, table,
+};
 pub(crate) use text::TextRenderer;

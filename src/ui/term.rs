@@ -49,6 +49,38 @@ pub(crate) fn sanitize(text: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// A file name as it goes on one line of output: as it is, or, when it has
+/// a control character (a newline would split the line) or starts with `"`,
+/// in double quotes with C escapes (`"a\nb"`, `\"`, `\\`, `\t`,
+/// `\u{1b}`), as git quotes names.
+pub(crate) fn quoted_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.starts_with('"') && !path.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut quoted = String::from("\"");
+    for c in path.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if c.is_control() => quoted.push_str(&c.escape_unicode().to_string()),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted.into()
+}
+
+/// Names joined by `, `, each quoted as [`quoted_path`] does.
+pub(crate) fn quoted_paths<S: AsRef<str>>(paths: &[S]) -> String {
+    (paths.iter())
+        .map(|p| quoted_path(p.as_ref()).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Whether stderr gets colour.
 pub(crate) fn stderr_colors() -> bool {
     std::io::stderr().is_terminal()
@@ -150,4 +182,18 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
 /// `2026-11-30T01:41:02.123Z` → `2026-11-30 01:41`.
 pub(crate) fn short_time(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_control_characters_are_quoted_on_one_line() {
+        assert_eq!(quoted_path("src/a b.rs"), "src/a b.rs");
+        assert_eq!(quoted_path("new\nfile.txt"), "\"new\\nfile.txt\"");
+        assert_eq!(quoted_path("\"x"), "\"\\\"x\"");
+        assert_eq!(quoted_path("a\\b\tc\u{1b}"), "\"a\\\\b\\tc\\u{1b}\"");
+        assert_eq!(quoted_paths(&["a", "b\nc"]), "a, \"b\\nc\"");
+    }
 }

@@ -35,4 +35,5 @@ mod surface;
 mod terminal;
 mod tools;
 mod undo;
+mod undo_moves;
 mod wall;

@@ -188,7 +188,7 @@ fn check_auto_imports_nothing_from_the_workspace() {
     );
 }
 
-/// The objects a folder outside the workspace holds, by path.
+/// The files a folder outside the workspace holds, by path and content.
 fn files_under(dir: &std::path::Path) -> Vec<String> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -197,7 +197,10 @@ fn files_under(dir: &std::path::Path) -> Vec<String> {
             if entry.file_type().unwrap().is_dir() {
                 stack.push(entry.path());
             } else {
-                found.push(entry.path().display().to_string());
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                std::fs::read(entry.path()).unwrap().hash(&mut hasher);
+                found.push(format!("{} {:x}", entry.path().display(), hasher.finish()));
             }
         }
     }
@@ -390,4 +393,36 @@ fn a_secret_made_into_a_definition_is_scrubbed_from_the_repository_map() {
     let first = server.chat_requests()[0].to_string();
     assert!(first.contains("keys.py"), "the map shows the file: {first}");
     assert!(!kept(&env, &server).contains(CANARY));
+}
+
+/// A run that stages a rename and then makes `.git` a link to another
+/// repository: neither the end of the run (which keeps the old index) nor
+/// `oc undo` (which puts it back) writes into that repository.
+#[test]
+fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    commit_all(&env);
+    let outside = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(outside.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let before = files_under(outside.path());
+    let command = format!(
+        "git mv a.txt b.txt && mv .git .git.old && ln -s '{}/.git' .git",
+        outside.path().display()
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("bash", json!({ "command": command }))]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "rename a.txt"])
+        .assert()
+        .success();
+    env.oc(&server).args(["undo", "--force"]).assert();
+    assert_eq!(files_under(outside.path()), before, "oc wrote outside the workspace");
 }
