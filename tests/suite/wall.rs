@@ -424,5 +424,9 @@ fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
         .assert()
         .success();
     env.oc(&server).args(["undo", "--force"]).assert();
-    assert_eq!(files_under(outside.path()), before, "oc wrote outside the workspace");
+    assert_eq!(
+        files_under(outside.path()),
+        before,
+        "oc wrote outside the workspace"
+    );
 }
