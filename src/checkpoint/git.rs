@@ -101,6 +101,7 @@ impl Store for GitObjects {
                     .push(String::from_utf8_lossy(name).into_owned()),
             }
         }
+        paths.extend(repository_settings(root));
         paths.sort();
         paths.dedup();
         taken.files = self.blobs(root, &paths, keep)?;
@@ -175,6 +176,42 @@ impl Store for GitObjects {
     fn has(&self, root: &Path, blob: &Blob) -> bool {
         git(root, &["cat-file", "-e", &blob.id]).is_ok()
     }
+}
+
+/// Most files of `.git/hooks` and `.git/info` a checkpoint covers.
+const MAX_SETTINGS_FILES: usize = 200;
+
+/// The files of the workspace's own `.git` folder that make git run
+/// programs or hide files later, outside any sandbox: `config` (aliases,
+/// `core.hooksPath`, `core.fsmonitor`…), the hooks, and `info/` (its
+/// `exclude` hides new files from git). A run's command may write them,
+/// so the checkpoint covers them like the work tree's files (undo puts
+/// them back). Only a real `.git` folder in `root` counts; one above the
+/// workspace is outside what the run's commands may write.
+fn repository_settings(root: &Path) -> Vec<String> {
+    let dot_git = root.join(".git");
+    let real = dot_git
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink());
+    if !real {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    if dot_git.join("config").symlink_metadata().is_ok() {
+        found.push(".git/config".to_string());
+    }
+    for folder in ["hooks", "info"] {
+        let Ok(entries) = std::fs::read_dir(dot_git.join(folder)) else {
+            continue;
+        };
+        for entry in entries.flatten().take(MAX_SETTINGS_FILES) {
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if let (false, Some(name)) = (is_dir, entry.file_name().to_str()) {
+                found.push(format!(".git/{folder}/{name}"));
+            }
+        }
+    }
+    found
 }
 
 /// The git directory of the repository whose work tree holds `root`,

@@ -56,6 +56,7 @@ pub(crate) fn settle_checkpoint(
             return Vec::new();
         }
     };
+    warn_of_repository_settings(&record, out);
     let mut reverted = Vec::new();
     let failed = revert_on_fail && exit != ExitStatus::Success;
     if failed && !record.not_covered.is_empty() {
@@ -78,6 +79,22 @@ pub(crate) fn settle_checkpoint(
     }
     session.checkpoint = Some(record);
     reverted
+}
+
+/// Says so when the run changed the repository's own settings (`.git`'s
+/// config, hooks or `info/`): git runs hooks and the programs its config
+/// names outside any sandbox, the next time anyone uses it.
+fn warn_of_repository_settings(record: &crate::checkpoint::CheckpointRecord, out: &mut dyn Output) {
+    let changed: Vec<&str> = (record.changes.iter())
+        .map(|c| c.path.as_str())
+        .filter(|p| p.starts_with(".git/"))
+        .collect();
+    if !changed.is_empty() {
+        out.warn(&format!(
+            "the run changed the repository's own settings: {}; git runs hooks and the programs its config names outside any sandbox the next time it is used. Look at them before you use git here; `oc undo` puts them back",
+            crate::ui::quoted_paths(&changed)
+        ));
+    }
 }
 
 /// Puts back what `record` says the failed run changed (`exit`: its exit

@@ -431,3 +431,48 @@ fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
         "oc wrote outside the workspace"
     );
 }
+
+/// Regression: a hook and a config setting a run's command planted in
+/// `.git` survived `oc undo`, and ran outside any sandbox at the user's
+/// next `git commit`. The checkpoint covers `.git`'s config, hooks and
+/// `info/`; the run's end says they changed, and undo puts them back.
+#[test]
+fn hooks_and_settings_a_run_plants_are_named_and_undone() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    commit_all(&env);
+    let config_before = std::fs::read_to_string(env.work().join(".git/config")).unwrap();
+    let command = "printf '#!/bin/sh\\ntouch hooked\\n' > .git/hooks/pre-commit \
+        && chmod +x .git/hooks/pre-commit \
+        && git config alias.st '!touch aliased' \
+        && echo 'hidden.txt' >> .git/info/exclude \
+        && echo b > a.txt";
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("bash", json!({ "command": command }))]),
+        Reply::answer("Done."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "change a.txt"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("the run changed the repository's own settings")
+            && stderr.contains(".git/hooks/pre-commit")
+            && stderr.contains(".git/config"),
+        "{stderr}"
+    );
+    env.oc(&server).args(["undo"]).assert().success();
+    assert!(!env.work().join(".git/hooks/pre-commit").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.work().join(".git/config")).unwrap(),
+        config_before
+    );
+    let exclude = std::fs::read_to_string(env.work().join(".git/info/exclude")).unwrap();
+    assert!(!exclude.contains("hidden.txt"), "{exclude}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("a.txt")).unwrap(),
+        "a\n"
+    );
+}
