@@ -78,6 +78,39 @@ pub(crate) fn write_through_lock(path: &Path, bytes: &[u8]) -> std::io::Result<(
     written
 }
 
+/// Reads the regular file at `path` (a link followed) whole, without ever
+/// waiting: it is opened non-blocking and refused unless it is a regular
+/// file, so a FIFO a command made where `oc` reads (`mkfifo AGENTS.md`)
+/// cannot stall the run. For what `oc` reads from a workspace.
+///
+/// Errors: as [`std::fs::read`], and `InvalidInput` for anything but a
+/// regular file (a FIFO, a socket, a device, a folder).
+pub(crate) fn read(path: impl AsRef<Path>) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let path = path.as_ref();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("`{}` is not a regular file", path.display()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read`] as UTF-8 text.
+///
+/// Errors: as [`read`], and `InvalidData` for bytes that are not UTF-8.
+pub(crate) fn read_to_string(path: impl AsRef<Path>) -> std::io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Flushes the filesystem holding `dir` to disk (`syncfs`).
 ///
 /// Errors: `dir` cannot be opened, or the flush fails.

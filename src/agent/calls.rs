@@ -100,7 +100,7 @@ impl<'a> CallRunner<'a> {
         else {
             return None;
         };
-        let bytes = std::fs::read(&resolved.real).ok()?;
+        let bytes = crate::fsutil::read(&resolved.real).ok()?;
         if bytes.contains(&0) {
             return None;
         }

@@ -134,7 +134,7 @@ fn from_project(root: &Path) -> Option<Chosen> {
     if let Some(chosen) = python_tests(root) {
         return Some(chosen);
     }
-    let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap_or_default();
+    let makefile = crate::fsutil::read_to_string(root.join("Makefile")).unwrap_or_default();
     if makefile.lines().any(|l| l.starts_with("test:")) {
         return chosen("make test", "Makefile");
     }
@@ -143,7 +143,7 @@ fn from_project(root: &Path) -> Option<Chosen> {
 
 /// `scripts.test` of `package.json`, unless it is npm's placeholder.
 fn npm_test_script(root: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+    let text = crate::fsutil::read_to_string(root.join("package.json")).ok()?;
     let package: serde_json::Value = serde_json::from_str(&text).ok()?;
     let script = package["scripts"]["test"].as_str()?;
     (!script.contains("no test specified")).then(|| script.to_string())
@@ -200,7 +200,7 @@ fn has_python(root: &Path, dir: Option<&str>) -> bool {
 /// A pytest configuration: `conftest.py`, `pytest.ini`, or a pytest section
 /// in `pyproject.toml`, `setup.cfg` or `tox.ini`.
 fn wants_pytest(root: &Path) -> bool {
-    let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap_or_default();
+    let read = |name: &str| crate::fsutil::read_to_string(root.join(name)).unwrap_or_default();
     root.join("conftest.py").exists()
         || root.join("pytest.ini").exists()
         || read("pyproject.toml").contains("[tool.pytest")

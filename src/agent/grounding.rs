@@ -332,7 +332,7 @@ fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, fi
 fn test_story(names: &[String], tests: &[String], picked: &[Grounded], root: &Path) -> String {
     let mut story = String::new();
     for test in tests {
-        let Ok(text) = std::fs::read_to_string(root.join(test)) else {
+        let Ok(text) = crate::fsutil::read_to_string(root.join(test)) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();
@@ -397,7 +397,7 @@ fn add(picked: &mut Vec<Grounded>, path: &str, role: Role) {
 /// Whether the file `path` defines `name` (a function, class, type or
 /// variable of that name).
 fn defines(name: &str, root: &Path, path: &str) -> bool {
-    let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+    let Ok(text) = crate::fsutil::read_to_string(root.join(path)) else {
         return false;
     };
     match crate::tools::outline::definitions(path, &text) {
@@ -523,7 +523,8 @@ fn files_mentioning(name: &str, root: &Path, files: &[String]) -> Vec<String> {
         .filter(|f| is_source_name(f))
         .take(MAX_SCANNED_FILES)
         .filter(|f| {
-            std::fs::read_to_string(root.join(f.as_str())).is_ok_and(|text| re.is_match(&text))
+            crate::fsutil::read_to_string(root.join(f.as_str()))
+                .is_ok_and(|text| re.is_match(&text))
         })
         .cloned()
         .collect()
@@ -532,7 +533,7 @@ fn files_mentioning(name: &str, root: &Path, files: &[String]) -> Vec<String> {
 /// Files of the workspace whose module name a test file uses as a word
 /// (`from inventory import …`, `require("./src/sum")`).
 fn imported_by(test: &str, root: &Path, files: &[String]) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join(test)) else {
+    let Ok(text) = crate::fsutil::read_to_string(root.join(test)) else {
         return Vec::new();
     };
     files

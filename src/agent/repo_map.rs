@@ -105,7 +105,7 @@ impl FileWords {
     fn read(root: &Path, path: &str) -> FileWords {
         let full = root.join(path);
         let text = if full.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES) {
-            std::fs::read_to_string(&full).unwrap_or_default()
+            crate::fsutil::read_to_string(&full).unwrap_or_default()
         } else {
             String::new()
         };

@@ -186,7 +186,7 @@ impl Store for FileCopies {
 
     fn read(&self, _root: &Path, _rel: &str, blob: &Blob) -> Result<Vec<u8>, String> {
         let object = self.object_path(&blob.id);
-        std::fs::read(&object)
+        crate::fsutil::read(&object)
             .map_err(|e| format!("the copy `{}` cannot be read: {e}", object.display()))
     }
 }
@@ -236,7 +236,7 @@ fn content(path: &Path, symlink: bool) -> Result<Vec<u8>, String> {
     let read = if symlink {
         std::fs::read_link(path).map(|target| target.as_os_str().as_encoded_bytes().to_vec())
     } else {
-        std::fs::read(path)
+        crate::fsutil::read(path)
     };
     read.map_err(|e| format!("cannot read `{}`: {e}", path.display()))
 }

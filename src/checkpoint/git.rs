@@ -51,7 +51,8 @@ impl GitObjects {
                 .map_err(|e| format!("cannot read the link `{}`: {e}", path.display()))?;
             target.as_os_str().as_encoded_bytes().to_vec()
         } else {
-            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
+            crate::fsutil::read(&path)
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
         };
         Ok(Some(Blob {
             id: hash_stdin(root, &bytes, keep)?,

@@ -48,7 +48,7 @@ impl IndexAtStart {
     /// Errors: git cannot list it, or the file cannot be read.
     pub(super) fn read(root: &Path) -> Result<IndexAtStart, String> {
         let path = index_path(root)?;
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::fsutil::read(&path) {
             Ok(bytes) => Some(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
@@ -66,7 +66,7 @@ impl IndexAtStart {
     /// Errors: git cannot list the index or keep the blob.
     pub(super) fn finish(&self, root: &Path) -> Result<Option<IndexChange>, String> {
         // The same bytes stage the same (no git to run for it).
-        if std::fs::read(&self.path).ok() == self.bytes {
+        if crate::fsutil::read(&self.path).ok() == self.bytes {
             return Ok(None);
         }
         let now = staged(root)?;

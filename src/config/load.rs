@@ -88,7 +88,7 @@ fn load_with(
     let mut settings = Settings::resolve(flags, mode, &env, &files, cwd, home)?;
     settings.project_config = project_config;
     if let Some(path) = &flags.system_prompt_file {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::fsutil::read_to_string(path).map_err(|e| {
             Error::Usage(format!(
                 "cannot read the system prompt `{}` (from `--system-prompt`): {e}",
                 path.display()
@@ -200,7 +200,7 @@ fn instruction_text(path: &Path, top: &Path) -> Option<String> {
     let real = path.canonicalize().ok()?;
     let inside = real.starts_with(top) && !crate::secrets::is_secret_env_file(&real);
     inside
-        .then(|| std::fs::read_to_string(&real).ok())
+        .then(|| crate::fsutil::read_to_string(&real).ok())
         .flatten()
 }
 

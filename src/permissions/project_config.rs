@@ -24,7 +24,7 @@ pub(crate) fn is_project_config(path: &Path) -> bool {
 pub(crate) fn add_allow_rule(path: &Path, rule: &str) -> Result<PathBuf> {
     let path = path.to_path_buf();
     let mut config: serde_json::Value =
-        match std::fs::read_to_string(&path) {
+        match crate::fsutil::read_to_string(&path) {
             Ok(text) if text.trim().is_empty() => serde_json::json!({}),
             Ok(text) => serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
                 .map_err(|e| Error::ConfigSyntax {
@@ -167,12 +167,12 @@ impl Saved {
             Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
                 Ok(target) => Saved::Link {
                     target,
-                    content: std::fs::read(path).ok(),
+                    content: crate::fsutil::read(path).ok(),
                 },
                 Err(_) => Saved::Other,
             },
             Ok(m) if m.file_type().is_file() => {
-                std::fs::read(path).map_or(Saved::Other, Saved::File)
+                crate::fsutil::read(path).map_or(Saved::Other, Saved::File)
             }
             Ok(_) => Saved::Other,
         }
@@ -273,7 +273,7 @@ fn restore_config(path: &Path, saved: &Saved) -> Option<String> {
             // Written where the link points, never over the link.
             let real = path.parent().unwrap_or(Path::new(".")).join(target);
             match (linked, content) {
-                (Ok(()), Some(bytes)) if std::fs::read(path).ok().as_ref() != Some(bytes) => {
+                (Ok(()), Some(bytes)) if crate::fsutil::read(path).ok().as_ref() != Some(bytes) => {
                     write(&real, bytes)
                 }
                 (linked, _) => linked,
@@ -310,12 +310,18 @@ mod tests {
         std::fs::write(root.join("cfg/oc.json"), "{}").unwrap();
         assert!(guard.restore().is_some());
         assert!(config.is_symlink());
-        assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"a\": 1}");
+        assert_eq!(
+            crate::fsutil::read_to_string(&config).unwrap(),
+            "{\"a\": 1}"
+        );
         std::fs::remove_file(&config).unwrap();
         std::fs::write(&config, "{}").unwrap();
         assert!(guard.restore().is_some());
         assert!(config.is_symlink());
-        assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"a\": 1}");
+        assert_eq!(
+            crate::fsutil::read_to_string(&config).unwrap(),
+            "{\"a\": 1}"
+        );
     }
 
     #[test]
@@ -328,12 +334,12 @@ mod tests {
         std::fs::write(&path, r#"{"model": "m", "permissions": {"rules": [{"action": "deny", "rule": "bash"}]}, "extra": 1}"#).unwrap();
         add_allow_rule(&dir.path().join(PROJECT_CONFIG), "edit(src/a.rs)").unwrap();
         let value: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            serde_json::from_str(&crate::fsutil::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(value["model"], "m");
         assert_eq!(value["extra"], 1);
         assert_eq!(value["permissions"]["rules"][1]["rule"], "edit(src/a.rs)");
         std::fs::write(&path, "{broken").unwrap();
         assert!(add_allow_rule(&dir.path().join(PROJECT_CONFIG), "bash").is_err());
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
+        assert_eq!(crate::fsutil::read_to_string(&path).unwrap(), "{broken");
     }
 }

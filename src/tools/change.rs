@@ -120,7 +120,7 @@ impl Fingerprint {
     /// The file as it is now; `None` when it cannot be read.
     fn of(real: &Path) -> Option<Fingerprint> {
         let meta = std::fs::metadata(real).ok()?;
-        let bytes = std::fs::read(real).ok()?;
+        let bytes = crate::fsutil::read(real).ok()?;
         let mut hasher = DefaultHasher::new();
         bytes.hash(&mut hasher);
         Some(Fingerprint {
@@ -288,7 +288,7 @@ impl Seen {
         self.files
             .entry(real.to_path_buf())
             .or_insert_with(|| SeenFile {
-                first: std::fs::read(real)
+                first: crate::fsutil::read(real)
                     .ok()
                     .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
                 ..SeenFile::default()

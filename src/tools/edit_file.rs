@@ -33,7 +33,7 @@ pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileCh
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
     super::file_text::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
-    let text = match std::fs::read(&path.real) {
+    let text = match crate::fsutil::read(&path.real) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
             format!("{display} is not UTF-8 text; rewrite it with write_file instead")
         })?,

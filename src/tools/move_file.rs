@@ -34,11 +34,11 @@ fn replaced_loss(
     if seen.created(to) {
         return None;
     }
-    let new = std::fs::read(from).ok()?;
+    let new = crate::fsutil::read(from).ok()?;
     let new = String::from_utf8_lossy(&new);
     let first = match seen.first_text(to) {
         Some(first) => first.to_string(),
-        None => String::from_utf8_lossy(&std::fs::read(to).ok()?).into_owned(),
+        None => String::from_utf8_lossy(&crate::fsutil::read(to).ok()?).into_owned(),
     };
     super::losses::loss(display, &first, &new, true).map(|_| {
         format!(
@@ -172,7 +172,7 @@ mod tests {
             out.content
         );
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+            crate::fsutil::read_to_string(dir.path().join("b.txt")).unwrap(),
             "b"
         );
     }
@@ -200,7 +200,7 @@ mod tests {
         let out = run_seen(&args("b.txt", "deep/er/a.txt", true), &ws);
         assert!(out.ok, "{}", out.content);
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("deep/er/a.txt")).unwrap(),
+            crate::fsutil::read_to_string(dir.path().join("deep/er/a.txt")).unwrap(),
             "b"
         );
         assert!(!run_seen(&args("missing", "x", false), &ws).ok);
@@ -222,7 +222,7 @@ mod tests {
             out.content
         );
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("target.txt")).unwrap(),
+            crate::fsutil::read_to_string(dir.path().join("target.txt")).unwrap(),
             "t"
         );
         let out = run_seen(&args("target.txt", "deep", true), &ws);

@@ -46,7 +46,7 @@ pub(crate) fn run(args: &Args, ws: &Workspace) -> ToolOutcome {
     if let Err(why) = super::file_text::regular_file(&path.real) {
         return ToolOutcome::error(format!("{display} {why}"));
     }
-    let bytes = match std::fs::read(&path.real) {
+    let bytes = match crate::fsutil::read(&path.real) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return ToolOutcome::error(format!(
@@ -122,7 +122,7 @@ fn window(args: &Args, total: usize) -> (usize, usize) {
 /// last line it showed whole and the file's line count. `None` when it
 /// showed the whole file (or the file cannot be read now).
 pub(crate) fn shown_lines(args: &Args, real: &std::path::Path) -> Option<(usize, usize, usize)> {
-    let bytes = std::fs::read(real).ok()?;
+    let bytes = crate::fsutil::read(real).ok()?;
     let text = super::file_text::decode_text(&bytes).0;
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();

@@ -196,7 +196,7 @@ fn search_file(
     });
     let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_IN_MEMORY);
     let searched = if small {
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = crate::fsutil::read(path).ok()?;
         let (text, _) = super::file_text::decode_text(&bytes);
         searcher.search_slice(matcher, text.as_bytes(), sink)
     } else {

@@ -37,7 +37,7 @@ pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileCh
         return Err(format!("{} is a directory; give a file path", path.display));
     }
     super::file_text::regular_file(&path.real).map_err(|why| format!("{} {why}", path.display))?;
-    let before = match std::fs::read(&path.real) {
+    let before = match crate::fsutil::read(&path.real) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(format!("cannot read {}: {e}", path.display)),
@@ -288,7 +288,7 @@ mod tests {
         let out = prepare(&args, &ws, &seen).unwrap().apply();
         assert_eq!(out.summary, "updated a/b/c.txt (+1 -1)");
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("a/b/c.txt")).unwrap(),
+            crate::fsutil::read_to_string(dir.path().join("a/b/c.txt")).unwrap(),
             "one\nTWO\n"
         );
         // As the call runner does after every write.
@@ -354,7 +354,7 @@ mod tests {
         };
         assert!(prepare(&args, &ws, &seen).unwrap().apply().ok);
         assert_eq!(
-            std::fs::read_to_string(dir.path().join("dos.txt")).unwrap(),
+            crate::fsutil::read_to_string(dir.path().join("dos.txt")).unwrap(),
             "\u{feff}a\r\nB\r\n"
         );
     }
@@ -411,7 +411,7 @@ mod tests {
     }
 
     fn umask() -> u32 {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let status = crate::fsutil::read_to_string("/proc/self/status").unwrap();
         let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
         u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
     }

@@ -476,3 +476,31 @@ fn hooks_and_settings_a_run_plants_are_named_and_undone() {
         "a\n"
     );
 }
+
+/// Regression: a FIFO a command made where `oc` reads (`mkfifo
+/// AGENTS.md`) stalled the next run before it started, beyond the reach
+/// of `--timeout`; `read_file` on one stalled the run too. `oc` reads
+/// workspace files without waiting, and a FIFO is not a file to read.
+#[test]
+fn a_fifo_where_oc_reads_stalls_nothing() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    for name in ["AGENTS.md", "pipe"] {
+        let status = std::process::Command::new("mkfifo")
+            .arg(env.work().join(name))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "pipe"}))]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .timeout(std::time::Duration::from_secs(20))
+        .args(["run", "--yes", "read the pipe"])
+        .assert()
+        .success();
+    let results = crate::common::tool_results(&server.chat_requests()[1]);
+    assert!(results[0].contains("not a regular file"), "{results:?}");
+}

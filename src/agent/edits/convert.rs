@@ -186,7 +186,7 @@ fn partial_file(path: &str, content: &str, scope: &Scope, root: &Path) -> Option
     if !scope.may_write(path) || !scope.shown.contains_key(path) || scope.removal_allowed {
         return None;
     }
-    let old = std::fs::read_to_string(root.join(path)).ok()?;
+    let old = crate::fsutil::read_to_string(root.join(path)).ok()?;
     Some(edit_calls(path, &partial::edits(path, &old, content)?))
 }
 
@@ -215,7 +215,7 @@ fn definition_calls(
     root: &Path,
     revealed: &mut Vec<(String, Revealed)>,
 ) -> Option<Vec<EditCall>> {
-    let old = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+    let old = crate::fsutil::read_to_string(root.join(path)).unwrap_or_default();
     let seen = Seen {
         first: scope.first.get(path).cloned(),
         ..scope.seen.get(path).cloned().unwrap_or_default()
@@ -296,7 +296,7 @@ fn is_echo(block: &FileBlock, path: &str, scope: &Scope, root: &Path) -> bool {
                 return false;
             }
             let shown = scope.shown.get(path).into_iter().flatten();
-            let now = std::fs::read_to_string(root.join(path)).ok();
+            let now = crate::fsutil::read_to_string(root.join(path)).ok();
             shown
                 .chain(now.as_ref())
                 .any(|text| normalized(text) == content)
@@ -409,7 +409,7 @@ fn lone_target(block: &FileBlock, scope: &Scope, root: &Path) -> Option<String> 
         let defs = crate::tools::outline::definitions(only, content).unwrap_or_default();
         return (!defs.is_empty()).then(|| only.to_string());
     }
-    match std::fs::read_to_string(root.join(only)) {
+    match crate::fsutil::read_to_string(root.join(only)) {
         Ok(old) if kept_share(&old, content) < 0.5 => None,
         _ => Some(only.to_string()),
     }
@@ -448,7 +448,7 @@ fn definitions_target(block: &FileBlock, scope: &Scope) -> Option<String> {
 fn check_whole(path: &str, content: &str, root: &Path, scope: &Scope) -> Result<(), String> {
     let old = match scope.first.get(path) {
         Some(first) => first.clone(),
-        None => match std::fs::read_to_string(root.join(path)) {
+        None => match crate::fsutil::read_to_string(root.join(path)) {
             Ok(now) => now,
             Err(_) => return Ok(()),
         },

@@ -188,7 +188,7 @@ impl FileBlocks {
         let texts = self.scope.shown.entry(path.clone()).or_default();
         texts.extend(file.shown_texts());
         if !self.scope.first.contains_key(&path)
-            && let Ok(bytes) = std::fs::read(self.root.join(&path))
+            && let Ok(bytes) = crate::fsutil::read(self.root.join(&path))
         {
             let text = String::from_utf8_lossy(&bytes).into_owned();
             self.scope.first.insert(path.clone(), text);
@@ -268,7 +268,7 @@ impl FileBlocks {
         scrub: &dyn Fn(&str) -> (bool, String),
     ) -> Option<String> {
         let resolved = workspace.resolve(arguments["path"].as_str()?).ok()?;
-        let bytes = std::fs::read(&resolved.real).ok()?;
+        let bytes = crate::fsutil::read(&resolved.real).ok()?;
         let (text, _) = crate::tools::decode_text(&bytes);
         let (scrubbed, text) = scrub(&text);
         let window = (arguments["offset"].as_u64()).map(|o| {
@@ -429,7 +429,7 @@ impl FileBlocks {
             Err(_) => path.trim_start_matches("./"),
         };
         let shown = self.shown_whole.get(path)?;
-        let now = std::fs::read(self.root.join(path)).ok()?;
+        let now = crate::fsutil::read(self.root.join(path)).ok()?;
         (crate::tools::decode_text(&now).0 == *shown).then(|| path.to_string())
     }
 
