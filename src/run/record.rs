@@ -126,6 +126,13 @@ fn revert(
             Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => None,
         })
         .collect();
+    if reverted.is_empty() && plan.index != IndexStep::Restore {
+        out.warn(&format!(
+            "--on-fail revert: the run failed (exit {}); nothing could be put back",
+            exit.code()
+        ));
+        return Ok(reverted);
+    }
     out.warn(&format!(
         "--on-fail revert: the run failed (exit {}); put back {}{} as the run found {}",
         exit.code(),
