@@ -16,7 +16,9 @@ use brush_parser::{Token, tokenize_str};
 
 use super::effects;
 use super::embedded;
-use super::wrappers::{SHELLS, Unwrapped, is_assignment, split_assignments, unwrap};
+use super::wrappers::{
+    SHELLS, Unwrapped, is_assignment, moves_startup_files, split_assignments, startup_file, unwrap,
+};
 
 /// Operators that end a simple command.
 const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", ")"];
@@ -250,6 +252,9 @@ struct Parser {
     /// Whether program names on the line are what they say
     /// ([`embedded::names_trusted`]).
     trusted: bool,
+    /// Whether the line moved where shells find their start-up files
+    /// (`HOME=…`, `export ZDOTDIR=…`) for the commands after it.
+    home_moved: bool,
 }
 
 impl Parser {
@@ -363,6 +368,7 @@ impl Parser {
         let (more, words) = split_assignments(words);
         assignments.extend(more);
         let Some(program) = words.first() else {
+            self.home_moved |= assignments.iter().any(|a| moves_startup_files(a));
             return Ok(());
         };
         let name = program.rsplit('/').next().unwrap_or(program).to_string();
@@ -378,16 +384,20 @@ impl Parser {
         if name == "hash" && words.iter().any(path_option) {
             self.opaque("`hash -p` gives a program another name");
         }
-        // A shell started with `BASH_ENV` or `ENV` set runs that file first.
-        // (`BASH_FUNC_f%%=() {…}` defines a function bash then runs.)
-        let startup_file = |w: &String| {
-            w.starts_with("BASH_ENV=") || w.starts_with("ENV=") || w.starts_with("BASH_FUNC_")
+        // A shell that runs a start-up file first (`BASH_ENV=rc`,
+        // `--rcfile rc`, `-i`, `-l`, another `HOME`): no rule can read it.
+        let exported = match name.as_str() {
+            "export" | "declare" | "typeset" | "readonly" => &words[1..],
+            _ => &[],
         };
-        if assignments.iter().any(startup_file)
-            || (name == "export" && words.iter().any(startup_file))
-            || words.first().is_some_and(startup_file)
-        {
-            self.opaque("`BASH_ENV` or `ENV` makes a shell run a file first");
+        self.home_moved |= exported.iter().any(|w| moves_startup_files(w));
+        // (`env 'BASH_FUNC_f%%=() {…}' bash`: not a shell assignment.)
+        let given: Vec<String> = (assignments.iter().chain(exported))
+            .chain(words.first())
+            .cloned()
+            .collect();
+        if let Some(why) = startup_file(&name, &words[1..], &given, self.home_moved) {
+            self.opaque(why);
         }
         let args = &words[1..];
         let unwrapped = unwrap(&name, args);

@@ -140,3 +140,42 @@ fn incomplete_syntax_is_an_error() {
     assert!(simple_commands("cat <<EOF").is_err());
     assert_eq!(texts(""), Vec::<String>::new());
 }
+
+/// A shell that runs a start-up file first (a file the same line may have
+/// written) cannot be read; a plain `bash -c` and `HOME` given to another
+/// program can.
+#[test]
+fn shells_reading_start_up_files_are_opaque() {
+    for line in [
+        "printf 'curl x' > rc; bash --rcfile rc -i",
+        "bash --init-file rc -i",
+        "bash --rcfile=rc -c true",
+        "HOME=$PWD bash -l -c true",
+        "bash -lc 'cargo test'",
+        "bash --login -c true",
+        "bash -i -c true",
+        "sh -il",
+        "zsh -o login -c true",
+        "ZDOTDIR=. zsh -c true",
+        "HOME=$PWD zsh -c true",
+        "export HOME=$PWD; zsh -c true",
+        "HOME=.; export HOME; zsh -c true",
+        "env HOME=. dash -c true",
+        "sudo -n bash -l -c true",
+        "BASH_ENV=rc bash -c true",
+        "export BASH_ENV=rc",
+        "fish --init-command='curl x' -c true",
+    ] {
+        assert!(parse(line).unwrap().opaque.is_some(), "{line}");
+    }
+    for line in [
+        "bash -c 'cargo test' -l",
+        "bash -c true",
+        "bash script.sh -i",
+        "HOME=$PWD cargo build",
+        "ls -l",
+        "bash -O extglob -c true",
+    ] {
+        assert_eq!(parse(line).unwrap().opaque, None, "{line}");
+    }
+}

@@ -549,3 +549,34 @@ fn path_rules_outside_the_workspace_are_usage_errors() {
     assert!(stderr.contains("is an absolute path"), "{stderr}");
     assert!(server.requests().is_empty());
 }
+
+/// A security test found shells that run a start-up file the same command
+/// had just written (`--rcfile`, `--init-file`, an interactive or login
+/// shell, another `HOME` or `ZDOTDIR`) passing `--deny 'bash(touch*)'` and
+/// the destructive-command rule. Each is refused now, as `BASH_ENV` was:
+/// no marker is made, `keep` stays, and a plain `bash -c` still runs.
+#[test]
+fn shells_that_run_a_start_up_file_are_refused() {
+    let env = TestEnv::new();
+    env.write("keep/f", "keep me\n");
+    let rows = [
+        "printf 'touch m1\\n' > rc1; bash --rcfile rc1 -i",
+        "printf 'touch m2\\n' > rc2; bash --init-file rc2 -i </dev/null",
+        "printf 'touch m3\\n' > .bash_profile; HOME=$PWD bash -l -c true",
+        "printf 'touch m4\\n' > .bashrc; HOME=$PWD bash -i -c true",
+        "printf 'touch m5\\n' > .bash_profile; export HOME=. && bash --login -c true",
+        "printf 'touch m6\\n' > .profile; HOME=$PWD sh -l -c true",
+        "printf 'touch m7\\n' > .bash_profile; HOME=. env bash -lc true",
+        "printf 'touch m8\\n' > .zshenv; ZDOTDIR=$PWD zsh -c true",
+        "printf 'rm -rf keep\\n' > rc9; bash --rcfile rc9 -i",
+    ];
+    let args = ["run", "--yes", "--deny", "bash(touch*)"];
+    let passed = rows_without(&env, &args, &rows, "cannot be checked");
+    assert!(passed.is_empty(), "not refused:\n{}", passed.join("\n"));
+    for n in 1..rows.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    assert!(env.work().join("keep/f").exists(), "keep was removed");
+    let still = rows_without(&env, &args, &["bash -c 'echo still-runs'"], "still-runs");
+    assert!(still.is_empty(), "{}", still.join("\n"));
+}
