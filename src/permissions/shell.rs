@@ -14,6 +14,7 @@
 use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
 
+use super::cwd::Folders;
 use super::effects;
 use super::embedded;
 use super::wrappers::{
@@ -44,6 +45,9 @@ pub(crate) struct Parsed {
     pub writes: Vec<String>,
     /// Files that input redirections read (`< f`).
     pub reads: Vec<String>,
+    /// Why a file it writes cannot be named before it runs, if so
+    /// ([`super::cwd`]): deny and ask `write` rules fail closed on it.
+    pub unnamed_writes: Option<String>,
     /// Why part of the line cannot be read statically, if so: a command
     /// name computed at run time, aliases, a shell reading its script from
     /// a pipe, git settings from elsewhere.
@@ -72,6 +76,7 @@ pub(crate) struct Embedded {
 pub(crate) fn parse(line: &str) -> Result<Parsed, String> {
     let mut parser = Parser {
         trusted: embedded::names_trusted(line),
+        folders: Folders::of_line(line),
         ..Default::default()
     };
     parser.collect(line, 0)?;
@@ -255,6 +260,8 @@ struct Parser {
     /// Whether the line moved where shells find their start-up files
     /// (`HOME=…`, `export ZDOTDIR=…`) for the commands after it.
     home_moved: bool,
+    /// The folders the line has moved through so far.
+    folders: Folders,
 }
 
 impl Parser {
@@ -313,7 +320,12 @@ impl Parser {
                         } else if writes_target(&op)
                             && !target.chars().all(|c| c.is_ascii_digit() || c == '-')
                         {
-                            self.parsed.writes.push(target);
+                            let parsed = &mut self.parsed;
+                            (self.folders).place(
+                                target,
+                                &mut parsed.writes,
+                                &mut parsed.unnamed_writes,
+                            );
                         } else if op == "<" {
                             self.parsed.reads.push(target);
                         }
@@ -400,6 +412,7 @@ impl Parser {
             self.opaque(why);
         }
         let args = &words[1..];
+        self.folders.follow(&name, args);
         let unwrapped = unwrap(&name, args);
         if let Unwrapped::Command(inner, _) = &unwrapped
             && name == "xargs"
@@ -441,7 +454,10 @@ impl Parser {
         depth: usize,
     ) -> Result<(), String> {
         let found = effects::of(name, args, assignments);
-        self.parsed.writes.extend(found.writes);
+        for target in found.writes {
+            let parsed = &mut self.parsed;
+            (self.folders).place(target, &mut parsed.writes, &mut parsed.unnamed_writes);
+        }
         if self.parsed.hidden.is_none() {
             self.parsed.hidden = found.hidden;
         }
@@ -474,6 +490,7 @@ impl Parser {
         for line in found.lines {
             let mut inner = Parser {
                 trusted: self.trusted,
+                folders: self.folders.clone(),
                 ..Default::default()
             };
             match inner.collect(&line, depth + 1) {
@@ -484,6 +501,8 @@ impl Parser {
                     found.commands.append(&mut inner.embedded.commands);
                     found.writes.append(&mut inner.writes);
                     found.writes.append(&mut inner.embedded.writes);
+                    let unnamed = inner.unnamed_writes;
+                    self.parsed.unnamed_writes = self.parsed.unnamed_writes.take().or(unnamed);
                     let why = inner.opaque.or(inner.hidden).or(inner.embedded.unread);
                     if found.unread.is_none() {
                         found.unread = why;

@@ -580,3 +580,49 @@ fn shells_that_run_a_start_up_file_are_refused() {
     let still = rows_without(&env, &args, &["bash -c 'echo still-runs'"], "still-runs");
     assert!(still.is_empty(), "{}", still.join("\n"));
 }
+
+/// A security test found writes into a folder under `--deny
+/// 'write(locked/**)'` once the line had moved there (`cd`, `pushd`) or
+/// named the target at run time (`$D/n`). A target after a `cd` to a plain
+/// path is read from there; one computed at run time, or after a move the
+/// reader cannot follow, fails closed. Nothing lands in `locked/`, and
+/// writes elsewhere still run.
+#[test]
+fn write_deny_rules_hold_after_cd_and_computed_targets() {
+    let env = TestEnv::new();
+    env.write("locked/f", "locked\n");
+    env.write("other/f", "other\n");
+    let rows = [
+        "cd locked && echo x > n1",
+        "pushd locked; echo x >> n2",
+        "D=locked; echo x > $D/n3",
+        "echo x > $(echo locked)/n4",
+        "echo x > lock*/n5",
+        "cd locked; cd ..; cd locked && echo x > n6",
+        "cd $(echo locked) && echo x > n7",
+        "cd locked && tee n8 < /dev/null",
+        "cd locked && sort -o n9 /dev/null",
+        "env -C locked sh -c 'echo x > n10'",
+        "pushd locked && pushd .. && popd && echo x > n11",
+        "cd locked/. && echo x > ./n12",
+        "cd other/../locked && echo x 2> n13",
+        "builtin cd locked && echo x > n14",
+    ];
+    let args = ["run", "--yes", "--deny", "write(locked/**)"];
+    let denied = "the rule `deny write(locked/**)` forbids it";
+    let passed = rows_without(&env, &args, &rows, denied);
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    let mut inside: Vec<String> = std::fs::read_dir(env.work().join("locked"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    inside.sort();
+    assert_eq!(inside, ["f"], "written into locked/");
+    let still = [
+        "cd other && echo x > o1 && cat o1",
+        "cd locked && echo x > ../o2 && cat ../o2",
+        "cd locked && cat f",
+    ];
+    let stopped = rows_without(&env, &args, &still, "[exit code 0]");
+    assert!(stopped.is_empty(), "did not run:\n{}", stopped.join("\n"));
+}
