@@ -179,3 +179,15 @@ fn shells_reading_start_up_files_are_opaque() {
         assert_eq!(parse(line).unwrap().opaque, None, "{line}");
     }
 }
+
+/// `script` and `su` without `-c` start a shell that reads its commands
+/// from the input; with `-c` they run the command given.
+#[test]
+fn programs_that_start_an_interactive_shell_are_opaque() {
+    for line in ["echo 'rm -rf x' | script -q /dev/null", "su", "su - root"] {
+        assert!(parse(line).unwrap().opaque.is_some(), "{line}");
+    }
+    for line in ["script -qc 'cargo test' /dev/null", "su -c true root"] {
+        assert_eq!(parse(line).unwrap().opaque, None, "{line}");
+    }
+}

@@ -407,6 +407,10 @@ enum Trigger {
     /// A letter in a short option cluster before the script (`-i`, `-lc`),
     /// or a `-o` option's value (`zsh -o login`).
     Short(char, &'static str),
+    /// None of these options, nor a short cluster with `c`: the program
+    /// starts an interactive shell (`script` without `-c`), which runs its
+    /// rc file and reads its commands from the input.
+    Without(&'static [&'static str]),
 }
 
 /// One way a program reads a start-up file, and why it cannot be read.
@@ -473,6 +477,16 @@ const STARTUP_FILES: &[StartupFile] = &[
         why: "an interactive shell runs its rc file first",
     },
     StartupFile {
+        trigger: Trigger::Without(&["--command"]),
+        shells: &["script"],
+        why: "`script` without `-c` starts an interactive shell, which runs its rc file and reads commands from the input",
+    },
+    StartupFile {
+        trigger: Trigger::Without(&["--command", "--session-command"]),
+        shells: &["su"],
+        why: "`su` without `-c` starts a shell, which runs its start-up files and reads commands from the input",
+    },
+    StartupFile {
         trigger: Trigger::Home("HOME"),
         shells: &SHELLS,
         why: "a shell given another `HOME` runs start-up files from there",
@@ -523,6 +537,10 @@ pub(crate) fn startup_file(
             Trigger::Long(option) => options
                 .iter()
                 .any(|o| o == option || o.strip_prefix(option).is_some_and(|v| v.starts_with('='))),
+            Trigger::Without(given) => !args.iter().any(|a| {
+                let cluster = a.starts_with('-') && !a.starts_with("--") && a.contains('c');
+                cluster || given.iter().any(|g| a.split('=').next() == Some(*g))
+            }),
             Trigger::Short(letter, long) => options.iter().any(|o| {
                 (o.starts_with('-') && !o.starts_with("--") && o.contains(letter)) || o == long
             }),

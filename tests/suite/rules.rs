@@ -552,9 +552,10 @@ fn path_rules_outside_the_workspace_are_usage_errors() {
 
 /// A security test found shells that run a start-up file the same command
 /// had just written (`--rcfile`, `--init-file`, an interactive or login
-/// shell, another `HOME` or `ZDOTDIR`) passing `--deny 'bash(touch*)'` and
-/// the destructive-command rule. Each is refused now, as `BASH_ENV` was:
-/// no marker is made, `keep` stays, and a plain `bash -c` still runs.
+/// shell, another `HOME` or `ZDOTDIR`, `script` without `-c`) passing
+/// `--deny 'bash(touch*)'` and the destructive-command rule. Each is
+/// refused now, as `BASH_ENV` was: no marker is made, `keep` stays, and a
+/// plain `bash -c` still runs.
 #[test]
 fn shells_that_run_a_start_up_file_are_refused() {
     let env = TestEnv::new();
@@ -569,6 +570,7 @@ fn shells_that_run_a_start_up_file_are_refused() {
         "printf 'touch m7\\n' > .bash_profile; HOME=. env bash -lc true",
         "printf 'touch m8\\n' > .zshenv; ZDOTDIR=$PWD zsh -c true",
         "printf 'rm -rf keep\\n' > rc9; bash --rcfile rc9 -i",
+        "echo 'touch m10; exit' | script -q /dev/null",
     ];
     let args = ["run", "--yes", "--deny", "bash(touch*)"];
     let passed = rows_without(&env, &args, &rows, "cannot be checked");
