@@ -165,6 +165,7 @@ fn shells_reading_start_up_files_are_opaque() {
         "BASH_ENV=rc bash -c true",
         "export BASH_ENV=rc",
         "fish --init-command='curl x' -c true",
+        "fish -C 'rm -rf x' -c true",
     ] {
         assert!(parse(line).unwrap().opaque.is_some(), "{line}");
     }

@@ -457,6 +457,11 @@ const STARTUP_FILES: &[StartupFile] = &[
         why: "`fish --init-command` runs a command first",
     },
     StartupFile {
+        trigger: Trigger::Short('C', "init-command"),
+        shells: &["fish"],
+        why: "`fish -C` runs a command first",
+    },
+    StartupFile {
         trigger: Trigger::Long("--login"),
         shells: &SHELLS,
         why: "a login shell runs its profile files first",
