@@ -26,6 +26,8 @@ const CHDIR_OPTIONS: &[(&str, &[&str])] = &[
     ("env", &["-C", "--chdir"]),
     ("sudo", &["-D", "--chdir"]),
     ("nsenter", &["-w", "--wd"]),
+    // Runs its command in the folder of each file it finds.
+    ("find", &["-execdir", "-okdir"]),
 ];
 
 /// Why a `cd` loses the reader.
@@ -178,6 +180,7 @@ mod tests {
             &[("popd", &[])],
             &[("pushd", &["+1"])],
             &[("env", &["-C", "locked", "sh"])],
+            &[("find", &["locked", "-execdir", "sh", "-c", "x", ";"])],
             &[("cd", &["$D"]), ("cd", &["a"])],
         ] {
             assert!(written(lost, "n").1, "{lost:?}");

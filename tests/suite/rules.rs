@@ -609,6 +609,7 @@ fn write_deny_rules_hold_after_cd_and_computed_targets() {
         "cd locked/. && echo x > ./n12",
         "cd other/../locked && echo x 2> n13",
         "builtin cd locked && echo x > n14",
+        "find locked -name f -execdir sh -c 'echo x > n15' ';'",
     ];
     let args = ["run", "--yes", "--deny", "write(locked/**)"];
     let denied = "the rule `deny write(locked/**)` forbids it";
