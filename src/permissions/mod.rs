@@ -184,13 +184,22 @@ impl Commands {
     /// written: it cannot be read, or a program may run what the rule
     /// names from its arguments.
     fn why_matched(&self, rule: &Rule) -> String {
-        if rule.is_bare() || self.names.iter().any(|n| rule.matches_command(n)) {
+        if rule.is_bare() {
             return String::new();
         }
-        let written =
-            (self.writes.iter().chain(&self.embedded.writes)).any(|w| rule.matches_path(w, false));
-        if let Some(why) = self.unnamed_writes.as_ref().filter(|_| !written) {
-            return format!(" (fail closed: {why}; rules cannot tell which file it writes)");
+        if !rule.covers(ToolName::Bash) {
+            // A `write` rule: a file it writes matched, or one it cannot name.
+            let written = (self.writes.iter().chain(&self.embedded.writes))
+                .any(|w| rule.matches_path(w, false));
+            return match self.unnamed_writes.as_ref().filter(|_| !written) {
+                Some(why) => {
+                    format!(" (fail closed: {why}; rules cannot tell which file it writes)")
+                }
+                None => String::new(),
+            };
+        }
+        if self.names.iter().any(|n| rule.matches_command(n)) {
+            return String::new();
         }
         if let Some(why) = self.unreadable.as_ref().or(self.unsure.as_ref()) {
             return format!(" (fail closed: {why}; rules cannot read what it runs)");

@@ -621,6 +621,14 @@ fn write_deny_rules_hold_after_cd_and_computed_targets() {
         .collect();
     inside.sort();
     assert_eq!(inside, ["f"], "written into locked/");
+    let computed = ["D=locked; echo x > $D/n20"];
+    let why = "(fail closed: a file it writes is named at run time";
+    let passed = rows_without(&env, &args, &computed, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
+    let lost = ["D=locked; cd \"$D\" && echo x > n21"];
+    let why = "(fail closed: a `cd`, `pushd` or `popd` went to a folder the reader cannot follow";
+    let passed = rows_without(&env, &args, &lost, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
     let still = [
         "cd other && echo x > o1 && cat o1",
         "cd locked && echo x > ../o2 && cat ../o2",
