@@ -461,26 +461,10 @@ const STARTUP_FILES: &[StartupFile] = &[
         shells: &["fish"],
         why: "`fish -C` runs a command first",
     },
-    StartupFile {
-        trigger: Trigger::Long("--login"),
-        shells: &SHELLS,
-        why: "a login shell runs its profile files first",
-    },
-    StartupFile {
-        trigger: Trigger::Short('l', "login"),
-        shells: &SHELLS,
-        why: "a login shell runs its profile files first",
-    },
-    StartupFile {
-        trigger: Trigger::Long("--interactive"),
-        shells: &SHELLS,
-        why: "an interactive shell runs its rc file first",
-    },
-    StartupFile {
-        trigger: Trigger::Short('i', "interactive"),
-        shells: &SHELLS,
-        why: "an interactive shell runs its rc file first",
-    },
+    // A login or interactive shell (`bash -lc`, `-i`) runs the user's own
+    // profile and rc files, which a sandboxed command cannot write: only
+    // one pointed elsewhere (another `HOME`, `ZDOTDIR`, below) reads a
+    // file the line may have written.
     StartupFile {
         trigger: Trigger::Without(&["--command"]),
         shells: &["script"],
