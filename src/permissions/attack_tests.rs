@@ -235,3 +235,33 @@ fn the_attacks_that_got_through_are_refused() {
         "allow:Yes",
     );
 }
+
+/// A security test's writes into a denied folder after a `cd` or to a
+/// target computed at run time: deny and ask `write` rules refuse or ask
+/// (fail closed where the file cannot be named); allow rules are as before.
+#[test]
+fn writes_after_cd_and_computed_targets_meet_write_rules() {
+    let lines = [
+        "cd locked && echo x > n",
+        "pushd locked; echo x >> n",
+        "D=locked; echo x > $D/n",
+        "cd \"$D\" && echo x > n",
+        "cd - && echo x > n",
+        "cd locked && tee n",
+        "cd locked && git diff --output=n",
+    ];
+    let deny: &[(Action, &str)] = &[(Action::Deny, "write(locked/**)")];
+    expect_bash(PermissionMode::Yolo, deny, &lines, "deny:Rule");
+    let ask: &[(Action, &str)] = &[(Action::Ask, "write(locked/**)")];
+    expect_bash(PermissionMode::Yolo, ask, &lines, "ask");
+    let fine = [
+        "cd other && echo x > n",
+        "cd locked && echo x > ../n",
+        "cd locked && cat f",
+        "echo x > /dev/null",
+        "echo x 2>&1",
+    ];
+    expect_bash(PermissionMode::Yolo, deny, &fine, "allow:Yes");
+    let allow: &[(Action, &str)] = &[(Action::Allow, "bash"), (Action::Allow, "write")];
+    expect_bash(PermissionMode::Normal, allow, &lines, "allow:Rule");
+}

@@ -3,6 +3,7 @@
 //! writes, edits, moves and bash ask).
 
 pub(crate) mod approver;
+pub(crate) mod cwd;
 pub(crate) mod effects;
 pub(crate) mod embedded;
 pub(crate) mod hard_rules;
@@ -53,6 +54,9 @@ struct Commands {
     /// Files its redirections and output options write, relative to the
     /// workspace.
     writes: Vec<String>,
+    /// Why a file it writes cannot be named before it runs
+    /// ([`cwd`]): deny and ask `write` rules fail closed on it.
+    unnamed_writes: Option<String>,
     /// Why the command cannot be read fully (it does not parse, builds
     /// commands at run time, or runs inline code): every deny and ask rule
     /// for bash matches it, only bare allow rules do.
@@ -135,6 +139,7 @@ impl Request<'_> {
             texts,
             names,
             writes: self.relative_writes(&parsed.writes),
+            unnamed_writes: parsed.unnamed_writes.clone(),
             unreadable,
             unsure,
             embedded,
@@ -179,7 +184,21 @@ impl Commands {
     /// written: it cannot be read, or a program may run what the rule
     /// names from its arguments.
     fn why_matched(&self, rule: &Rule) -> String {
-        if rule.is_bare() || self.names.iter().any(|n| rule.matches_command(n)) {
+        if rule.is_bare() {
+            return String::new();
+        }
+        if !rule.covers(ToolName::Bash) {
+            // A `write` rule: a file it writes matched, or one it cannot name.
+            let written = (self.writes.iter().chain(&self.embedded.writes))
+                .any(|w| rule.matches_path(w, false));
+            return match self.unnamed_writes.as_ref().filter(|_| !written) {
+                Some(why) => {
+                    format!(" (fail closed: {why}; rules cannot tell which file it writes)")
+                }
+                None => String::new(),
+            };
+        }
+        if self.names.iter().any(|n| rule.matches_command(n)) {
             return String::new();
         }
         if let Some(why) = self.unreadable.as_ref().or(self.unsure.as_ref()) {
@@ -243,7 +262,9 @@ fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
             let named = c.names.iter().chain(&c.embedded.names);
             let by_command = covered && (unread || named.clone().any(|n| rule.matches_command(n)));
             let by_write = write_rule
-                && (c.writes.iter().chain(&c.embedded.writes)).any(|w| rule.matches_path(w, false));
+                && (c.unnamed_writes.is_some()
+                    || (c.writes.iter().chain(&c.embedded.writes))
+                        .any(|w| rule.matches_path(w, false)));
             by_command || by_write
         }
     }

@@ -14,9 +14,12 @@
 use brush_parser::word::WordPiece;
 use brush_parser::{Token, tokenize_str};
 
+use super::cwd::Folders;
 use super::effects;
 use super::embedded;
-use super::wrappers::{SHELLS, Unwrapped, is_assignment, split_assignments, unwrap};
+use super::wrappers::{
+    SHELLS, Unwrapped, is_assignment, moves_startup_files, split_assignments, startup_file, unwrap,
+};
 
 /// Operators that end a simple command.
 const CONTROL: [&str; 10] = [";", "&&", "||", "|", "|&", "&", "\n", ";;", "(", ")"];
@@ -42,6 +45,9 @@ pub(crate) struct Parsed {
     pub writes: Vec<String>,
     /// Files that input redirections read (`< f`).
     pub reads: Vec<String>,
+    /// Why a file it writes cannot be named before it runs, if so
+    /// ([`super::cwd`]): deny and ask `write` rules fail closed on it.
+    pub unnamed_writes: Option<String>,
     /// Why part of the line cannot be read statically, if so: a command
     /// name computed at run time, aliases, a shell reading its script from
     /// a pipe, git settings from elsewhere.
@@ -70,6 +76,7 @@ pub(crate) struct Embedded {
 pub(crate) fn parse(line: &str) -> Result<Parsed, String> {
     let mut parser = Parser {
         trusted: embedded::names_trusted(line),
+        folders: Folders::of_line(line),
         ..Default::default()
     };
     parser.collect(line, 0)?;
@@ -250,6 +257,11 @@ struct Parser {
     /// Whether program names on the line are what they say
     /// ([`embedded::names_trusted`]).
     trusted: bool,
+    /// Whether the line moved where shells find their start-up files
+    /// (`HOME=…`, `export ZDOTDIR=…`) for the commands after it.
+    home_moved: bool,
+    /// The folders the line has moved through so far.
+    folders: Folders,
 }
 
 impl Parser {
@@ -308,7 +320,12 @@ impl Parser {
                         } else if writes_target(&op)
                             && !target.chars().all(|c| c.is_ascii_digit() || c == '-')
                         {
-                            self.parsed.writes.push(target);
+                            let parsed = &mut self.parsed;
+                            (self.folders).place(
+                                target,
+                                &mut parsed.writes,
+                                &mut parsed.unnamed_writes,
+                            );
                         } else if op == "<" {
                             self.parsed.reads.push(target);
                         }
@@ -363,6 +380,7 @@ impl Parser {
         let (more, words) = split_assignments(words);
         assignments.extend(more);
         let Some(program) = words.first() else {
+            self.home_moved |= assignments.iter().any(|a| moves_startup_files(a));
             return Ok(());
         };
         let name = program.rsplit('/').next().unwrap_or(program).to_string();
@@ -378,18 +396,23 @@ impl Parser {
         if name == "hash" && words.iter().any(path_option) {
             self.opaque("`hash -p` gives a program another name");
         }
-        // A shell started with `BASH_ENV` or `ENV` set runs that file first.
-        // (`BASH_FUNC_f%%=() {…}` defines a function bash then runs.)
-        let startup_file = |w: &String| {
-            w.starts_with("BASH_ENV=") || w.starts_with("ENV=") || w.starts_with("BASH_FUNC_")
+        // A shell that runs a start-up file first (`BASH_ENV=rc`,
+        // `--rcfile rc`, `-i`, `-l`, another `HOME`): no rule can read it.
+        let exported = match name.as_str() {
+            "export" | "declare" | "typeset" | "readonly" => &words[1..],
+            _ => &[],
         };
-        if assignments.iter().any(startup_file)
-            || (name == "export" && words.iter().any(startup_file))
-            || words.first().is_some_and(startup_file)
-        {
-            self.opaque("`BASH_ENV` or `ENV` makes a shell run a file first");
+        self.home_moved |= exported.iter().any(|w| moves_startup_files(w));
+        // (`env 'BASH_FUNC_f%%=() {…}' bash`: not a shell assignment.)
+        let given: Vec<String> = (assignments.iter().chain(exported))
+            .chain(words.first())
+            .cloned()
+            .collect();
+        if let Some(why) = startup_file(&name, &words[1..], &given, self.home_moved) {
+            self.opaque(why);
         }
         let args = &words[1..];
+        self.folders.follow(&name, args);
         let unwrapped = unwrap(&name, args);
         if let Unwrapped::Command(inner, _) = &unwrapped
             && name == "xargs"
@@ -431,7 +454,10 @@ impl Parser {
         depth: usize,
     ) -> Result<(), String> {
         let found = effects::of(name, args, assignments);
-        self.parsed.writes.extend(found.writes);
+        for target in found.writes {
+            let parsed = &mut self.parsed;
+            (self.folders).place(target, &mut parsed.writes, &mut parsed.unnamed_writes);
+        }
         if self.parsed.hidden.is_none() {
             self.parsed.hidden = found.hidden;
         }
@@ -464,6 +490,7 @@ impl Parser {
         for line in found.lines {
             let mut inner = Parser {
                 trusted: self.trusted,
+                folders: self.folders.clone(),
                 ..Default::default()
             };
             match inner.collect(&line, depth + 1) {
@@ -474,6 +501,8 @@ impl Parser {
                     found.commands.append(&mut inner.embedded.commands);
                     found.writes.append(&mut inner.writes);
                     found.writes.append(&mut inner.embedded.writes);
+                    let unnamed = inner.unnamed_writes;
+                    self.parsed.unnamed_writes = self.parsed.unnamed_writes.take().or(unnamed);
                     let why = inner.opaque.or(inner.hidden).or(inner.embedded.unread);
                     if found.unread.is_none() {
                         found.unread = why;

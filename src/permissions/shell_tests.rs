@@ -140,3 +140,54 @@ fn incomplete_syntax_is_an_error() {
     assert!(simple_commands("cat <<EOF").is_err());
     assert_eq!(texts(""), Vec::<String>::new());
 }
+
+/// A shell that runs a start-up file first (a file the same line may have
+/// written) cannot be read; a plain `bash -c`, a login or interactive
+/// shell with the user's own `HOME`, and `HOME` given to another program
+/// can.
+#[test]
+fn shells_reading_start_up_files_are_opaque() {
+    for line in [
+        "printf 'curl x' > rc; bash --rcfile rc -i",
+        "bash --init-file rc -i",
+        "bash --rcfile=rc -c true",
+        "HOME=$PWD bash -l -c true",
+        "ZDOTDIR=. zsh -c true",
+        "HOME=$PWD zsh -c true",
+        "export HOME=$PWD; zsh -c true",
+        "HOME=.; export HOME; zsh -c true",
+        "env HOME=. dash -c true",
+        "BASH_ENV=rc bash -c true",
+        "export BASH_ENV=rc",
+        "fish --init-command='curl x' -c true",
+        "fish -C 'rm -rf x' -c true",
+    ] {
+        assert!(parse(line).unwrap().opaque.is_some(), "{line}");
+    }
+    for line in [
+        "bash -c 'cargo test' -l",
+        "bash -lc 'cargo test'",
+        "bash --login -c true",
+        "bash -i -c true",
+        "sudo -n bash -l -c true",
+        "bash -c true",
+        "bash script.sh -i",
+        "HOME=$PWD cargo build",
+        "ls -l",
+        "bash -O extglob -c true",
+    ] {
+        assert_eq!(parse(line).unwrap().opaque, None, "{line}");
+    }
+}
+
+/// `script` and `su` without `-c` start a shell that reads its commands
+/// from the input; with `-c` they run the command given.
+#[test]
+fn programs_that_start_an_interactive_shell_are_opaque() {
+    for line in ["echo 'rm -rf x' | script -q /dev/null", "su", "su - root"] {
+        assert!(parse(line).unwrap().opaque.is_some(), "{line}");
+    }
+    for line in ["script -qc 'cargo test' /dev/null", "su -c true root"] {
+        assert_eq!(parse(line).unwrap().opaque, None, "{line}");
+    }
+}

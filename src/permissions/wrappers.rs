@@ -392,3 +392,170 @@ fn skip_options(args: &[String], with_value: &[&str], positional: usize) -> Vec<
     }
     args.get(i + positional..).unwrap_or_default().to_vec()
 }
+
+/// How a shell comes to read a start-up file before its script: a file no
+/// rule can read, which a command may have just written.
+enum Trigger {
+    /// A variable given to the program (`BASH_ENV=rc bash -c …`).
+    Variable(&'static str),
+    /// A variable given to a shell that names where its start-up files
+    /// are (`ZDOTDIR=. zsh -c …`, `HOME=$PWD bash -l`); also one assigned
+    /// or exported earlier on the line.
+    Home(&'static str),
+    /// A long option before the script (`--rcfile rc`), also with `=`.
+    Long(&'static str),
+    /// A letter in a short option cluster before the script (`-i`, `-lc`),
+    /// or a `-o` option's value (`zsh -o login`).
+    Short(char, &'static str),
+    /// None of these options, nor a short cluster with `c`: the program
+    /// starts an interactive shell (`script` without `-c`), which runs its
+    /// rc file and reads its commands from the input.
+    Without(&'static [&'static str]),
+}
+
+/// One way a program reads a start-up file, and why it cannot be read.
+struct StartupFile {
+    trigger: Trigger,
+    /// The programs it applies to; empty for any program.
+    shells: &'static [&'static str],
+    why: &'static str,
+}
+
+/// Every way a shell is made to read a start-up file (docs/permissions.md,
+/// "Hard rules"): the hard rules refuse such a command, and deny and ask
+/// rules fail closed on it.
+const STARTUP_FILES: &[StartupFile] = &[
+    StartupFile {
+        trigger: Trigger::Variable("BASH_ENV"),
+        shells: &[],
+        why: "`BASH_ENV` or `ENV` makes a shell run a file first",
+    },
+    StartupFile {
+        trigger: Trigger::Variable("ENV"),
+        shells: &[],
+        why: "`BASH_ENV` or `ENV` makes a shell run a file first",
+    },
+    // `BASH_FUNC_f%%=() {…}` defines a function bash then runs.
+    StartupFile {
+        trigger: Trigger::Variable("BASH_FUNC_"),
+        shells: &[],
+        why: "`BASH_FUNC_…` makes bash define a function first",
+    },
+    StartupFile {
+        trigger: Trigger::Long("--rcfile"),
+        shells: &SHELLS,
+        why: "`--rcfile` makes a shell run a file first",
+    },
+    StartupFile {
+        trigger: Trigger::Long("--init-file"),
+        shells: &SHELLS,
+        why: "`--init-file` makes a shell run a file first",
+    },
+    StartupFile {
+        trigger: Trigger::Long("--init-command"),
+        shells: &["fish"],
+        why: "`fish --init-command` runs a command first",
+    },
+    StartupFile {
+        trigger: Trigger::Short('C', "init-command"),
+        shells: &["fish"],
+        why: "`fish -C` runs a command first",
+    },
+    // A login or interactive shell (`bash -lc`, `-i`) runs the user's own
+    // profile and rc files, which a sandboxed command cannot write: only
+    // one pointed elsewhere (another `HOME`, `ZDOTDIR`, below) reads a
+    // file the line may have written.
+    StartupFile {
+        trigger: Trigger::Without(&["--command"]),
+        shells: &["script"],
+        why: "`script` without `-c` starts an interactive shell, which runs its rc file and reads commands from the input",
+    },
+    StartupFile {
+        trigger: Trigger::Without(&["--command", "--session-command"]),
+        shells: &["su"],
+        why: "`su` without `-c` starts a shell, which runs its start-up files and reads commands from the input",
+    },
+    StartupFile {
+        trigger: Trigger::Home("HOME"),
+        shells: &SHELLS,
+        why: "a shell given another `HOME` runs start-up files from there",
+    },
+    StartupFile {
+        trigger: Trigger::Home("ZDOTDIR"),
+        shells: &SHELLS,
+        why: "`ZDOTDIR` makes zsh run start-up files from there",
+    },
+    StartupFile {
+        trigger: Trigger::Home("XDG_CONFIG_HOME"),
+        shells: &SHELLS,
+        why: "`XDG_CONFIG_HOME` makes fish run start-up files from there",
+    },
+];
+
+/// Whether `assignment` (`NAME=value`) moves where shells find their
+/// start-up files (`HOME`, `ZDOTDIR`): a shell started later on the same
+/// line reads them from there.
+pub(crate) fn moves_startup_files(assignment: &str) -> bool {
+    let name = assignment.split_once('=').map_or(assignment, |(n, _)| n);
+    STARTUP_FILES
+        .iter()
+        .any(|row| matches!(row.trigger, Trigger::Home(home) if home == name))
+}
+
+/// Why the program `name` with `args`, given `assignments`, runs a
+/// start-up file before its script ([`STARTUP_FILES`]), if it does.
+/// `moved` says the line moved the shells' home earlier
+/// ([`moves_startup_files`]). Options count only before the script.
+pub(crate) fn startup_file(
+    name: &str,
+    args: &[String],
+    assignments: &[String],
+    moved: bool,
+) -> Option<&'static str> {
+    let options = shell_options(args);
+    STARTUP_FILES.iter().find_map(|row| {
+        let applies = row.shells.is_empty() || row.shells.contains(&name);
+        let assigned = |var: &str| {
+            assignments.iter().any(|a| {
+                a.starts_with(var) && (var.ends_with('_') || a[var.len()..].starts_with('='))
+            })
+        };
+        let hit = match row.trigger {
+            Trigger::Variable(var) => assigned(var),
+            Trigger::Home(var) => assigned(var) || moved,
+            Trigger::Long(option) => options
+                .iter()
+                .any(|o| o == option || o.strip_prefix(option).is_some_and(|v| v.starts_with('='))),
+            Trigger::Without(given) => !args.iter().any(|a| {
+                let cluster = a.starts_with('-') && !a.starts_with("--") && a.contains('c');
+                cluster || given.iter().any(|g| a.split('=').next() == Some(*g))
+            }),
+            Trigger::Short(letter, long) => options.iter().any(|o| {
+                (o.starts_with('-') && !o.starts_with("--") && o.contains(letter)) || o == long
+            }),
+        };
+        (applies && hit).then_some(row.why)
+    })
+}
+
+/// A shell's options before its script or command string: option
+/// clusters (`-lc`), long options, and the values of `-o`/`+o` (`zsh -o
+/// login`), which are given as the bare value.
+fn shell_options(args: &[String]) -> Vec<String> {
+    let mut options = Vec::new();
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        match arg.as_str() {
+            "--" | "-" => break,
+            "-o" | "+o" | "-O" | "+O" => options.extend(words.next().cloned()),
+            "--rcfile" | "--init-file" | "--init-command" => {
+                options.push(arg.clone());
+                words.next();
+            }
+            a if a.starts_with('-') => options.push(arg.clone()),
+            a if a.starts_with('+') => {}
+            _ => break,
+        }
+    }
+    options
+}

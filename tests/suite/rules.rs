@@ -549,3 +549,91 @@ fn path_rules_outside_the_workspace_are_usage_errors() {
     assert!(stderr.contains("is an absolute path"), "{stderr}");
     assert!(server.requests().is_empty());
 }
+
+/// A security test found shells that run a start-up file the same command
+/// had just written (`--rcfile`, `--init-file`, an interactive or login
+/// shell, another `HOME` or `ZDOTDIR`, `script` without `-c`) passing
+/// `--deny 'bash(touch*)'` and the destructive-command rule. Each is
+/// refused now, as `BASH_ENV` was: no marker is made, `keep` stays, and a
+/// plain `bash -c` still runs.
+#[test]
+fn shells_that_run_a_start_up_file_are_refused() {
+    let env = TestEnv::new();
+    env.write("keep/f", "keep me\n");
+    let rows = [
+        "printf 'touch m1\\n' > rc1; bash --rcfile rc1 -i",
+        "printf 'touch m2\\n' > rc2; bash --init-file rc2 -i </dev/null",
+        "printf 'touch m3\\n' > .bash_profile; HOME=$PWD bash -l -c true",
+        "printf 'touch m4\\n' > .bashrc; HOME=$PWD bash -i -c true",
+        "printf 'touch m5\\n' > .bash_profile; export HOME=. && bash --login -c true",
+        "printf 'touch m6\\n' > .profile; HOME=$PWD sh -l -c true",
+        "printf 'touch m7\\n' > .bash_profile; HOME=. env bash -lc true",
+        "printf 'touch m8\\n' > .zshenv; ZDOTDIR=$PWD zsh -c true",
+        "printf 'rm -rf keep\\n' > rc9; bash --rcfile rc9 -i",
+        "echo 'touch m10; exit' | script -q /dev/null",
+    ];
+    let args = ["run", "--yes", "--deny", "bash(touch*)"];
+    let passed = rows_without(&env, &args, &rows, "cannot be checked");
+    assert!(passed.is_empty(), "not refused:\n{}", passed.join("\n"));
+    for n in 1..rows.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    assert!(env.work().join("keep/f").exists(), "keep was removed");
+    let still = rows_without(&env, &args, &["bash -c 'echo still-runs'"], "still-runs");
+    assert!(still.is_empty(), "{}", still.join("\n"));
+}
+
+/// A security test found writes into a folder under `--deny
+/// 'write(locked/**)'` once the line had moved there (`cd`, `pushd`) or
+/// named the target at run time (`$D/n`). A target after a `cd` to a plain
+/// path is read from there; one computed at run time, or after a move the
+/// reader cannot follow, fails closed. Nothing lands in `locked/`, and
+/// writes elsewhere still run.
+#[test]
+fn write_deny_rules_hold_after_cd_and_computed_targets() {
+    let env = TestEnv::new();
+    env.write("locked/f", "locked\n");
+    env.write("other/f", "other\n");
+    let rows = [
+        "cd locked && echo x > n1",
+        "pushd locked; echo x >> n2",
+        "D=locked; echo x > $D/n3",
+        "echo x > $(echo locked)/n4",
+        "echo x > lock*/n5",
+        "cd locked; cd ..; cd locked && echo x > n6",
+        "cd $(echo locked) && echo x > n7",
+        "cd locked && tee n8 < /dev/null",
+        "cd locked && sort -o n9 /dev/null",
+        "env -C locked sh -c 'echo x > n10'",
+        "pushd locked && pushd .. && popd && echo x > n11",
+        "cd locked/. && echo x > ./n12",
+        "cd other/../locked && echo x 2> n13",
+        "builtin cd locked && echo x > n14",
+        "find locked -name f -execdir sh -c 'echo x > n15' ';'",
+    ];
+    let args = ["run", "--yes", "--deny", "write(locked/**)"];
+    let denied = "the rule `deny write(locked/**)` forbids it";
+    let passed = rows_without(&env, &args, &rows, denied);
+    assert!(passed.is_empty(), "not denied:\n{}", passed.join("\n"));
+    let mut inside: Vec<String> = std::fs::read_dir(env.work().join("locked"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    inside.sort();
+    assert_eq!(inside, ["f"], "written into locked/");
+    let computed = ["D=locked; echo x > $D/n20"];
+    let why = "(fail closed: a file it writes is named at run time";
+    let passed = rows_without(&env, &args, &computed, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
+    let lost = ["D=locked; cd \"$D\" && echo x > n21"];
+    let why = "(fail closed: a `cd`, `pushd` or `popd` went to a folder the reader cannot follow";
+    let passed = rows_without(&env, &args, &lost, why);
+    assert!(passed.is_empty(), "{}", passed.join("\n"));
+    let still = [
+        "cd other && echo x > o1 && cat o1",
+        "cd locked && echo x > ../o2 && cat ../o2",
+        "cd locked && cat f",
+    ];
+    let stopped = rows_without(&env, &args, &still, "[exit code 0]");
+    assert!(stopped.is_empty(), "did not run:\n{}", stopped.join("\n"));
+}
