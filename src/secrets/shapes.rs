@@ -17,9 +17,11 @@ pub(crate) const REDACTED: &str = "[redacted credential]";
 /// `NAME=value` or `NAME: value` where NAME says secret (any case): the
 /// value is the credential when it looks like one. The value ends at a
 /// space, a quote, `,`, `;` or a backslash (`\n` inside a string literal).
+/// The name's start is left out: a leading `\b[A-Za-z0-9_]*` made this
+/// regex ten times slower (a Unicode `\b` keeps it off the fast engines).
 static ASSIGNMENT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)\b[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_?key|private_?key|credential)[A-Za-z0-9_]*\s*[=:]\s*["']?([^\s"',;\\]+)"#,
+        r#"(?i)(?:secret|token|password|passwd|api_?key|access_?key|private_?key|credential)[A-Za-z0-9_]*\s*[=:]\s*["']?([^\s"',;\\]+)"#,
     )
     .ok()
 });
