@@ -1,6 +1,7 @@
 //! What `cargo bench` measures, reachable from outside the crate (every
 //! other module is private to it): the sandbox's cost per `bash` call,
-//! `edit_file`'s matcher, `search` (docs/small-models.md "Benchmarks").
+//! `edit_file`'s matcher, `search`, the credential scrubber
+//! (docs/small-models.md "Benchmarks").
 //! Not an API: it changes with the benches.
 
 use std::path::{Path, PathBuf};
@@ -93,4 +94,12 @@ pub fn become_subreaper() {
 pub fn edit(text: &str, old: &str, new: &str) -> Result<(bool, Vec<usize>), String> {
     let edit = edit_match::apply(text, old, new, false)?;
     Ok((edit.stage == edit_match::Stage::Fuzzy, edit.lines))
+}
+
+/// A tool result scrubbed of credentials as a run scrubs it (no secret
+/// files or environment values; the shapes only): how many bytes it lost
+/// or gained.
+pub fn scrub_credentials(text: &str) -> isize {
+    let scrubbed = crate::secrets::Secrets::default().scrub(text);
+    scrubbed.len() as isize - text.len() as isize
 }

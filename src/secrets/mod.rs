@@ -2,9 +2,12 @@
 //! which files hold them (`files`: `.env` and its variants, a hard rule),
 //! the values scrubbed from every tool result (`scrub`: the workspace's
 //! secret files and this process's secret-looking environment), and the
-//! shapes of credentials redacted from fine-tuning records (`shapes`).
+//! shapes of credentials (`shapes`: gitleaks' rules and oc's own, run by
+//! `rules`, and `NAME=value` lines whose name says secret) scrubbed from
+//! every tool result and redacted from fine-tuning records.
 
 pub(crate) mod files;
+pub(crate) mod rules;
 pub(crate) mod scrub;
 pub(crate) mod shapes;
 

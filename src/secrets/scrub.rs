@@ -156,10 +156,12 @@ impl Secrets {
             }
             _ => text,
         };
-        let found = super::shapes::shapes(text.as_ref());
+        let mut found = super::shapes::find(text.as_ref());
         if found.is_empty() {
             return text;
         }
+        // Longest first, so a credential holding another is replaced whole.
+        found.sort_by_key(|c| std::cmp::Reverse(c.len()));
         let mut out = text.into_owned();
         for credential in found {
             out = out.replace(&credential, REDACTED);
@@ -526,12 +528,14 @@ mod tests {
         );
         let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA";
         assert_eq!(none.scrub(cut), REDACTED);
+        // Shapes of real tokens: gitleaks' rules know AWS's documented
+        // `AKIAIOSFODNN7EXAMPLE` and made-up `sk-proj-abc…` are not keys.
         for token in [
             "ghp_0123456789abcdefghijABCDEFGHIJ012345",
-            "AKIAIOSFODNN7EXAMPLE",
-            "xoxb-1234567890-abcdef",
+            "AKIAZ7QW3RTY5UIOPA2S",
+            "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOp",
             "glpat-abcdefghij0123456789",
-            "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+            "sk-abcdefghij0123456789T3BlbkFJ0123456789abcdefghij",
         ] {
             assert_eq!(
                 none.scrub(&format!("t={token};")),

@@ -316,6 +316,63 @@ fn check_output_is_scrubbed() {
     );
 }
 
+/// Regression: an AWS secret access key value (only the key id was
+/// redacted) and a PuTTY private key in files the model reads reached the
+/// model, the session, the record and stream-json in plain text. Neither
+/// is in a secret file: they are known by their shape (gitleaks' rules and
+/// oc's own) and by the name that says secret.
+#[test]
+fn credentials_in_files_the_model_reads_are_known_by_their_shape() {
+    let env = TestEnv::new();
+    let aws_secret = "Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA5eU+iO/Kq";
+    env.write(
+        "deploy/aws.ini",
+        &format!(
+            "[default]\nregion = eu-west-1\naws_access_key_id = AKIAZ7QW3RTY5UIOPA2S\naws_secret_access_key = {aws_secret}\n"
+        ),
+    );
+    let private = ["AAABAHf3kQz9TxWm2Yp7Lr5Vn8Jc4Ds1", "Bg6Hk0QeTq2Wn5Rm"];
+    let mac = "6d0f8c2a91b3e47f5c8d2a0b9e1f3c7a4d6b8e20";
+    env.write(
+        "keys/deploy.ppk",
+        &format!(
+            "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: deploy\nPublic-Lines: 2\nAAAAB3NzaC1yc2EAAAABJQAAAQEAhVx2\nq8mPz4Lk\nPrivate-Lines: 2\n{}\n{}\nPrivate-MAC: {mac}\n",
+            private[0], private[1]
+        ),
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("read_file", json!({"path": "deploy/aws.ini"})),
+            ("read_file", json!({"path": "keys/deploy.ppk"})),
+        ]),
+        Reply::answer("The deploy key and the AWS profile."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "-o", "stream-json", "what are these?"])
+        .assert()
+        .success();
+    let results = results(&server);
+    assert!(
+        results[0].contains("aws_secret_access_key = [redacted secret]"),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].contains("region = eu-west-1"), "{}", results[0]);
+    assert!(results[1].contains("Private-Lines: 2"), "{}", results[1]);
+    assert!(results[1].contains("[redacted secret]"), "{}", results[1]);
+    let kept = everything_kept(&env, &server, &out.get_output().stdout);
+    for leak in [
+        aws_secret,
+        "AKIAZ7QW3RTY5UIOPA2S",
+        private[0],
+        private[1],
+        mac,
+    ] {
+        assert!(!kept.contains(leak), "`{leak}` leaked");
+    }
+}
+
 /// With the workspace in a folder of a repository whose root config
 /// denies something, a run cannot change which rules bind the next run: a
 /// `.git` (`mkdir .git`, `git init`, `true > .git`) or `.ollama-code.json`

@@ -144,7 +144,7 @@ fn credentials_are_redacted_in_the_record_and_exports() {
     );
     let server = FakeOllama::start(vec![
         Reply::tool_calls(&[("read_file", json!({"path": "deploy.txt"}))]),
-        Reply::answer("It deploys."),
+        Reply::answer("It deploys with ghp_R4nd0mL00k1ngT0k3nV4lu3xYz1234567890."),
     ]);
     env.oc(&server)
         .args(["run", "what is this?"])
@@ -152,16 +152,16 @@ fn credentials_are_redacted_in_the_record_and_exports() {
         .success();
     let line = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
     assert!(
-        !line.contains("sk-live") && !line.contains("wJalr"),
+        !line.contains("sk-live") && !line.contains("wJalr") && !line.contains("ghp_"),
         "{line}"
     );
     let record: Value = serde_json::from_str(&line).unwrap();
-    // The key of a known shape never reached the model (the tool result was
-    // scrubbed); the record redacts the secret after a name that says so.
+    // The tool result's credentials never reached the model (it was
+    // scrubbed); the record redacts the token the model's answer made up.
     assert_eq!(record["redactions"], 1);
     let sent = server.chat_requests()[1].to_string();
     assert!(
-        !sent.contains("sk-live") && sent.contains("[redacted secret]"),
+        !sent.contains("sk-live") && !sent.contains("wJalr") && sent.contains("[redacted secret]"),
         "{sent}"
     );
     let provider = if crate::common::openai_mode() {
@@ -179,7 +179,7 @@ fn credentials_are_redacted_in_the_record_and_exports() {
         let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
         assert!(text.contains("[redacted credential]"), "{format}: {text}");
         assert!(
-            !text.contains("sk-live") && !text.contains("wJalr"),
+            !text.contains("sk-live") && !text.contains("wJalr") && !text.contains("ghp_"),
             "{format}"
         );
     }
