@@ -6,7 +6,7 @@
 use std::path::Path;
 
 /// Whether a file name is a secret environment file: `.env`, `.env.local`,
-/// `.env.production`, `prod.env`… Templates (`.env.example`, `.env.sample`,
+/// `.env.production`, `prod.env`, direnv's `.envrc`… Templates (`.env.example`, `.env.sample`,
 /// `.env.template`, `.env.dist`) are not secret.
 pub(crate) fn is_secret_env_file(path: &Path) -> bool {
     path.file_name()
@@ -24,7 +24,11 @@ pub(crate) fn is_secret_env_name(name: &str) -> bool {
             lower = stem.to_string();
         }
     }
+    // direnv's `.envrc` exports the same kind of values (`export
+    // DATABASE_URL=…`).
     let is_env = lower == ".env"
+        || lower == ".envrc"
+        || lower.starts_with(".envrc.")
         || lower.starts_with(".env.")
         || lower.starts_with(".env-")
         || lower.starts_with(".env_")
@@ -52,6 +56,8 @@ mod tests {
             ".env.local.bak",
             ".env-local",
             ".env_prod",
+            ".envrc",
+            ".envrc.local",
         ] {
             assert!(is_secret_env_file(Path::new(name)), "{name}");
         }
@@ -59,7 +65,7 @@ mod tests {
             ".env.example",
             ".env.sample",
             ".env.template",
-            ".envrc",
+            ".flaskenv",
             "env.rs",
             "environment.md",
         ] {

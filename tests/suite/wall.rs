@@ -504,3 +504,29 @@ fn a_fifo_where_oc_reads_stalls_nothing() {
     let results = crate::common::tool_results(&server.chat_requests()[1]);
     assert!(results[0].contains("not a regular file"), "{results:?}");
 }
+
+/// Regression: the values of direnv's `.envrc` (`export DATABASE_URL=…`
+/// with a password in it) reached the model through a search that never
+/// named the file. `.envrc` is a secret environment file now.
+#[test]
+fn values_in_envrc_are_scrubbed_like_env_files() {
+    let env = TestEnv::new();
+    env.write(
+        ".envrc",
+        "export DATABASE_URL=postgres://app:envrcCANARYpw77@db/app\n",
+    );
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "bash",
+            json!({"command": "grep -rh DATABASE_URL --exclude-dir=.git ."}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "--task", "change", "find the database url"])
+        .assert()
+        .success();
+    let results = crate::common::tool_results(&server.chat_requests()[1]);
+    assert!(results[0].contains("DATABASE_URL"), "{results:?}");
+    assert!(!kept(&env, &server).contains("envrcCANARYpw77"));
+}
