@@ -47,6 +47,17 @@ pub(crate) struct Checkpoint {
     index: Option<index::IndexAtStart>,
     /// The inodes of the files present, to tell a rename of one not kept.
     origins: origins::Origins,
+    /// The git directory's device and inode (`None` outside git): a run
+    /// that moved or replaced it (`mv .git old && ln -s old .git`) made
+    /// git list the old one's files as new ones, which undo would remove.
+    git_dir: Option<(u64, u64)>,
+}
+
+/// The device and inode of the folder at `path` itself (not a link's).
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = path.symlink_metadata().ok()?;
+    meta.is_dir().then(|| (meta.dev(), meta.ino()))
 }
 
 impl std::fmt::Debug for Checkpoint {
@@ -84,6 +95,10 @@ impl Checkpoint {
             record::StoreKind::Git => index::IndexAtStart::read(root).ok(),
             record::StoreKind::Files => None,
         };
+        let git_dir = match store.kind() {
+            record::StoreKind::Git => folder_id(Path::new(&store.location())),
+            record::StoreKind::Files => None,
+        };
         Ok(Checkpoint {
             store,
             root: root.to_path_buf(),
@@ -92,7 +107,26 @@ impl Checkpoint {
             ignored,
             index,
             origins,
+            git_dir,
         })
+    }
+
+    /// Errors: the run moved, replaced or linked away the repository's
+    /// git directory, or made it other than a plain folder; git would then
+    /// describe another repository, and undo could remove the old one.
+    fn same_git_dir(&self) -> Result<(), String> {
+        let Some(id) = self.git_dir else {
+            return Ok(());
+        };
+        let location = self.store.location();
+        let plain = git::plain_git_dir(&self.root).is_ok_and(|dir| folder_id(&dir) == Some(id));
+        if folder_id(Path::new(&location)) == Some(id) && plain {
+            return Ok(());
+        }
+        Err(format!(
+            "the run moved or replaced the repository's git directory `{location}` (or made it a link); \
+             put it back by hand (`git status` shows what git sees now)"
+        ))
     }
 
     /// Compares the workspace now with the checkpoint: the record of what
@@ -104,6 +138,7 @@ impl Checkpoint {
     ///
     /// Errors: as [`Checkpoint::take`].
     pub(crate) fn finish(&self) -> Result<CheckpointRecord, String> {
+        self.same_git_dir()?;
         let mut end = self.store.snapshot(&self.root, false)?.files;
         // Kept files the listing leaves out now: ignored ones, and gone ones
         // (those under a folder that is now a link or a file are gone).

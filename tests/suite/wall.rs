@@ -530,3 +530,55 @@ fn values_in_envrc_are_scrubbed_like_env_files() {
     assert!(results[0].contains("DATABASE_URL"), "{results:?}");
     assert!(!kept(&env, &server).contains("envrcCANARYpw77"));
 }
+
+/// Regression: a run that moved `.git` aside and pointed a link (or a
+/// `gitdir:` file) at it made git list the old folder's files as new
+/// ones, and `--on-fail revert` or `oc undo` removed them all: the
+/// repository's history was gone. Such a run is not recorded for undo.
+#[test]
+fn a_moved_git_directory_is_never_undone_away() {
+    for moved in [
+        "mv .git .gitold && ln -s .gitold .git",
+        "mv .git .gitold && printf 'gitdir: .gitold\\n' > .git",
+    ] {
+        let env = TestEnv::new();
+        env.write("a.txt", "a\n");
+        commit_all(&env);
+        let command = format!("{moved} && echo b > a.txt");
+        let server = FakeOllama::start(vec![
+            Reply::tool_calls(&[("bash", json!({ "command": command }))]),
+            Reply::answer("Done."),
+        ]);
+        let out = env
+            .oc(&server)
+            .args([
+                "run",
+                "--yes",
+                "--check",
+                "false",
+                "--on-fail",
+                "revert",
+                "edit a.txt",
+            ])
+            .assert()
+            .failure();
+        let old = env.work().join(".gitold");
+        assert!(
+            old.join("HEAD").is_file(),
+            "{moved}: revert removed the old git directory"
+        );
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("moved or replaced the repository's git directory"),
+            "{moved}: {stderr}"
+        );
+        // Nothing was recorded, so there is nothing for undo to take away.
+        let undo = env.oc(&server).args(["undo", "--force"]).output().unwrap();
+        assert!(!undo.status.success(), "{moved}: undo found something to undo");
+        assert!(
+            old.join("HEAD").is_file(),
+            "{moved}: undo removed the old git directory"
+        );
+        assert!(old.join("objects").is_dir(), "{moved}");
+    }
+}
