@@ -344,11 +344,26 @@ fn hardened_git(root: &Path) -> Command {
     git
 }
 
+/// How long one git command `oc` runs for a checkpoint may take: far
+/// more than listing or hashing a large work tree takes, and a bound on a
+/// git held by a FIFO a command made where git reads.
+const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Runs `git ARGS` in `root` with `input` on its stdin (none when empty);
 /// its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
 fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
+    git_within(root, args, input, GIT_DEADLINE)
+}
+
+/// [`git_with_input`] with `deadline` in place of [`GIT_DEADLINE`].
+pub(super) fn git_within(
+    root: &Path,
+    args: &[&str],
+    input: &[u8],
+    deadline: std::time::Duration,
+) -> Result<Vec<u8>, String> {
     let mut child = hardened_git(root)
         .args(args)
         .stdin(if input.is_empty() {
@@ -369,9 +384,32 @@ fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, S
             let _ = stdin.write_all(&input);
         }
     });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+    let pid = child.id();
+    let (sent, done) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = sent.send(child.wait_with_output());
+    });
+    let out = match done.recv_timeout(deadline) {
+        Ok(out) => out.map_err(|e| format!("cannot run git: {e}"))?,
+        Err(_) => {
+            // A FIFO where git reads (`.gitignore`, `.git/config`) would
+            // hold it, and the run with it, for good.
+            if let Ok(pid) = i32::try_from(pid) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            let _ = waiter.join();
+            let _ = writer.join();
+            return Err(format!(
+                "`git {}` did not finish within {} s (is something where git reads, such as a `.gitignore` or `.git/config`, a FIFO?)",
+                args.join(" "),
+                deadline.as_secs()
+            ));
+        }
+    };
+    let _ = waiter.join();
     let _ = writer.join();
     if !out.status.success() {
         return Err(format!(

@@ -500,3 +500,28 @@ fn an_ignored_file_not_kept_is_named_only_when_it_changes() {
     assert_eq!(read(root, "left.log"), big);
     assert_eq!(read(root, "changed.log"), "short\n");
 }
+
+/// Regression: a FIFO a command made where git reads (`mkfifo
+/// .gitignore`) held the checkpoint's `git ls-files` and the run with it
+/// past `--timeout`, for good. Every git `oc` runs has a deadline.
+#[test]
+fn a_git_held_by_a_fifo_is_stopped_at_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    git_init(dir.path());
+    let status = Command::new("mkfifo")
+        .arg(dir.path().join(".gitignore"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = std::time::Instant::now();
+    let err = super::git::git_within(
+        dir.path(),
+        &["ls-files", "--others", "--exclude-standard"],
+        &[],
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap_err();
+    assert!(err.contains("did not finish within 1 s"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
