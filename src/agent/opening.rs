@@ -69,25 +69,54 @@ pub(crate) async fn open(
     out: &mut dyn Output,
 ) {
     let prompt_at = session.messages.len();
+    let decided_at = session.permissions.len();
     show(session, prompt, protocol, calls, start, out).await;
     scrub_built(session, prompt_at, calls);
+    // The decisions on those calls name the same paths.
+    for decision in session.permissions.iter_mut().skip(decided_at) {
+        if let (true, clean) = calls.scrub(&decision.detail) {
+            decision.detail = clean;
+        }
+    }
 }
 
 /// Scrubs the run's secret values from what `oc` built from workspace
 /// files, as tool results are scrubbed: the system prompt (`AGENTS.md` is
-/// in it) and the opening message (the repository map, the check's
-/// output). A model can write a secret into such a file (a copy in
-/// `AGENTS.md`, a function named after it) for the next run to send.
+/// in it) and the opening's messages (the repository map, the check's
+/// output, the `read_file` calls `oc` wrote for the files it shows). A
+/// model can write a secret into such a file or a file's name (a copy in
+/// `AGENTS.md`, a function or a file named after it) for the next run to
+/// send.
 fn scrub_built(session: &mut Session, prompt_at: usize, calls: &CallRunner<'_>) {
-    for at in [0, prompt_at] {
+    let opening = prompt_at..session.messages.len();
+    for at in std::iter::once(0).chain(opening) {
         let Some(message) = session.messages.get_mut(at) else {
             continue;
         };
-        if matches!(message.role, Role::System | Role::User)
-            && let (true, clean) = calls.scrub(&message.content)
-        {
+        if let (true, clean) = calls.scrub(&message.content) {
             message.content = clean;
         }
+        // The files read for the model are named in calls `oc` wrote: a
+        // name can hold a secret value (a command made `leak_<value>.py`).
+        for call in &mut message.tool_calls {
+            scrub_strings(&mut call.function.arguments, calls);
+        }
+    }
+}
+
+/// Scrubs every string in `value`, however deep.
+fn scrub_strings(value: &mut serde_json::Value, calls: &CallRunner<'_>) {
+    match value {
+        serde_json::Value::String(text) => {
+            if let (true, clean) = calls.scrub(text) {
+                *text = clean;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| scrub_strings(v, calls)),
+        serde_json::Value::Object(fields) => {
+            fields.values_mut().for_each(|v| scrub_strings(v, calls));
+        }
+        serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {}
     }
 }
 

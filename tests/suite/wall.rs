@@ -574,11 +574,39 @@ fn a_moved_git_directory_is_never_undone_away() {
         );
         // Nothing was recorded, so there is nothing for undo to take away.
         let undo = env.oc(&server).args(["undo", "--force"]).output().unwrap();
-        assert!(!undo.status.success(), "{moved}: undo found something to undo");
+        assert!(
+            !undo.status.success(),
+            "{moved}: undo found something to undo"
+        );
         assert!(
             old.join("HEAD").is_file(),
             "{moved}: undo removed the old git directory"
         );
         assert!(old.join("objects").is_dir(), "{moved}");
     }
+}
+
+/// Regression: a `.env` value a command had put in a file's name went to
+/// the model in the `read_file` call `oc` wrote to show that file.
+#[test]
+fn a_secret_in_a_file_name_is_scrubbed_from_the_calls_oc_writes() {
+    let env = TestEnv::new();
+    env.write(".env", &format!("API_KEY={CANARY}\n"));
+    env.write(&format!("leak_{CANARY}.py"), "x = 1\n");
+    let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
+    env.oc(&server)
+        .env("OC_DISABLE", "nudge")
+        .args(["run", "--yes", "--task", "change", "tidy up the code"])
+        .assert()
+        .success();
+    let first = server.chat_requests()[0].to_string();
+    assert!(
+        first.contains("read_file") && first.contains("leak_"),
+        "{first}"
+    );
+    let all = kept(&env, &server);
+    let at = all
+        .find(CANARY)
+        .map(|i| all[i.saturating_sub(300)..i + 40].to_string());
+    assert_eq!(at, None);
 }
