@@ -365,7 +365,13 @@ async fn read_as_calls(
     let root = calls.workspace().root().to_path_buf();
     let mut left = budget;
     let mut chosen = Vec::new();
-    for g in picked.iter().filter(|g| g.role != FileRole::New) {
+    // A file whose name holds a secret value is not shown: its call and
+    // the events about it would carry the name.
+    let named_plainly = |g: &&Grounded| !calls.scrub(&g.path).0;
+    for g in (picked.iter())
+        .filter(|g| g.role != FileRole::New)
+        .filter(named_plainly)
+    {
         let size = std::fs::metadata(root.join(&g.path)).map_or(usize::MAX, |m| m.len() as usize);
         let window = g
             .lines

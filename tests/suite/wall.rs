@@ -587,24 +587,36 @@ fn a_moved_git_directory_is_never_undone_away() {
 }
 
 /// Regression: a `.env` value a command had put in a file's name went to
-/// the model in the `read_file` call `oc` wrote to show that file.
+/// the model, the session and stream-json in the `read_file` call `oc`
+/// wrote to show that file. Such a file is not shown.
 #[test]
 fn a_secret_in_a_file_name_is_scrubbed_from_the_calls_oc_writes() {
     let env = TestEnv::new();
     env.write(".env", &format!("API_KEY={CANARY}\n"));
     env.write(&format!("leak_{CANARY}.py"), "x = 1\n");
+    env.write("app.py", "y = 2\n");
     let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
-    env.oc(&server)
+    let out = env
+        .oc(&server)
         .env("OC_DISABLE", "nudge")
-        .args(["run", "--yes", "--task", "change", "tidy up the code"])
+        .args([
+            "run",
+            "--yes",
+            "--task",
+            "change",
+            "--output-format",
+            "stream-json",
+            "tidy up the code",
+        ])
         .assert()
         .success();
     let first = server.chat_requests()[0].to_string();
     assert!(
-        first.contains("read_file") && first.contains("leak_"),
-        "{first}"
+        first.contains("app.py"),
+        "the other files are shown: {first}"
     );
-    let all = kept(&env, &server);
+    let mut all = kept(&env, &server);
+    all.push_str(&String::from_utf8_lossy(&out.get_output().stdout));
     let at = all
         .find(CANARY)
         .map(|i| all[i.saturating_sub(300)..i + 40].to_string());
