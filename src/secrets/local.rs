@@ -220,48 +220,59 @@ pub(crate) struct Window {
 
 /// Windows of whole lines of `text` around `hits` (offsets, ascending):
 /// each hit's line with `around` lines before and after, overlapping or
-/// touching windows merged.
+/// touching windows merged. Each byte is looked at a few times at most,
+/// however many hits: a window grows from its end.
 pub(crate) fn windows(text: &[u8], hits: &[usize], around: usize) -> Vec<Window> {
     let mut out: Vec<Window> = Vec::new();
-    // The end of the line of the hit before: a hit on the same line only
-    // moves the window's last hit.
+    // Just past the line of the hit before.
     let mut line_done = 0;
     for &hit in hits {
         let hit = hit.min(text.len());
-        if hit < line_done {
-            if let Some(last) = out.last_mut() {
-                last.last_hit = hit;
-            }
-            continue;
-        }
-        line_done = line_end(text, hit);
-        let mut start = line_start(text, hit);
-        for _ in 0..around {
-            if start == 0 {
-                break;
-            }
-            start = line_start(text, start - 1);
-        }
-        let mut end = line_done;
-        for _ in 0..around {
-            if end >= text.len() {
-                break;
-            }
-            end = line_end(text, end);
-        }
         match out.last_mut() {
-            Some(last) if start <= last.end => {
-                last.end = last.end.max(end);
+            Some(last) if hit < line_done => last.last_hit = hit,
+            Some(last) if hit < last.end => {
+                let between = text[line_done..hit].iter().filter(|&&b| b == b'\n');
+                last.end = lines_on(text, last.end, between.count() + 1);
                 last.last_hit = hit;
+                line_done = line_end(text, hit);
             }
-            Some(_) | None => out.push(Window {
-                start,
-                end,
-                last_hit: hit,
-            }),
+            Some(_) | None => {
+                let floor = out.last().map_or(0, |w| w.end);
+                let mut start = line_start(text, hit);
+                for _ in 0..around {
+                    if start <= floor {
+                        break;
+                    }
+                    start = line_start(text, start - 1);
+                }
+                line_done = line_end(text, hit);
+                let end = lines_on(text, line_done, around);
+                match out.last_mut() {
+                    Some(last) if start <= last.end => {
+                        last.end = end;
+                        last.last_hit = hit;
+                    }
+                    Some(_) | None => out.push(Window {
+                        start,
+                        end,
+                        last_hit: hit,
+                    }),
+                }
+            }
         }
     }
     out
+}
+
+/// `end` (a line's start) moved on by `lines` lines, at most to the end.
+fn lines_on(text: &[u8], mut end: usize, lines: usize) -> usize {
+    for _ in 0..lines {
+        if end >= text.len() {
+            break;
+        }
+        end = line_end(text, end);
+    }
+    end
 }
 
 /// The start of the line holding `at`.
@@ -345,5 +356,9 @@ mod tests {
         assert_eq!(spans(&[4, 16], 1), [(0, 10, 4), (12, 21, 16)]);
         assert_eq!(spans(&[4, 16], 2), [(0, 21, 16)]);
         assert_eq!(spans(&[4, 5, 6], 0), [(2, 8, 6)]);
+        assert_eq!(spans(&[4, 8, 10, 16], 1), [(0, 21, 16)]);
+        assert_eq!(spans(&[4, 8, 12], 0), [(2, 10, 8), (12, 14, 12)]);
+        assert_eq!(spans(&[4, 12], 0), [(2, 8, 4), (12, 14, 12)]);
+        assert_eq!(spans(&[0, 20], 3), [(0, 21, 20)]);
     }
 }

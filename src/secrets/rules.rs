@@ -4,12 +4,13 @@
 //!
 //! A text is searched as gitleaks searches a file: the rules' `keywords`
 //! (any case) are looked for in one pass, and only the rules whose keyword
-//! appears run their regex; a match's secret is its `secretGroup`, or its
-//! first non-empty group, or the whole match; a secret whose Shannon entropy
-//! is at or under the rule's `entropy`, or that the global or the rule's
-//! allowlists allow (regexes against the secret, the match or the line;
-//! stopwords), is not one. Rules that need a file's path are left out: a
-//! tool result has none. Regexes are Go RE2; they are compiled here as
+//! appears run their regex (most only on the lines around the keyword's
+//! hits, which finds the same, `local`); a match's secret is its
+//! `secretGroup`, or its first non-empty group, or the whole match; a
+//! secret whose Shannon entropy is at or under the rule's `entropy`, or
+//! that the global or the rule's allowlists allow (regexes against the
+//! secret, the match or the line; stopwords), is not one. Rules that need
+//! a file's path are left out: a tool result has none. Regexes are Go RE2; they are compiled here as
 //! bytes regexes without Unicode, which is what RE2 makes of `\w`, `\d`,
 //! `\s` and `\b` (ASCII), each at its rule's first use.
 
