@@ -7,6 +7,7 @@
 //! every tool result and redacted from fine-tuning records.
 
 pub(crate) mod files;
+mod local;
 pub(crate) mod rules;
 pub(crate) mod scrub;
 pub(crate) mod shapes;

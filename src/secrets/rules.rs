@@ -4,20 +4,23 @@
 //!
 //! A text is searched as gitleaks searches a file: the rules' `keywords`
 //! (any case) are looked for in one pass, and only the rules whose keyword
-//! appears run their regex; a match's secret is its `secretGroup`, or its
-//! first non-empty group, or the whole match; a secret whose Shannon entropy
-//! is at or under the rule's `entropy`, or that the global or the rule's
-//! allowlists allow (regexes against the secret, the match or the line;
-//! stopwords), is not one. Rules that need a file's path are left out: a
-//! tool result has none. Regexes are Go RE2; they are compiled here as
+//! appears run their regex (most only on the lines around the keyword's
+//! hits, which finds the same, `local`); a match's secret is its
+//! `secretGroup`, or its first non-empty group, or the whole match; a
+//! secret whose Shannon entropy is at or under the rule's `entropy`, or
+//! that the global or the rule's allowlists allow (regexes against the
+//! secret, the match or the line; stopwords), is not one. Rules that need
+//! a file's path are left out: a tool result has none. Regexes are Go RE2; they are compiled here as
 //! bytes regexes without Unicode, which is what RE2 makes of `\w`, `\d`,
 //! `\s` and `\b` (ASCII), each at its rule's first use.
 
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde::Deserialize;
+
+use super::local;
 
 /// gitleaks' default configuration, as gitleaks ships it.
 const GITLEAKS: &str = include_str!("gitleaks/gitleaks.toml");
@@ -96,6 +99,9 @@ struct Rule {
     entropy: Option<f64>,
     secret_group: Option<usize>,
     allowlists: Vec<Allowlist>,
+    /// Its keywords, lowercased, and their indexes in the prefilter's.
+    keywords: Vec<String>,
+    words: Vec<usize>,
     compiled: OnceLock<Option<Compiled>>,
 }
 
@@ -103,6 +109,9 @@ struct Rule {
 struct Compiled {
     regex: Regex,
     allowlists: Vec<Allowed>,
+    /// With a span (most line breaks in a match), it runs only on the
+    /// lines around its keywords' hits (`local`).
+    span: Option<usize>,
 }
 
 /// Every rule that can run on a text, the keyword prefilter, and the
@@ -152,13 +161,16 @@ impl RuleSet {
             let Some(regex) = def.regex.filter(|_| def.path.is_none()) else {
                 continue;
             };
-            rule_keywords.push(def.keywords.iter().map(|k| k.to_lowercase()).collect());
+            let keywords: Vec<String> = def.keywords.iter().map(|k| k.to_lowercase()).collect();
+            rule_keywords.push(keywords.clone());
             rules.push(Rule {
                 id: def.id,
                 regex,
                 entropy: def.entropy.filter(|e| *e > 0.0),
                 secret_group: def.secret_group.filter(|g| *g > 0),
                 allowlists: def.allowlists.iter().map(allowlist).collect(),
+                keywords,
+                words: Vec::new(),
                 compiled: OnceLock::new(),
             });
         }
@@ -179,6 +191,9 @@ impl RuleSet {
                     }
                 };
                 woken[at].push(index);
+                if let Some(rule) = rules.get_mut(index) {
+                    rule.words.push(at);
+                }
             }
         }
         let keywords = AhoCorasickBuilder::new()
@@ -198,20 +213,34 @@ impl RuleSet {
 
     /// The credentials in `text`, in the order of the rules.
     pub(crate) fn find(&self, text: &str) -> Vec<Found> {
+        self.find_near(text, true)
+    }
+
+    /// [`RuleSet::find`] with every woken rule scanning the whole text, as
+    /// gitleaks runs them: what the windows must find too.
+    #[cfg(test)]
+    pub(crate) fn find_whole(&self, text: &str) -> Vec<Found> {
+        self.find_near(text, false)
+    }
+
+    /// The credentials in `text`; with `near`, a local rule runs only on
+    /// the lines around its keywords' hits (`local`).
+    fn find_near(&self, text: &str, near: bool) -> Vec<Found> {
         let mut run = vec![false; self.rules.len()];
         for &index in &self.always {
             run[index] = true;
         }
+        // Where each keyword is, by its start.
+        let mut hits: Vec<Vec<usize>> = vec![Vec::new(); self.woken.len()];
         if let Some(keywords) = &self.keywords {
-            let mut seen = vec![false; self.woken.len()];
             for hit in keywords.find_overlapping_iter(text) {
                 let word = hit.pattern().as_usize();
-                if !seen[word] {
-                    seen[word] = true;
+                if hits[word].is_empty() {
                     for &index in &self.woken[word] {
                         run[index] = true;
                     }
                 }
+                hits[word].push(hit.start());
             }
         }
         let global = self
@@ -219,9 +248,19 @@ impl RuleSet {
             .get_or_init(|| compile_allowlists(std::slice::from_ref(&self.global_def)));
         let mut found = Vec::new();
         for (rule, _) in self.rules.iter().zip(&run).filter(|(_, run)| **run) {
-            if let Some(compiled) = rule.compiled() {
+            let Some(compiled) = rule.compiled() else {
+                continue;
+            };
+            let Some(span) = compiled.span.filter(|_| near) else {
                 rule.search(compiled, global, text, &mut found);
-            }
+                continue;
+            };
+            let mut at: Vec<usize> = (rule.words.iter())
+                .flat_map(|&w| hits[w].iter().copied())
+                .collect();
+            at.sort_unstable();
+            let windows = local::windows(text.as_bytes(), &at, span);
+            rule.search_near(compiled, global, text, &windows, &mut found);
         }
         found
     }
@@ -249,6 +288,7 @@ impl Rule {
                 Some(Compiled {
                     regex: go_regex(&self.regex)?,
                     allowlists: compile_allowlists(&self.allowlists),
+                    span: local::span(&self.regex, &self.keywords),
                 })
             })
             .as_ref()
@@ -256,34 +296,80 @@ impl Rule {
 
     /// This rule's findings in `text`, pushed onto `found`.
     fn search(&self, compiled: &Compiled, global: &[Allowed], text: &str, found: &mut Vec<Found>) {
-        let bytes = text.as_bytes();
-        for caps in compiled.regex.captures_iter(bytes) {
-            let Some(whole) = caps.get(0) else { continue };
-            let group = match self.secret_group {
-                Some(n) => caps.get(n),
-                None => caps.iter().skip(1).flatten().find(|g| !g.is_empty()),
-            };
-            let (start, end) = group.map_or((whole.start(), whole.end()), |g| (g.start(), g.end()));
-            let (start, end) = widened(text, start, end);
-            let secret = text[start..end].trim_matches('\n');
-            if secret.is_empty() {
-                continue;
-            }
-            if self.entropy.is_some_and(|least| entropy(secret) <= least) {
-                continue;
-            }
-            let (w_start, w_end) = widened(text, whole.start(), whole.end());
-            let matched = text[w_start..w_end].trim_matches('\n');
-            let line = line_around(text, w_start, w_end);
-            let allowed = |lists: &[Allowed]| lists.iter().any(|a| a.allows(secret, matched, line));
-            if allowed(global) || allowed(&compiled.allowlists) {
-                continue;
-            }
-            found.push(Found {
-                rule: self.id.clone(),
-                secret: secret.to_string(),
-            });
+        for caps in compiled.regex.captures_iter(text.as_bytes()) {
+            self.take(&caps, compiled, global, text, found);
         }
+    }
+
+    /// What [`Rule::search`] finds, searching only `windows` (`local`): the
+    /// leftmost match from where the last one ended, as there, looked for
+    /// in the text up to a window's end from its start, and taken when it
+    /// starts at or before the window's last hit (so the window held all
+    /// it could see); past that, the next match holds a later hit.
+    fn search_near(
+        &self,
+        compiled: &Compiled,
+        global: &[Allowed],
+        text: &str,
+        windows: &[local::Window],
+        found: &mut Vec<Found>,
+    ) {
+        let mut from = 0;
+        for window in windows {
+            let Some(haystack) = text.as_bytes().get(..window.end) else {
+                continue;
+            };
+            let mut at = from.max(window.start);
+            while at <= window.last_hit {
+                let Some(caps) = compiled.regex.captures_at(haystack, at) else {
+                    break;
+                };
+                let Some(whole) = caps.get(0).filter(|m| m.start() <= window.last_hit) else {
+                    break;
+                };
+                // Not empty (`local`): the next search starts further on.
+                at = whole.end().max(at + 1);
+                from = at;
+                self.take(&caps, compiled, global, text, found);
+            }
+        }
+    }
+
+    /// The finding of one match, pushed onto `found` unless its secret is
+    /// empty, of too little entropy, or allowed.
+    fn take(
+        &self,
+        caps: &Captures,
+        compiled: &Compiled,
+        global: &[Allowed],
+        text: &str,
+        found: &mut Vec<Found>,
+    ) {
+        let Some(whole) = caps.get(0) else { return };
+        let group = match self.secret_group {
+            Some(n) => caps.get(n),
+            None => caps.iter().skip(1).flatten().find(|g| !g.is_empty()),
+        };
+        let (start, end) = group.map_or((whole.start(), whole.end()), |g| (g.start(), g.end()));
+        let (start, end) = widened(text, start, end);
+        let secret = text[start..end].trim_matches('\n');
+        if secret.is_empty() {
+            return;
+        }
+        if self.entropy.is_some_and(|least| entropy(secret) <= least) {
+            return;
+        }
+        let (w_start, w_end) = widened(text, whole.start(), whole.end());
+        let matched = text[w_start..w_end].trim_matches('\n');
+        let line = line_around(text, w_start, w_end);
+        let allowed = |lists: &[Allowed]| lists.iter().any(|a| a.allows(secret, matched, line));
+        if allowed(global) || allowed(&compiled.allowlists) {
+            return;
+        }
+        found.push(Found {
+            rule: self.id.clone(),
+            secret: secret.to_string(),
+        });
     }
 }
 
@@ -409,51 +495,52 @@ mod tests {
     const PUTTY: &str = "     1\tPuTTY-User-Key-File-2: ssh-rsa\n     2\tEncryption: none\n     3\tComment: rsa-key-20250101\n     4\tPublic-Lines: 2\n     5\tAAAAB3NzaC1yc2EAAAABJQAAAQEAhVx2\n     6\tq8mPz4Lk\n     7\tPrivate-Lines: 2\n     8\tAAABAHf3kQz9TxWm2Yp7Lr5Vn8Jc4Ds1\n     9\tBg6Hk0Qe\n    10\tPrivate-MAC: 6d0f8c2a91b3e47f5c8d2a0b9e1f3c7a4d6b8e20\n";
 
     /// Each shape: the text, what is found, by which rule.
+    const SHAPES: [(&str, &str, &str); 8] = [
+        (
+            "token = ghp_R4nd0mL00k1ngT0k3nV4lu3xYz1234567890",
+            "github-pat",
+            "ghp_R4nd0mL00k1ngT0k3nV4lu3xYz1234567890",
+        ),
+        (
+            "SLACK=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+            "slack-bot-token",
+            "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        ),
+        (
+            "stripe.api_key = 'sk_live_51Hx9KqLmN2pQrS3tUvWxYz0aBcD'",
+            "stripe-access-token",
+            "sk_live_51Hx9KqLmN2pQrS3tUvWxYz0aBcD",
+        ),
+        (
+            "aws: AKIAZ7QW3RTY5UIOPA2S\n",
+            "aws-access-token",
+            "AKIAZ7QW3RTY5UIOPA2S",
+        ),
+        (
+            "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\ny",
+            "private-key",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
+        ),
+        (
+            "     1\t-----BEGIN RSA PRIVATE KEY-----\n     2\tMIIEowIBAAKCAQEAvq9Xn3Ty0uBc\n(lines 1-2 of 27; use offset=3 to read on)",
+            "private-key-cut",
+            "-----BEGIN RSA PRIVATE KEY-----\n     2\tMIIEowIBAAKCAQEAvq9Xn3Ty0uBc",
+        ),
+        (
+            PUTTY,
+            "putty-private-key",
+            "     8\tAAABAHf3kQz9TxWm2Yp7Lr5Vn8Jc4Ds1\n     9\tBg6Hk0Qe\n    10\tPrivate-MAC: 6d0f8c2a91b3e47f5c8d2a0b9e1f3c7a4d6b8e20",
+        ),
+        (
+            "aws_secret_access_key = Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA5eU+iO/Kq\n",
+            "generic-api-key",
+            "Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA5eU+iO/Kq",
+        ),
+    ];
+
     #[test]
     fn shapes_of_the_rules() {
-        let table: [(&str, &str, &str); 8] = [
-            (
-                "token = ghp_R4nd0mL00k1ngT0k3nV4lu3xYz1234567890",
-                "github-pat",
-                "ghp_R4nd0mL00k1ngT0k3nV4lu3xYz1234567890",
-            ),
-            (
-                "SLACK=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-                "slack-bot-token",
-                "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-            ),
-            (
-                "stripe.api_key = 'sk_live_51Hx9KqLmN2pQrS3tUvWxYz0aBcD'",
-                "stripe-access-token",
-                "sk_live_51Hx9KqLmN2pQrS3tUvWxYz0aBcD",
-            ),
-            (
-                "aws: AKIAZ7QW3RTY5UIOPA2S\n",
-                "aws-access-token",
-                "AKIAZ7QW3RTY5UIOPA2S",
-            ),
-            (
-                "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\ny",
-                "private-key",
-                "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
-            ),
-            (
-                "     1\t-----BEGIN RSA PRIVATE KEY-----\n     2\tMIIEowIBAAKCAQEAvq9Xn3Ty0uBc\n(lines 1-2 of 27; use offset=3 to read on)",
-                "private-key-cut",
-                "-----BEGIN RSA PRIVATE KEY-----\n     2\tMIIEowIBAAKCAQEAvq9Xn3Ty0uBc",
-            ),
-            (
-                PUTTY,
-                "putty-private-key",
-                "     8\tAAABAHf3kQz9TxWm2Yp7Lr5Vn8Jc4Ds1\n     9\tBg6Hk0Qe\n    10\tPrivate-MAC: 6d0f8c2a91b3e47f5c8d2a0b9e1f3c7a4d6b8e20",
-            ),
-            (
-                "aws_secret_access_key = Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA5eU+iO/Kq\n",
-                "generic-api-key",
-                "Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA5eU+iO/Kq",
-            ),
-        ];
-        for (text, rule, secret) in table {
+        for (text, rule, secret) in SHAPES {
             let found = RULES.find(text);
             let wanted = Found {
                 rule: rule.into(),
@@ -501,5 +588,80 @@ mod tests {
             }
         }
         assert_eq!(found, Vec::<String>::new());
+    }
+
+    /// The texts the windows are checked on: this repository's `src/` and
+    /// `tests/`, the shapes above alone, together and between lines of
+    /// keywords, and generated lines full of keywords, some with tokens.
+    fn texts_for_windows() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts: Vec<String> = ["src", "tests"]
+            .iter()
+            .flat_map(|dir| ignore::WalkBuilder::new(root.join(dir)).build().flatten())
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .collect();
+        let shapes: Vec<&str> = SHAPES.iter().map(|(text, _, _)| *text).collect();
+        texts.extend(shapes.iter().map(|t| t.to_string()));
+        texts.push(shapes.join("\n"));
+        texts.push(shapes.join(""));
+        let filler = "let api_key = auth.access_token(&password, secret); // slack xoxb akia ghp_";
+        texts.push(
+            shapes
+                .iter()
+                .map(|t| format!("{filler}\n{t}\n{filler}\n"))
+                .collect(),
+        );
+        let mut hits = String::new();
+        for i in 0..3000usize {
+            hits.push_str(&match i % 7 {
+                0 => format!("github_token = ghp_R4nd0mL00k1ngT0k3nV4lu3xYz{i:010}\n"),
+                1 => format!(
+                    "export AWS_SECRET_ACCESS_KEY=Zk3pQ9vL2mXw8RtY4bN7cJ1hF6gD0sA{i:07}\r\n"
+                ),
+                2 => format!("aws: AKIAZ7QW3RTY5UIOPA2S sk-{i:04}abcdefghijklmnopqrstu token=\n"),
+                3 => format!("SLACK=xoxb-1234567890-1234567890123-AbCdEfGh{i:08} api_key:{i}\n"),
+                4 => SHAPES[i % SHAPES.len()].0.to_string(),
+                5 => format!("{filler} stripe sk_live_51Hx9KqLmN2pQrS3t{i:09}\n"),
+                _ => "\n".to_string(),
+            });
+        }
+        texts.push(hits);
+        texts
+    }
+
+    /// Local rules on windows around their keywords find what every woken
+    /// rule finds on the whole text, in the same order.
+    #[test]
+    fn windows_find_what_the_whole_text_does() {
+        for text in texts_for_windows() {
+            let whole = RULES.find_whole(&text);
+            assert_eq!(RULES.find(&text), whole, "{}", &text[..text.len().min(200)]);
+        }
+    }
+
+    /// Most rules run near their keywords; those whose matches can span
+    /// any number of lines (private keys) scan the whole text.
+    #[test]
+    fn most_rules_are_local() {
+        let local: Vec<&str> = (RULES.rules.iter())
+            .filter(|r| r.compiled().is_some_and(|c| c.span.is_some()))
+            .map(|r| r.id.as_str())
+            .collect();
+        for id in [
+            "generic-api-key",
+            "github-pat",
+            "aws-access-token",
+            "sk-api-key",
+        ] {
+            assert!(local.contains(&id), "{id}");
+        }
+        for id in ["private-key", "private-key-cut", "putty-private-key"] {
+            assert!(!local.contains(&id), "{id}");
+        }
+        let whole: Vec<&str> = (RULES.rules.iter())
+            .filter(|r| !local.contains(&r.id.as_str()))
+            .map(|r| r.id.as_str())
+            .collect();
+        assert!(local.len() > 150, "{} local; whole: {whole:?}", local.len());
     }
 }

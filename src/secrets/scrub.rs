@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use ignore::WalkBuilder;
 
 use super::files::is_secret_env_file;
@@ -121,7 +121,7 @@ impl Secrets {
             None
         } else {
             AhoCorasick::builder()
-                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .match_kind(MatchKind::LeftmostLongest)
                 .build(&values)
                 .ok()
         };
@@ -160,13 +160,26 @@ impl Secrets {
         if found.is_empty() {
             return text;
         }
-        // Longest first, so a credential holding another is replaced whole.
-        found.sort_by_key(|c| std::cmp::Reverse(c.len()));
-        let mut out = text.into_owned();
-        for credential in found {
-            out = out.replace(&credential, REDACTED);
+        // In one pass (a text full of tokens finds hundreds, and a pass
+        // each copied the whole text), longest first where several start
+        // at one place, so a credential holding another is replaced whole.
+        found.retain(|c| !c.is_empty());
+        found.sort_unstable();
+        found.dedup();
+        let all = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&found);
+        match all {
+            Ok(all) => Cow::Owned(all.replace_all(text.as_ref(), &vec![REDACTED; found.len()])),
+            Err(_) => {
+                found.sort_by_key(|c| std::cmp::Reverse(c.len()));
+                let mut out = text.into_owned();
+                for credential in found {
+                    out = out.replace(&credential, REDACTED);
+                }
+                Cow::Owned(out)
+            }
         }
-        Cow::Owned(out)
     }
 }
 
