@@ -48,7 +48,10 @@ pub(crate) fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
             .chain(&parsed.writes)
             .map(|w| (w.clone(), false)),
     );
+    // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match `.env` too.
+    let dotglob = command.contains("dotglob") || command.contains("GLOBIGNORE");
     for (word, dotfiles) in candidates {
+        let dotfiles = dotfiles || dotglob;
         // `.e$()nv`, `.e${X}nv`: what is left once expansions are empty.
         let bare = without_expansions(&word);
         for text in [word.as_str(), bare.as_str()] {
@@ -95,7 +98,11 @@ fn glob_hits_secret(pattern: &str, cwd: &Path, dotfiles: bool) -> Option<String>
     let walker = ignore::WalkBuilder::new(cwd)
         .standard_filters(false)
         .max_depth(Some(4))
-        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != "node_modules")
+        // `node_modules` is large and rarely globbed into, but with
+        // `dotglob` on, `cat node_modules/p/*` reads its `.env` files.
+        .filter_entry(move |e| {
+            e.file_name() != ".git" && (dotfiles || e.file_name() != "node_modules")
+        })
         .build();
     for entry in walker.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();

@@ -622,3 +622,30 @@ fn a_secret_in_a_file_name_is_scrubbed_from_the_calls_oc_writes() {
         .map(|i| all[i.saturating_sub(300)..i + 40].to_string());
     assert_eq!(at, None);
 }
+
+/// Regression: with `shopt -s dotglob`, a plain `*` matches `.env`, and
+/// `cat node_modules/p/*` printed a `.env` the scrubber does not read
+/// (it skips `node_modules`). The hard rule reads globs as dotglob does.
+#[test]
+fn dotglob_cannot_glob_a_secret_file_past_the_hard_rule() {
+    let env = TestEnv::new();
+    env.write("node_modules/p/.env", "API_KEY=nodemodSECRETzz81\n");
+    env.write("node_modules/p/index.js", "module.exports = 1;\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "bash",
+            json!({"command": "shopt -s dotglob; cat node_modules/p/*"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    env.oc(&server)
+        .args(["run", "--yes", "--task", "change", "look at the package"])
+        .assert()
+        .success();
+    let results = crate::common::tool_results(&server.chat_requests()[1]);
+    assert!(
+        results[0].contains(".env"),
+        "refused, naming the file: {results:?}"
+    );
+    assert!(!kept(&env, &server).contains("nodemodSECRETzz81"));
+}
