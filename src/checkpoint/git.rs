@@ -8,6 +8,7 @@
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -347,15 +348,33 @@ fn hardened_git(root: &Path) -> Command {
 /// How long one git command `oc` runs for a checkpoint may take: far
 /// more than listing or hashing a large work tree takes, and a bound on a
 /// git held by a FIFO a command made where git reads.
-const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Set once a git `oc` ran did not finish in time: the next ones would
+/// most likely wait on the same FIFO, so they fail at once.
+static GIT_HELD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Runs `git ARGS` in `root` with `input` on its stdin (none when empty);
 /// its stdout.
 ///
 /// Errors: git cannot be started, or exits non-zero (its stderr quoted).
 fn git_with_input(root: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    git_within(root, args, input, GIT_DEADLINE)
+    use std::sync::atomic::Ordering;
+    if GIT_HELD.load(Ordering::Relaxed) {
+        return Err(format!(
+            "`git {}` was not run: an earlier git of this run did not finish",
+            args.join(" ")
+        ));
+    }
+    git_within(root, args, input, GIT_DEADLINE).inspect_err(|e| {
+        if e.contains(TIMED_OUT) {
+            GIT_HELD.store(true, Ordering::Relaxed);
+        }
+    })
 }
+
+/// The words of [`git_within`]'s error when git did not finish in time.
+const TIMED_OUT: &str = "did not finish within";
 
 /// [`git_with_input`] with `deadline` in place of [`GIT_DEADLINE`].
 pub(super) fn git_within(
@@ -366,6 +385,8 @@ pub(super) fn git_within(
 ) -> Result<Vec<u8>, String> {
     let mut child = hardened_git(root)
         .args(args)
+        // Its own group, ended with `oc` on SIGINT or SIGTERM.
+        .process_group(0)
         .stdin(if input.is_empty() {
             Stdio::null()
         } else {
@@ -385,6 +406,10 @@ pub(super) fn git_within(
         }
     });
     let pid = child.id();
+    let group = i32::try_from(pid).ok();
+    if let Some(group) = group {
+        crate::signals::stop_on_exit(group);
+    }
     let (sent, done) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let _ = sent.send(child.wait_with_output());
@@ -402,8 +427,11 @@ pub(super) fn git_within(
             }
             let _ = waiter.join();
             let _ = writer.join();
+            if let Some(group) = group {
+                crate::signals::forget_on_exit(group);
+            }
             return Err(format!(
-                "`git {}` did not finish within {} s (is something where git reads, such as a `.gitignore` or `.git/config`, a FIFO?)",
+                "`git {}` {TIMED_OUT} {} s (is something where git reads, such as a `.gitignore` or `.git/config`, a FIFO?)",
                 args.join(" "),
                 deadline.as_secs()
             ));
@@ -411,6 +439,9 @@ pub(super) fn git_within(
     };
     let _ = waiter.join();
     let _ = writer.join();
+    if let Some(group) = group {
+        crate::signals::forget_on_exit(group);
+    }
     if !out.status.success() {
         return Err(format!(
             "`git {}` failed: {}",

@@ -649,3 +649,35 @@ fn dotglob_cannot_glob_a_secret_file_past_the_hard_rule() {
     );
     assert!(!kept(&env, &server).contains("nodemodSECRETzz81"));
 }
+
+/// Regression: a FIFO made where git reads (`.gitignore`) held the git
+/// `oc` runs to settle the checkpoint, and the run with it, for good
+/// (past `--timeout`). Git is stopped at its deadline; the run ends and
+/// says why undo has no record.
+#[test]
+fn a_fifo_where_git_reads_does_not_hold_the_run() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    env.write(".env", "API_KEY=abcdef123456\n");
+    commit_all(&env);
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "bash",
+            json!({"command": "echo b > a.txt; rm -f .gitignore; mkfifo .gitignore"}),
+        )]),
+        Reply::answer("Done."),
+    ]);
+    let out = env
+        .oc(&server)
+        .timeout(std::time::Duration::from_secs(90))
+        .args(["run", "--yes", "--timeout", "5s", "edit a.txt"])
+        .assert();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("did not finish within 20 s"), "{stderr}");
+    assert!(
+        crate::common::processes_named(&env.work().display().to_string())
+            .iter()
+            .all(|p| !p.contains("ls-files")),
+        "a git is left behind"
+    );
+}
