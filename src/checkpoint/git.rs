@@ -56,7 +56,7 @@ impl GitObjects {
                 .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
         };
         Ok(Some(Blob {
-            id: hash_stdin(root, &bytes, keep)?,
+            id: hash_bytes(root, &bytes, keep)?,
             mode: if symlink {
                 0
             } else {
@@ -132,6 +132,10 @@ impl Store for GitObjects {
     }
 
     fn blobs(&self, root: &Path, paths: &[String], keep: bool) -> Result<Snapshot, String> {
+        // Once for the whole batch: the run's commands are not running now.
+        if keep {
+            plain_git_dir(root)?;
+        }
         let mut files = Snapshot::new();
         // The batch is given as absolute paths (git reads relative ones from
         // the repository's top, not from `root`).
@@ -262,9 +266,17 @@ pub(super) fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 /// `git hash-object --stdin` of `bytes` as they are (no filter), written to
 /// the object store when `keep`.
 pub(super) fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
-    let mut args = vec!["hash-object", "--no-filters", "--stdin"];
     if keep {
         plain_git_dir(root)?;
+    }
+    hash_bytes(root, bytes, keep)
+}
+
+/// [`hash_stdin`] for a caller that checked the store with
+/// [`plain_git_dir`] already.
+fn hash_bytes(root: &Path, bytes: &[u8], keep: bool) -> Result<String, String> {
+    let mut args = vec!["hash-object", "--no-filters", "--stdin"];
+    if keep {
         args.push("-w");
     }
     let out = git_with_input(root, &args, bytes)?;
@@ -273,8 +285,9 @@ pub(super) fn hash_stdin(root: &Path, bytes: &[u8], keep: bool) -> Result<String
 
 /// The blob ids of the files at `paths` under `root` (one per line, no line
 /// break in any, nor in `root`), as they are (no filter), written to the
-/// object store when `keep`. The paths go to git absolute: it reads
-/// relative ones from the repository's top, which `root` may be below.
+/// object store when `keep` (the caller checked the store with
+/// [`plain_git_dir`]). The paths go to git absolute: it reads relative
+/// ones from the repository's top, which `root` may be below.
 fn hash_paths<'a>(
     root: &Path,
     paths: impl Iterator<Item = &'a str>,
@@ -288,7 +301,6 @@ fn hash_paths<'a>(
     }
     let mut args = vec!["hash-object", "--no-filters", "--stdin-paths"];
     if keep {
-        plain_git_dir(root)?;
         args.push("-w");
     }
     let out = git_with_input(root, &args, input.as_bytes())?;
