@@ -457,13 +457,8 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
 /// is refused as a read, not as a write.
 fn verb(tool: ToolName) -> &'static str {
     match tool {
-        ToolName::ReadFile => "read",
-        ToolName::WriteFile => "write",
-        ToolName::EditFile => "edit",
-        ToolName::MoveFile => "move",
-        ToolName::ListFiles => "list",
-        ToolName::Search => "search",
         ToolName::Bash => "touch",
+        other => rules::rule_name(other),
     }
 }
 

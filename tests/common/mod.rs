@@ -66,6 +66,24 @@ impl TestEnv {
         env
     }
 
+    /// Runs `git ARGS` in the workspace; its stdout. Panics when git fails.
+    pub(crate) fn git(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(self.work())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Commits everything in the workspace.
+    pub(crate) fn commit_all(&self) {
+        self.git(&["add", "-A"]);
+        let who = ["-c", "user.name=t", "-c", "user.email=t@t"];
+        self.git(&[&who[..], &["commit", "-qm", "start"]].concat());
+    }
+
     /// The workspace path.
     pub(crate) fn work(&self) -> &Path {
         self.work.path()

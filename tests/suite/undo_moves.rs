@@ -11,32 +11,6 @@ fn read(env: &TestEnv, path: &str) -> String {
     std::fs::read_to_string(env.work().join(path)).unwrap()
 }
 
-fn git(env: &TestEnv, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(env.work())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn commit_all(env: &TestEnv) {
-    git(env, &["add", "-A"]);
-    git(
-        env,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "start",
-        ],
-    );
-}
-
 fn stdout(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
@@ -64,9 +38,9 @@ const OLD: &str = "the file's text\n";
 fn renaming_run(env: &TestEnv, how: &str) -> FakeOllama {
     env.write("old.txt", OLD);
     env.write("keep.txt", "kept\n");
-    commit_all(env);
+    env.commit_all();
     env.write("staged.txt", "staged\n");
-    git(env, &["add", "staged.txt"]);
+    env.git(&["add", "staged.txt"]);
     let call = match how {
         "move_file" => ("move_file", json!({"from": "old.txt", "to": "new.txt"})),
         "mv" => ("bash", json!({"command": "mv old.txt new.txt"})),
@@ -83,7 +57,7 @@ fn assert_renamed_back(env: &TestEnv, status_before: &str, how: &str) {
     assert_eq!(read(env, "old.txt"), OLD, "{how}");
     assert!(!env.work().join("new.txt").exists(), "{how}: new name left");
     assert_eq!(
-        git(env, &["status", "--porcelain"]),
+        env.git(&["status", "--porcelain"]),
         status_before,
         "{how}: the index as the run found it"
     );
@@ -97,7 +71,7 @@ fn undo_puts_back_a_rename_made_three_ways() {
     for how in ["move_file", "mv", "git mv"] {
         let env = TestEnv::new();
         let server = renaming_run(&env, how);
-        let status_before = git(&env, &["status", "--porcelain"]);
+        let status_before = env.git(&["status", "--porcelain"]);
         env.oc(&server)
             .args(["run", "--yes", "rename old.txt"])
             .assert()
@@ -121,7 +95,7 @@ fn undo_on_fail_revert_puts_back_a_rename_made_three_ways() {
     for how in ["move_file", "mv", "git mv"] {
         let env = TestEnv::new();
         let server = renaming_run(&env, how);
-        let status_before = git(&env, &["status", "--porcelain"]);
+        let status_before = env.git(&["status", "--porcelain"]);
         let out = env
             .oc(&server)
             .args(["run", "--yes", "--output-format", "json"])
@@ -141,21 +115,24 @@ fn undo_on_fail_revert_puts_back_a_rename_made_three_ways() {
 fn undo_leaves_the_index_as_the_run_found_it() {
     let env = TestEnv::new();
     let server = renaming_run(&env, "git mv");
-    let status_before = git(&env, &["status", "--porcelain"]);
-    let staged_before = git(&env, &["ls-files", "--stage"]);
+    let status_before = env.git(&["status", "--porcelain"]);
+    let staged_before = env.git(&["ls-files", "--stage"]);
     env.oc(&server)
         .args(["run", "--yes", "rename old.txt"])
         .assert()
         .success();
-    assert!(git(&env, &["status", "--porcelain"]).contains("R  old.txt -> new.txt"));
+    assert!(
+        env.git(&["status", "--porcelain"])
+            .contains("R  old.txt -> new.txt")
+    );
     let out = env.oc(&server).args(["undo"]).assert().success();
     assert!(
         stderr(&out).contains("put back 2 files and the git index"),
         "{}",
         stderr(&out)
     );
-    assert_eq!(git(&env, &["status", "--porcelain"]), status_before);
-    assert_eq!(git(&env, &["ls-files", "--stage"]), staged_before);
+    assert_eq!(env.git(&["status", "--porcelain"]), status_before);
+    assert_eq!(env.git(&["ls-files", "--stage"]), staged_before);
 }
 
 /// Ignored files: small ones and a `.env` in a folder, a log at the top, and
@@ -163,7 +140,7 @@ fn undo_leaves_the_index_as_the_run_found_it() {
 fn ignored_files(env: &TestEnv) -> String {
     env.write(".gitignore", "*.log\n.env\ndata/\n");
     env.write("app.py", "print(1)\n");
-    commit_all(env);
+    env.commit_all();
     env.write(".env", "TOKEN=secret\n");
     env.write("run.log", "started\n");
     env.write("data/a.csv", "1,2\n");
@@ -235,7 +212,7 @@ fn undo_prints_a_name_with_a_newline_on_one_line() {
     let env = TestEnv::new();
     env.write("two\nlines.txt", "old\n");
     env.write("plain.txt", "plain\n");
-    commit_all(&env);
+    env.commit_all();
     let server = crate::common::bash_calls(&["rm two*lines.txt && echo new > 'new\nfile.txt'"]);
     env.oc(&server)
         .args(["run", "--yes", "tidy"])

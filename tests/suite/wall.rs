@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use crate::common::{FakeOllama, Reply, TestEnv};
+use crate::common::{FakeOllama, Reply, TestEnv, bash_calls};
 
 /// A folder outside the workspace where a planted command would leave its
 /// mark, and the shell line that leaves it.
@@ -40,31 +40,6 @@ impl Marker {
     }
 }
 
-fn git(env: &TestEnv, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(env.work())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
-
-fn commit_all(env: &TestEnv) {
-    git(env, &["add", "-A"]);
-    git(
-        env,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "start",
-        ],
-    );
-}
-
 fn executable(env: &TestEnv, rel: &str, text: &str) {
     use std::os::unix::fs::PermissionsExt;
     env.write(rel, text);
@@ -93,7 +68,7 @@ fn plant_hooks(env: &TestEnv, marker: &Marker) {
         executable(env, &format!(".git/hooks/{hook}"), &marker.script(hook));
         executable(env, &format!("hooks/{hook}"), &marker.script(hook));
     }
-    git(env, &["config", "core.hooksPath", "hooks"]);
+    env.git(&["config", "core.hooksPath", "hooks"]);
 }
 
 /// A run that writes a file, so that the checkpoint has something to
@@ -113,16 +88,10 @@ fn a_planted_fsmonitor_never_runs_when_oc_takes_or_settles_a_checkpoint() {
     let env = TestEnv::new();
     let marker = Marker::new();
     env.write("app.py", "x = 1\n");
-    commit_all(&env);
+    env.commit_all();
     let planted = marker.path("fsmonitor");
     let setting = format!("touch '{}'; true", planted.display());
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[(
-            "bash",
-            json!({"command": format!("git config core.fsmonitor \"{setting}\"")}),
-        )]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&[&format!("git config core.fsmonitor \"{setting}\"")]);
     env.oc(&server)
         .args(["run", "--yes", "set up the repository"])
         .assert()
@@ -149,7 +118,7 @@ fn planted_hooks_never_run_through_oc() {
     let env = TestEnv::new();
     let marker = Marker::new();
     env.write("app.py", "x = 1\n");
-    commit_all(&env);
+    env.commit_all();
     plant_hooks(&env, &marker);
     let server = writing_run();
     env.oc(&server)
@@ -214,7 +183,7 @@ fn files_under(dir: &std::path::Path) -> Vec<String> {
 fn redirect_then_write(redirect: &str, outside: &std::path::Path) {
     let env = TestEnv::new();
     env.write("app.py", "x = 1\n");
-    commit_all(&env);
+    env.commit_all();
     let before = files_under(outside);
     let first = FakeOllama::start(vec![
         // A file the next checkpoint has not stored yet.
@@ -293,18 +262,12 @@ fn a_git_file_naming_another_repository_gets_no_checkpoint_written_there() {
 fn undo_refuses_a_checkpoint_object_the_run_rewrote() {
     let env = TestEnv::new();
     env.write("a.txt", "original\n");
-    commit_all(&env);
+    env.commit_all();
     let poison = "import os, subprocess, zlib; \
         i = subprocess.check_output(['git', 'hash-object', 'a.txt']).decode().strip(); \
         p = '.git/objects/' + i[:2] + '/' + i[2:]; os.chmod(p, 0o644); d = b'EVIL\\n'; \
         open(p, 'wb').write(zlib.compress(b'blob %d\\0' % len(d) + d))";
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[(
-            "bash",
-            json!({"command": format!("python3 -c \"{poison}\" && echo changed > a.txt")}),
-        )]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&[&format!("python3 -c \"{poison}\" && echo changed > a.txt")]);
     env.oc(&server)
         .args(["run", "--yes", "change a.txt"])
         .assert()
@@ -402,7 +365,7 @@ fn a_secret_made_into_a_definition_is_scrubbed_from_the_repository_map() {
 fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
     let env = TestEnv::new();
     env.write("a.txt", "a\n");
-    commit_all(&env);
+    env.commit_all();
     let outside = tempfile::tempdir().unwrap();
     let status = std::process::Command::new("git")
         .args(["init", "-q"])
@@ -415,10 +378,7 @@ fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
         "git mv a.txt b.txt && mv .git .git.old && ln -s '{}/.git' .git",
         outside.path().display()
     );
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[("bash", json!({ "command": command }))]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&[&command]);
     env.oc(&server)
         .args(["run", "--yes", "rename a.txt"])
         .assert()
@@ -440,17 +400,14 @@ fn the_index_is_never_kept_or_put_back_through_a_linked_git_folder() {
 fn hooks_and_settings_a_run_plants_are_named_and_undone() {
     let env = TestEnv::new();
     env.write("a.txt", "a\n");
-    commit_all(&env);
+    env.commit_all();
     let config_before = std::fs::read_to_string(env.work().join(".git/config")).unwrap();
     let command = "printf '#!/bin/sh\\ntouch hooked\\n' > .git/hooks/pre-commit \
         && chmod +x .git/hooks/pre-commit \
         && git config alias.st '!touch aliased' \
         && echo 'hidden.txt' >> .git/info/exclude \
         && echo b > a.txt";
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[("bash", json!({ "command": command }))]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&[command]);
     let out = env
         .oc(&server)
         .args(["run", "--yes", "change a.txt"])
@@ -515,13 +472,7 @@ fn values_in_envrc_are_scrubbed_like_env_files() {
         ".envrc",
         "export DATABASE_URL=postgres://app:envrcCANARYpw77@db/app\n",
     );
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[(
-            "bash",
-            json!({"command": "grep -rh DATABASE_URL --exclude-dir=.git ."}),
-        )]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&["grep -rh DATABASE_URL --exclude-dir=.git ."]);
     env.oc(&server)
         .args(["run", "--yes", "--task", "change", "find the database url"])
         .assert()
@@ -543,12 +494,9 @@ fn a_moved_git_directory_is_never_undone_away() {
     ] {
         let env = TestEnv::new();
         env.write("a.txt", "a\n");
-        commit_all(&env);
+        env.commit_all();
         let command = format!("{moved} && echo b > a.txt");
-        let server = FakeOllama::start(vec![
-            Reply::tool_calls(&[("bash", json!({ "command": command }))]),
-            Reply::answer("Done."),
-        ]);
+        let server = bash_calls(&[&command]);
         let out = env
             .oc(&server)
             .args([
@@ -631,13 +579,7 @@ fn dotglob_cannot_glob_a_secret_file_past_the_hard_rule() {
     let env = TestEnv::new();
     env.write("node_modules/p/.env", "API_KEY=nodemodSECRETzz81\n");
     env.write("node_modules/p/index.js", "module.exports = 1;\n");
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[(
-            "bash",
-            json!({"command": "shopt -s dotglob; cat node_modules/p/*"}),
-        )]),
-        Reply::answer("Done."),
-    ]);
+    let server = bash_calls(&["shopt -s dotglob; cat node_modules/p/*"]);
     env.oc(&server)
         .args(["run", "--yes", "--task", "change", "look at the package"])
         .assert()
@@ -659,14 +601,8 @@ fn a_fifo_where_git_reads_does_not_hold_the_run() {
     let env = TestEnv::new();
     env.write("a.txt", "a\n");
     env.write(".env", "API_KEY=abcdef123456\n");
-    commit_all(&env);
-    let server = FakeOllama::start(vec![
-        Reply::tool_calls(&[(
-            "bash",
-            json!({"command": "echo b > a.txt; rm -f .gitignore; mkfifo .gitignore"}),
-        )]),
-        Reply::answer("Done."),
-    ]);
+    env.commit_all();
+    let server = bash_calls(&["echo b > a.txt; rm -f .gitignore; mkfifo .gitignore"]);
     let out = env
         .oc(&server)
         .timeout(std::time::Duration::from_secs(90))
