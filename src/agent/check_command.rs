@@ -163,7 +163,12 @@ fn python_tests(root: &Path) -> Option<Chosen> {
         .iter()
         .any(|f| root.join(f).exists());
     if tests_dir.is_none() && !root_tests {
-        return None;
+        // Tests inside the package (`toolz/tests/`): unittest's discovery
+        // from the top finds them through the packages' `__init__.py`.
+        return package_tests(root).then(|| Chosen {
+            command: "python3 -m unittest".to_string(),
+            source: "the package's Python tests".to_string(),
+        });
     }
     if tests_dir.is_some() && !root_tests && !python_project && !has_python(root, tests_dir) {
         return None;
@@ -184,6 +189,33 @@ fn python_tests(root: &Path) -> Option<Chosen> {
     Some(Chosen {
         command,
         source: "the project's Python tests".to_string(),
+    })
+}
+
+/// Whether a package at the top of `root` holds a test package with
+/// Python tests (`pkg/__init__.py`, `pkg/tests/__init__.py`,
+/// `pkg/tests/test_x.py`).
+fn package_tests(root: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return false;
+    };
+    entries.flatten().any(|package| {
+        let package = package.path();
+        package.join("__init__.py").is_file()
+            && ["tests", "test"].iter().any(|d| {
+                let dir = package.join(d);
+                dir.join("__init__.py").is_file() && has_test_module(&dir)
+            })
+    })
+}
+
+/// Whether `dir` holds a `test_*.py` or `*_test.py` file.
+fn has_test_module(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+        })
     })
 }
 
@@ -265,6 +297,12 @@ mod tests {
         };
         let chosen = || choose("fix it", dir.path()).map(|c| c.command);
         assert_eq!(chosen(), None);
+        // Tests inside the package are found from the top.
+        write("pkg/__init__.py", "");
+        write("pkg/tests/__init__.py", "");
+        assert_eq!(chosen(), None, "a test package with no tests");
+        write("pkg/tests/test_core.py", "import unittest\n");
+        assert_eq!(chosen().as_deref(), Some("python3 -m unittest"));
         write("tests/test_a.py", "import unittest\n");
         write("pkg/a.py", "x = 1\n");
         assert_eq!(
