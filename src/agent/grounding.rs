@@ -54,8 +54,12 @@ pub(crate) enum Role {
 pub(crate) struct Grounded {
     pub path: String,
     pub role: Role,
-    /// Lines a failing check's traceback points at in this file (1-based).
+    /// Lines the evidence points at in this file (1-based): a failing
+    /// check's traceback, the functions the failing tests ran, the
+    /// definitions the prompt's words match.
     pub lines: Vec<usize>,
+    /// Why it is shown, for the note on stderr: "the prompt names it".
+    pub why: String,
 }
 
 /// What the first turn shows: the files, and, when the prompt names
@@ -121,10 +125,14 @@ pub(crate) fn select(prompt: &str, root: &Path, failure: &[Location], task: Task
     // What the named tests say, for ranking the map.
     let story = test_story(&names, &tests, &picked, root);
     let map = add_fallback(&mut picked, prompt, &story, root, &files, direct);
-    // Nothing editable but context: the context is what may change.
+    // Nothing editable but context: the context is what may change, but
+    // a test only when the task is about tests or nothing else is code.
     if !picked.iter().any(|g| g.role != Role::ReadOnly) {
+        let code_besides_tests = files.iter().any(|f| is_source_name(f) && !is_test(f));
         for g in &mut picked {
-            g.role = Role::Editable;
+            if !is_test(&g.path) || tests_editable || !code_besides_tests {
+                g.role = Role::Editable;
+            }
         }
     }
     picked.sort_by_key(|g| g.role);
@@ -157,8 +165,10 @@ fn named_files(instruction: &str, files: &[String], task: Task) -> Vec<Grounded>
     let creating = creates_files(instruction) && task != Task::Answer;
     for token in path_tokens(instruction) {
         match resolve_named(&token, files) {
-            Some(path) => add(&mut picked, &path, default_role(&path)),
-            None if creating && is_source_name(&token) => add(&mut picked, &token, Role::New),
+            Some(path) => add(&mut picked, &path, default_role(&path), "the prompt names it"),
+            None if creating && is_source_name(&token) => {
+                add(&mut picked, &token, Role::New, "the prompt names it, to create");
+            }
             None => {}
         }
     }
@@ -176,7 +186,7 @@ fn add_pointed_at(
 ) {
     for token in path_tokens(piped) {
         if let Some(path) = resolve_piped(&token, files) {
-            add(picked, &path, default_role(&path));
+            add(picked, &path, default_role(&path), "the piped text names it");
         }
     }
     add_failure(picked, failure, root, files);
@@ -197,7 +207,12 @@ fn add_code_names(
     for name in names {
         for (path, role) in files_for_name(name, root, files, tests_editable) {
             if !(failing_tests && is_test(&path) && !tests_editable) {
-                add(picked, &path, role);
+                let why = if role == Role::Editable {
+                    format!("it holds `{name}`, which the prompt names")
+                } else {
+                    format!("it uses `{name}`, which the prompt names")
+                };
+                add(picked, &path, role, &why);
             }
         }
     }
@@ -213,7 +228,7 @@ fn add_tests_of_editable(picked: &mut Vec<Grounded>, root: &Path, files: &[Strin
         .collect();
     for path in &editable {
         for test in tests_of(path, root, files) {
-            add(picked, &test, Role::ReadOnly);
+            add(picked, &test, Role::ReadOnly, &format!("it tests {path}"));
         }
     }
 }
@@ -223,7 +238,7 @@ fn add_tests_of_editable(picked: &mut Vec<Grounded>, root: &Path, files: &[Strin
 fn add_imported(picked: &mut Vec<Grounded>, tests: &[String], root: &Path, files: &[String]) {
     for test in tests {
         for path in imported_by(test, root, files) {
-            add(picked, &path, Role::Editable);
+            add(picked, &path, Role::Editable, &format!("{test} imports it"));
         }
     }
 }
@@ -244,7 +259,7 @@ fn add_fallback(
     let sources: Vec<&String> = files.iter().filter(|f| is_source_name(f)).collect();
     if picked.is_empty() && sources.len() <= SMALL_REPO_FILES {
         for path in sources {
-            add(picked, path, default_role(path));
+            add(picked, path, default_role(path), "the repository is small");
         }
         None
     } else if !direct && sources.len() > SMALL_REPO_FILES {
@@ -255,7 +270,7 @@ fn add_fallback(
         let ranked = repo_map::rank(root, files, &words);
         let best = ranked.iter().find(|r| r.score > 0.0 && !is_test(&r.path));
         if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == Role::Editable)) {
-            add(picked, &best.path, Role::Editable);
+            add(picked, &best.path, Role::Editable, "the map ranks it first");
         }
         Some(ranked)
     } else {
@@ -316,7 +331,7 @@ fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, fi
         } else {
             Role::Editable
         };
-        add(picked, &path, role);
+        add(picked, &path, role, "the failing check's traceback points into it");
         if let Some(g) = picked.iter_mut().find(|g| g.path == path) {
             for (p, line) in &found {
                 if *p == path && *line > 0 && !g.lines.contains(line) {
@@ -380,16 +395,20 @@ pub(crate) fn tests_may_change(prompt: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
-/// Adds `path` with `role`; editable wins over read-only when two reasons
-/// meet.
-fn add(picked: &mut Vec<Grounded>, path: &str, role: Role) {
+/// Adds `path` with `role` because of `why`; editable wins over read-only
+/// when two reasons meet, and its reason is the one said.
+fn add(picked: &mut Vec<Grounded>, path: &str, role: Role, why: &str) {
     match picked.iter_mut().find(|g| g.path == path) {
-        Some(g) if role < g.role => g.role = role,
+        Some(g) if role < g.role => {
+            g.role = role;
+            g.why = why.to_string();
+        }
         Some(_) => {}
         None => picked.push(Grounded {
             path: path.to_string(),
             role,
             lines: Vec::new(),
+            why: why.to_string(),
         }),
     }
 }

@@ -168,9 +168,10 @@ async fn show(
                     file.role = FileRole::ReadOnly;
                 }
             }
-            if !files.is_empty() {
-                let names: Vec<String> = files.iter().map(describe).collect();
-                out.note(&format!("showing the model {}", names.join(", ")));
+            for file in &files {
+                let why = grounding.files.iter().find(|g| g.path == file.path);
+                let why = why.map_or("", |g| g.why.as_str());
+                out.note(&format!("showing the model {}: {why}", describe(file)));
             }
             blocks.focus = Focus {
                 words: relevance::words(&prompt),

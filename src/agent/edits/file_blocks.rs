@@ -124,8 +124,11 @@ impl FileBlocks {
             self.reference_only = true;
             text.push_str("\nReply with the answer only; change no file.");
         } else if writable.is_empty() && !files.is_empty() {
-            self.reference_only = true;
-            text.push_str("\nAnswer in words; change no file.");
+            // The shown files are evidence (a failing test): the code to
+            // change is elsewhere.
+            text.push_str(
+                "\nThe files above are for reference. To see the file to change, write `READ path` on a line; then send its new content.",
+            );
         } else if !writable.is_empty() {
             let new: Vec<&str> = self.scope.new.iter().map(String::as_str).collect();
             text.push_str(&format!("\nYou may change: {}.", writable.join(", ")));
