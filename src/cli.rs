@@ -313,9 +313,12 @@ pub struct PromptArgs {
     /// Run CMD (bash, in the workspace) before the first request, showing a
     /// failure to the model, and again when the model is done; a failure
     /// goes back to the model. The run succeeds only if CMD passes (exit 6
-    /// otherwise). `auto`: the test command the prompt gives, or the
-    /// project's own (pytest or unittest, `cargo test`, `npm test`,
-    /// `go test ./...`, `make test`)
+    /// otherwise). `auto`: the test command the prompt gives (in backticks
+    /// or quotes exactly, in a sentence up to its end), or the project's
+    /// own (pytest or unittest, `cargo test`, `npm test`, `go test ./...`,
+    /// `make test`). A check that cannot run as written (exit 126 or 127,
+    /// a shell syntax error, a usage message) stops the run before the
+    /// first request (exit 2)
     #[arg(long, value_name = "CMD")]
     pub check: Option<String>,
     /// Do not run `--check` before the first request

@@ -95,31 +95,125 @@ fn first_failure(output: &str, cap: usize) -> String {
     )
 }
 
-/// Runs the check before the first request (`scrub` takes secrets out of
-/// its output) and says on `out` how it stands; `None` when the rules
-/// refuse it.
+/// A check found before the first request to be unable to run as written.
+#[derive(Debug)]
+pub(crate) struct Unrunnable {
+    /// Its run's record; `None` when the rules refused it.
+    pub check: Option<Check>,
+    /// What was wrong and what to do, for the user.
+    pub message: String,
+}
+
+/// Runs the check of `plan` before the first request (`scrub` takes
+/// secrets out of its output) and says on `out` how it stands.
+///
+/// Errors: the check cannot run as written ([`unusable`], or the rules
+/// refuse it).
 pub(crate) async fn precheck(
-    command: &str,
+    plan: &CheckPlan,
     rules: &[Rule],
     workspace: &Workspace,
     scrub: &dyn Fn(&str) -> String,
     out: &mut dyn Output,
-) -> Option<Precheck> {
+) -> Result<Precheck, Unrunnable> {
+    let command = plan.command.as_str();
+    if let Some(reason) = refusal(command, rules, workspace.root()) {
+        return Err(Unrunnable {
+            check: None,
+            message: cannot_run(plan, &reason, ""),
+        });
+    }
     let (check, output) = run_once(command, rules, workspace, out).await;
-    if check.exit_code.is_none() && !check.passed && output.is_empty() {
-        return None;
+    let output = scrub(&output);
+    if let Some(why) = unusable(check.exit_code, &output) {
+        return Err(Unrunnable {
+            check: Some(check),
+            message: cannot_run(plan, &why, &output),
+        });
     }
     if check.passed {
         out.note(&format!(
             "the check `{command}` passes already; the run goes on"
         ));
     }
-    let output = scrub(&output);
-    Some(Precheck {
+    Ok(Precheck {
         locations: traceback::locations(&output),
         output,
         check,
     })
+}
+
+/// A shell's complaint that it cannot read the command line.
+static SHELL_SYNTAX: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?m)^(?:\S*/)?(?:ba|da)?sh: .*(?:syntax error|unexpected EOF)").ok()
+});
+
+/// A program's usage message: argparse's `usage:`, clap's `Usage:`,
+/// pytest's `ERROR: usage:`.
+static USAGE: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"(?i)^(?:error:\s*)?usage:").ok());
+
+/// How many lines from the top of a check's output a usage message is
+/// looked for in: a runner that cannot read its arguments says so first;
+/// further down, a usage line is more likely the output of a program
+/// under test.
+const USAGE_LINES: usize = 10;
+
+/// Why a check that exited with `code` and wrote `output` cannot run as
+/// written, if it cannot: the shell found no such command (127) or could
+/// not run it (126) or read the line (2), or the program answered with
+/// its usage (2, or pytest's 4, and a `usage:` line near the top). A
+/// failing test, or a test file that does not import (pytest's "errors
+/// during collection", exit 2), is the task, not this.
+pub(crate) fn unusable(code: Option<i32>, output: &str) -> Option<String> {
+    let usage = || {
+        (output.lines())
+            .filter(|l| !l.trim().is_empty())
+            .take(USAGE_LINES)
+            .any(|l| USAGE.as_ref().is_some_and(|re| re.is_match(l.trim_start())))
+    };
+    let syntax = || SHELL_SYNTAX.as_ref().is_some_and(|re| re.is_match(output));
+    match code? {
+        127 => Some("the shell found no such command (exit code 127)".to_string()),
+        126 => Some("the shell could not run it (exit code 126: not executable)".to_string()),
+        2 if syntax() => {
+            Some("the shell could not read it (exit code 2: a syntax error)".to_string())
+        }
+        code @ (2 | 4) if usage() => Some(format!(
+            "the program answered with its usage message (exit code {code}), so its arguments are wrong"
+        )),
+        _ => None,
+    }
+}
+
+/// Most lines of a check's output shown when it cannot run as written.
+const SHOWN_LINES: usize = 4;
+
+/// The words that end a run whose check cannot run as written: what was
+/// wrong (`why`, the first lines of `output`) and what to do.
+fn cannot_run(plan: &CheckPlan, why: &str, output: &str) -> String {
+    let command = &plan.command;
+    let what = match &plan.chosen_from {
+        Some(source) => format!(
+            "`--check auto` took the check `{command}` from {source}, and it cannot run as written: {why}; nothing was sent to the model. Give the test command yourself, e.g. `--check 'python3 -m pytest -q'`"
+        ),
+        None => format!(
+            "the check `{command}` cannot run as written: {why}; nothing was sent to the model. Fix the command given to `--check` (one quoted argument, e.g. `--check 'python3 -m pytest -q'`), or run without `--check`"
+        ),
+    };
+    let mut shown: Vec<&str> = (output.lines())
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("[exit code"))
+        .collect();
+    if shown.is_empty() {
+        return what;
+    }
+    // The start says what ran, the end why it stopped (argparse's error
+    // comes after its usage).
+    if shown.len() > SHOWN_LINES {
+        let last = shown.len() - 1;
+        shown.splice(SHOWN_LINES - 2..last, ["[…]"]);
+    }
+    format!("{what}\nits output:\n  {}", shown.join("\n  "))
 }
 
 /// The last `cap` bytes of `text` (on a character boundary), marked when
@@ -328,6 +422,82 @@ mod tests {
         assert!(shown.ends_with("FAILED (failures=6)"), "{shown}");
         assert!(!shown.contains("test_6 (t.T"), "{shown}");
         assert_eq!(first_failure("boom", OUTPUT_CAP), "boom");
+    }
+
+    #[test]
+    fn a_check_that_cannot_run_as_written_is_told_from_a_failing_one() {
+        let argparse = "usage: python3 -m unittest [-h] [-v] [-q]\npython3 -m unittest: error: unrecognized arguments: --bogus\n[exit code 2]";
+        let pytest_usage = "ERROR: usage: pytest [options] [file_or_dir] [file_or_dir] [...]\npytest: error: unrecognized arguments: --bogus\n  inifile: None\n[exit code 4]";
+        let go_flag = "flag provided but not defined: -x\nusage: go test [build/test flags] [packages]\n[exit code 2]";
+        let collection = "==== ERRORS ====\nE   ModuleNotFoundError: No module named 'pkg'\n!!! Interrupted: 1 error during collection !!!\n[exit code 2]";
+        let make_failed = "python3 -m unittest\nF\nFAIL: test_a (t.T.test_a)\nmake: *** [Makefile:2: test] Error 1\n[exit code 2]";
+        let deep_usage = format!("{}usage: tool [-h]\n[exit code 2]", "line\n".repeat(12));
+        let cases: [(Option<i32>, &str, Option<&str>); 11] = [
+            (
+                Some(127),
+                "bash: line 1: nonexistent-cmd: command not found",
+                Some("127"),
+            ),
+            (
+                Some(126),
+                "bash: line 1: ./run.sh: Permission denied",
+                Some("126"),
+            ),
+            (
+                Some(2),
+                "bash: -c: line 1: unexpected EOF while looking for matching `''",
+                Some("syntax error"),
+            ),
+            (Some(2), argparse, Some("usage message (exit code 2)")),
+            (Some(4), pytest_usage, Some("usage message (exit code 4)")),
+            (Some(2), go_flag, Some("usage message")),
+            // The task, not the check: a test file that does not import, a
+            // failing test, a usage line far down (a program under test).
+            (Some(2), collection, None),
+            (Some(2), make_failed, None),
+            (Some(2), &deep_usage, None),
+            (Some(1), argparse, None),
+            (None, "timed out", None),
+        ];
+        for (code, output, want) in cases {
+            let got = unusable(code, output);
+            match want {
+                Some(part) => assert!(
+                    got.as_deref().is_some_and(|g| g.contains(part)),
+                    "{code:?} {output}: {got:?}"
+                ),
+                None => assert_eq!(got, None, "{code:?} {output}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_words_for_a_check_that_cannot_run_say_what_to_do() {
+        let mut plan = CheckPlan {
+            command: "python3 -m unittest -q to check".into(),
+            max_attempts: 1,
+            precheck: true,
+            chosen_from: Some("the prompt".into()),
+        };
+        let output =
+            "usage: python3 -m unittest [-h]\n  [-q]\n\nmore\nand more\nerror: bad\n[exit code 2]";
+        let text = cannot_run(&plan, "the program answered with its usage message", output);
+        assert_eq!(
+            text,
+            "`--check auto` took the check `python3 -m unittest -q to check` from the prompt, and it cannot run as written: the program answered with its usage message; nothing was sent to the model. Give the test command yourself, e.g. `--check 'python3 -m pytest -q'`\nits output:\n  usage: python3 -m unittest [-h]\n    [-q]\n  […]\n  error: bad"
+        );
+        plan.chosen_from = None;
+        let text = cannot_run(&plan, "why", "");
+        assert!(
+            text.starts_with(
+                "the check `python3 -m unittest -q to check` cannot run as written: why;"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Fix the command given to `--check`"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -48,17 +48,34 @@ const RUNNERS: [&str; 24] = [
     "ctest",
 ];
 
-/// Commands in backticks, and what follows "with:" / "run:" to the end of
-/// its line.
-static CANDIDATES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+/// Commands given exactly: in backticks, or as the first line of a fenced
+/// block.
+static EXACT: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         r"`([^`\n]+)`",
-        r"(?im)\b(?:with|using|run|command)\s*:\s*([^\n`]+?)\s*$",
+        r"(?m)^```[\w+-]*[ \t]*\n[ \t]*(?:\$[ \t]+)?([^\n`]+)",
     ]
     .iter()
     .filter_map(|p| Regex::new(p).ok())
     .collect()
 });
+
+/// Words a command follows in a sentence: "run them with: …", "Run
+/// pytest -q to check", "check it using npm test".
+static CUES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:with|using|via|command|run|rerun|running|execute)\b[ \t]*:?[ \t]*").ok()
+});
+
+/// Words that are prose again after a command in a sentence ("… to
+/// check", "… and make it pass", "… until it passes"): no test command
+/// takes one as a bare argument.
+const PROSE: &[&str] = &[
+    "a", "after", "again", "also", "an", "and", "are", "as", "at", "be", "before", "but", "can",
+    "could", "fails", "for", "from", "if", "in", "is", "it", "its", "must", "on", "once", "or",
+    "passes", "please", "should", "so", "succeeds", "that", "the", "them", "then", "these", "they",
+    "this", "those", "to", "until", "was", "we", "when", "where", "which", "while", "will", "with",
+    "without", "works", "would", "you",
+];
 
 /// The test command for a run in `root` with `prompt`, or `None` when
 /// neither says how the tests run.
@@ -71,19 +88,112 @@ pub(crate) fn choose(prompt: &str, root: &Path) -> Option<Chosen> {
         .or_else(|| from_project(root))
 }
 
-/// A test command the prompt gives.
+/// A test command the prompt gives: the first one, exact in backticks or
+/// a fence, or read out of a sentence after a cue ([`in_sentence`]).
 fn from_prompt(prompt: &str) -> Option<String> {
-    let mut found: Vec<(usize, String)> = CANDIDATES
+    let exact = EXACT
         .iter()
         .flat_map(|re| re.captures_iter(prompt))
-        .filter_map(|caps| {
-            let m = caps.get(1)?;
-            let text = m.as_str().trim().trim_end_matches(['.', ',', ';']).trim();
-            is_test_command(text).then(|| (m.start(), text.to_string()))
-        })
+        .filter_map(|caps| caps.get(1))
+        .map(|m| (m.start(), m.as_str().trim()));
+    let cued = CUES.iter().flat_map(|re| re.find_iter(prompt)).map(|m| {
+        let line = prompt[m.end()..].lines().next().unwrap_or_default();
+        (m.end(), in_sentence(line))
+    });
+    let mut found: Vec<(usize, &str)> = exact
+        .chain(cued)
+        .filter(|(_, text)| is_test_command(text))
         .collect();
     found.sort_by_key(|(at, _)| *at);
-    found.into_iter().next().map(|(_, c)| c)
+    found.into_iter().next().map(|(_, c)| c.to_string())
+}
+
+/// The command a sentence's `text` starts with: quoted whole when it is
+/// quoted, else its words up to the end of the sentence (a `.`, `,`, `!`
+/// or `?` that closes a word, not the `.` of `-s .`, `./run.sh` or
+/// `./...`) or the first word that is prose again ([`PROSE`]). Quotes
+/// inside the command keep their words together.
+fn in_sentence(text: &str) -> &str {
+    let text = text.trim_start();
+    if let Some(quote) = text
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'))
+    {
+        let inner = &text[1..];
+        return inner.find(quote).map_or("", |end| inner[..end].trim());
+    }
+    let mut end = 0;
+    for (at, word) in shell_words(text) {
+        if end > 0 && is_prose(word) {
+            break;
+        }
+        if let Some(kept) = sentence_end(word) {
+            end = at + kept.len();
+            break;
+        }
+        end = at + word.len();
+    }
+    let command = text[..end].trim_end_matches(';');
+    // "(run pytest -q)": the parenthesis closes the prose, not the command.
+    if command.ends_with(')') && command.matches(')').count() > command.matches('(').count() {
+        return &command[..command.len() - 1];
+    }
+    command
+}
+
+/// The words of a command line with where each starts: split at blanks
+/// outside quotes, up to a backtick outside quotes (the prose's, not the
+/// shell's).
+fn shell_words(text: &str) -> Vec<(usize, &str)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    let mut quote = None;
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '`') => {
+                if let Some(s) = start.take() {
+                    words.push((s, &text[s..at]));
+                }
+                return words;
+            }
+            (None, c) if c.is_whitespace() => {
+                if let Some(s) = start.take() {
+                    words.push((s, &text[s..at]));
+                }
+            }
+            (None, c) => {
+                start.get_or_insert(at);
+                if matches!(c, '"' | '\'') {
+                    quote = Some(c);
+                }
+            }
+        }
+    }
+    if let Some(s) = start {
+        words.push((s, &text[s..]));
+    }
+    words
+}
+
+/// `word` without the punctuation that ends its sentence, when it ends
+/// one: `.`, `,`, `!` or `?` right after a letter, digit, `_`, quote or
+/// parenthesis (`tests/test_x.py.`), never a word of dots (`.`, `./...`).
+fn sentence_end(word: &str) -> Option<&str> {
+    let kept = word.trim_end_matches(['.', ',', '!', '?']);
+    let before = kept.chars().last()?;
+    let ends = kept.len() < word.len()
+        && (before.is_alphanumeric() || matches!(before, '_' | '"' | '\'' | ')'));
+    ends.then_some(kept)
+}
+
+/// Whether `word` is prose rather than an argument: one of [`PROSE`], or a
+/// dash or parenthesis that opens an aside.
+fn is_prose(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    PROSE.contains(&lower.as_str()) || word.starts_with(['(', '—', '–'])
 }
 
 /// Whether `text` reads as a command that runs tests.
@@ -275,16 +385,83 @@ mod tests {
             ),
             ("`cargo test parse::` fails; fix it", "cargo test parse::"),
             ("npm test is red. Command: npm test.", "npm test"),
+            // A command inside a sentence ends where the sentence does.
+            (
+                "Fix the bug. Run python3 -m unittest -q to check. Do not change the tests.",
+                "python3 -m unittest -q",
+            ),
+            (
+                "Fix the bug. Check with: python3 -m unittest -q to check. Don't change the tests.",
+                "python3 -m unittest -q",
+            ),
+            ("Run pytest tests/test_x.py.", "pytest tests/test_x.py"),
+            (
+                "Run pytest tests/test_x.py, then tell me what changed.",
+                "pytest tests/test_x.py",
+            ),
+            ("Can you run pytest -q?", "pytest -q"),
+            ("Run ./run_tests.sh to check.", "./run_tests.sh"),
+            ("Run go test ./... until it passes", "go test ./..."),
+            ("Run go test ./...", "go test ./..."),
+            (
+                "Run python3 -m unittest discover -s . and make it pass.",
+                "python3 -m unittest discover -s .",
+            ),
+            (
+                "Run python3 -m unittest discover -s .",
+                "python3 -m unittest discover -s .",
+            ),
+            ("Run the tests with pytest -x -q.", "pytest -x -q"),
+            ("Verify using npm test; it should pass", "npm test"),
+            ("Fix it (run cargo test parse).", "cargo test parse"),
+            ("Fix it (run cargo test).", "cargo test"),
+            ("Run make test — it is red", "make test"),
+            ("Tests: run make test as well.", "make test"),
+            ("Run: make lint; make test", "make lint; make test"),
+            // Quotes keep their words, and a quoted command is exact.
+            (
+                "Run pytest -k \"parse and not slow\" to check.",
+                "pytest -k \"parse and not slow\"",
+            ),
+            (
+                "Run 'pytest -q tests/a.py' to check.",
+                "pytest -q tests/a.py",
+            ),
+            (
+                "Run \"python3 -m unittest discover -s .\". Then stop.",
+                "python3 -m unittest discover -s .",
+            ),
+            // Backticks are exact, a final `.` included.
+            (
+                "Check with `python3 -m unittest discover -s .` please.",
+                "python3 -m unittest discover -s .",
+            ),
+            (
+                "Running `npm test -- --watch=false` shows the failure.",
+                "npm test -- --watch=false",
+            ),
+            (
+                "The tests:\n```sh\n$ python3 -m pytest -q tests\n```\nFix them.",
+                "python3 -m pytest -q tests",
+            ),
+            (
+                "Please run PYTHONPATH=src python3 -m pytest -q to see the failure.",
+                "PYTHONPATH=src python3 -m pytest -q",
+            ),
         ];
         for (prompt, want) in cases {
             let got = choose(prompt, none.path()).map(|c| c.command);
             assert_eq!(got.as_deref(), Some(want), "{prompt}");
         }
-        // Code in backticks that does not run tests is not a check.
-        assert_eq!(
-            choose("Rename `get_usr` to `get_user` with: sed", none.path()),
-            None
-        );
+        // Code in backticks that does not run tests is not a check, nor is
+        // prose after a cue.
+        for prompt in [
+            "Rename `get_usr` to `get_user` with: sed",
+            "Run the linter with care.",
+            "Fix the crash that happens when you run it.",
+        ] {
+            assert_eq!(choose(prompt, none.path()), None, "{prompt}");
+        }
     }
 
     #[test]

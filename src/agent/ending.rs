@@ -40,6 +40,9 @@ pub(crate) enum Ending {
     ContextFull(ContextFull),
     /// The answer did not match `--output-schema`, twice: what is wrong.
     SchemaMismatch(String),
+    /// Before the first request, the check showed it cannot run as written
+    /// (`check::unusable`): what was wrong and what to do.
+    CheckUnrunnable(String),
 }
 
 impl Ending {
@@ -110,6 +113,7 @@ impl Ending {
                 format!("the answer does not match `--output-schema`: {why}"),
                 ExitStatus::SchemaMismatch,
             ),
+            Ending::CheckUnrunnable(why) => (Status::Failed, why.clone(), ExitStatus::Usage),
         }
     }
 
@@ -128,7 +132,8 @@ impl Ending {
             | Ending::Failed(_)
             | Ending::Interrupted(_)
             | Ending::UnexecutedCall(_)
-            | Ending::SchemaMismatch(_) => false,
+            | Ending::SchemaMismatch(_)
+            | Ending::CheckUnrunnable(_) => false,
         }
     }
 
@@ -161,6 +166,7 @@ impl Ending {
             Ending::SchemaMismatch(why) => out.error(&format!(
                 "the answer does not match `--output-schema` after one retry: {why}; nothing was printed as the answer"
             )),
+            Ending::CheckUnrunnable(why) => out.error(why),
             Ending::Answered | Ending::EditingDone | Ending::Interrupted(_) => {}
         }
     }

@@ -109,7 +109,9 @@ pub(crate) async fn run(
     // The opening runs the check before the first request: a signal or
     // `--timeout` stops it as it stops the turns.
     let opened_and_ran = async {
-        turns.open(&mut session, job.prompt, job.images, out).await;
+        if let Err(why) = turns.open(&mut session, job.prompt, job.images, out).await {
+            return Ok((Ending::CheckUnrunnable(why), None));
+        }
         if let Some(schema) = schema {
             structured::instruct(&mut session, schema);
         }

@@ -443,15 +443,19 @@ impl<'a> Turns<'a> {
         !probe.into_parts().2.is_empty()
     }
 
-    /// Adds the prompt to the session, with the files it is about (see
-    /// [`super::opening`]), and sets the guards that read the prompt.
+    /// Runs the check once (the precheck), then adds the prompt to the
+    /// session, with the files it is about (see [`super::opening`]), and
+    /// sets the guards that read the prompt.
+    ///
+    /// Errors: the check cannot run as written (see [`check::precheck`]):
+    /// the words that say why; nothing is added.
     pub(crate) async fn open(
         &mut self,
         session: &mut Journal<'_>,
         prompt: String,
         images: Vec<String>,
         out: &mut dyn Output,
-    ) {
+    ) -> Result<(), String> {
         self.descriptions =
             DescribeGuard::new(self.model.task, self.settings.enabled(Heuristic::Nudge));
         let precheck = match self.check.filter(|plan| plan.precheck) {
@@ -466,7 +470,15 @@ impl<'a> Turns<'a> {
                 session.save().ok();
                 let calls = &self.calls;
                 let scrub = |text: &str| calls.scrub(text).1;
-                check::precheck(&plan.command, calls.rules(), calls.workspace(), &scrub, out).await
+                let (rules, workspace) = (calls.rules(), calls.workspace());
+                let ran = check::precheck(plan, rules, workspace, &scrub, out).await;
+                match ran {
+                    Ok(precheck) => Some(precheck),
+                    Err(unrunnable) => {
+                        session.precheck = unrunnable.check;
+                        return Err(unrunnable.message);
+                    }
+                }
             }
             None => None,
         };
@@ -487,6 +499,7 @@ impl<'a> Turns<'a> {
         if let Some(message) = session.messages.get_mut(prompt_at) {
             message.images = images;
         }
+        Ok(())
     }
 
     /// How many times `--check` ran in this run.

@@ -271,7 +271,7 @@ fn check_plan(
     let Some(given) = &args.check else {
         return Ok(None);
     };
-    let command = if given.trim() == "auto" {
+    let (command, chosen_from) = if given.trim() == "auto" {
         let chosen = agent::check_command::choose(prompt, &settings.cwd).ok_or_else(|| {
             Error::Usage(format!(
                 "`--check auto` found no test command: the prompt gives none (\"run them with: …\") and `{}` has no Cargo.toml, go.mod, package.json test script, Python tests or Makefile `test` target; pass the command, e.g. `--check 'python3 -m pytest -q'`",
@@ -282,9 +282,9 @@ fn check_plan(
             "--check auto: using `{}` (from {})",
             chosen.command, chosen.source
         ));
-        chosen.command
+        (chosen.command, Some(chosen.source))
     } else {
-        given.clone()
+        (given.clone(), None)
     };
     // A check the rules refuse would be found out only after the model's
     // work was paid for.
@@ -299,6 +299,7 @@ fn check_plan(
         command,
         max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
         precheck: !args.no_precheck,
+        chosen_from,
     }))
 }
 

@@ -48,4 +48,7 @@ pub(crate) struct CheckPlan {
     /// Run it once before the first request, and show a failure to the
     /// model (off with `--no-precheck`).
     pub precheck: bool,
+    /// Where `--check auto` found the command ("the prompt"); `None` for a
+    /// command given with `--check`.
+    pub chosen_from: Option<String>,
 }

@@ -1,6 +1,7 @@
 mod answers;
 mod architecture;
 mod big_files;
+mod checks;
 mod config;
 mod context;
 mod docs;

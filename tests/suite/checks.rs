@@ -1,0 +1,141 @@
+//! `--check` read as a command, and a check that cannot run as written:
+//! found by the run before the first request and reported as a usage
+//! error (exit 2) before the model is asked anything.
+
+use pretty_assertions::assert_eq;
+
+use super::repositories::stderr_of;
+use crate::common::{FakeOllama, Reply, TestEnv};
+
+/// A package whose one unittest passes.
+fn passing_tests() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("pkg/__init__.py", "def one():\n    return 1\n");
+    env.write(
+        "tests/test_one.py",
+        "import unittest\n\nfrom pkg import one\n\n\nclass OneTest(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(one(), 1)\n",
+    );
+    env
+}
+
+/// Regression: `--check auto` took a command written in a sentence with
+/// the sentence after it ("… to check. Do not change the tests."), and the
+/// run went on with a check that could not run.
+#[test]
+fn check_auto_takes_a_command_in_a_sentence_up_to_its_end() {
+    let env = passing_tests();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check", "auto"])
+        .arg(
+            "Tidy pkg. Run python3 -m unittest discover -s tests to check. Don't change the tests.",
+        )
+        .assert()
+        .code(0);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(
+            "--check auto: using `python3 -m unittest discover -s tests` (from the prompt)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(server.chat_requests().len(), 1);
+    let session = env.session();
+    assert_eq!(
+        session["check"]["command"],
+        "python3 -m unittest discover -s tests"
+    );
+    assert_eq!(session["check"]["passed"], true);
+}
+
+/// A check the shell cannot find (127) ends the run with exit 2 before any
+/// request; the words say what to do. `--no-precheck` leaves it to the end.
+#[test]
+fn a_check_that_is_no_command_is_a_usage_error_before_the_model() {
+    let env = passing_tests();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--check",
+            "nonexistent-cmd --all",
+            "Fix it.",
+        ])
+        .assert()
+        .code(2);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("the check `nonexistent-cmd --all` cannot run as written: the shell found no such command (exit code 127); nothing was sent to the model. Fix the command given to `--check`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("command not found"), "{stderr}");
+    assert_eq!(server.chat_requests().len(), 0);
+    let session = env.session();
+    assert_eq!(session["exit_code"], 2);
+    assert_eq!(session["precheck"]["exit_code"], 127);
+
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--no-precheck", "--check-attempts", "1"])
+        .args(["--check", "nonexistent-cmd", "Fix it."])
+        .assert()
+        .code(6);
+    assert_eq!(server.chat_requests().len(), 1, "{}", stderr_of(&out));
+}
+
+/// A check that answers with its usage (exit 2 and a `usage:` line) is a
+/// usage error before any request, from `--check auto` as from `--check`.
+#[test]
+fn a_check_that_prints_its_usage_is_a_usage_error_before_the_model() {
+    let env = passing_tests();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check", "auto"])
+        .arg("Fix it. Run python3 -m unittest --no-such-flag to check.")
+        .assert()
+        .code(2);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("`--check auto` took the check `python3 -m unittest --no-such-flag` from the prompt, and it cannot run as written: the program answered with its usage message (exit code 2)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Give the test command yourself"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\n  usage: "), "{stderr}");
+    assert!(
+        stderr.contains("error: unrecognized arguments: --no-such-flag"),
+        "{stderr}"
+    );
+    let script =
+        "printf 'usage: runtests [-h] [--fast]\\nruntests: error: bad flag\\n' >&2; exit 2";
+    env.oc(&server)
+        .args(["run", "--yes", "--check", script, "Fix it."])
+        .assert()
+        .code(2);
+    assert_eq!(server.chat_requests().len(), 0);
+}
+
+/// A test file that does not import (pytest's exit 2, "errors during
+/// collection", no usage line) can be the task: the run goes on and the
+/// model sees the failure.
+#[test]
+fn a_check_that_fails_to_collect_still_runs_the_model() {
+    let env = passing_tests();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let script = "printf \"E   ModuleNotFoundError: No module named 'pkg.two'\\n!!! Interrupted: 1 error during collection !!!\\n\"; exit 2";
+    env.oc(&server)
+        .args(["run", "--yes", "--check-attempts", "1", "--check", script])
+        .arg("Fix it.")
+        .assert()
+        .code(6);
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 1);
+    let first = requests[0]["messages"][1]["content"].as_str().unwrap();
+    assert!(first.contains("error during collection"), "{first}");
+}
