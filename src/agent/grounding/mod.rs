@@ -14,21 +14,22 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use regex::Regex;
+mod links;
+mod prompt_words;
+
+use links::{
+    MAX_TESTS_PER_FILE, defines, files_mentioning, imported_by, resolve_named, resolve_piped,
+    tests_of, workspace_files,
+};
+pub(crate) use prompt_words::tests_may_change;
+use prompt_words::{code_names, creates_files, is_diff, path_tokens};
 
 use super::file_kind::{is_doc, is_source_name, is_test};
 use super::repo_map::{self, Ranked};
 use super::traceback::{self, Location};
 use crate::input;
-use crate::tools::walk;
 use crate::vocab::Task;
 
-/// Files read at most when looking for code names.
-const MAX_SCANNED_FILES: usize = 400;
-/// Largest file scanned or shown, in bytes.
-const MAX_FILE_BYTES: u64 = 256 * 1024;
-/// Tests shown with one file that may change.
-const MAX_TESTS_PER_FILE: usize = 2;
 /// A repository with at most this many source files is shown whole when
 /// the prompt names nothing.
 const SMALL_REPO_FILES: usize = 8;
@@ -144,20 +145,6 @@ pub(crate) fn select(prompt: &str, root: &Path, failure: &[Location], task: Task
     }
 }
 
-/// The workspace's files at most [`MAX_FILE_BYTES`] long, relative to
-/// `root` and `/`-separated.
-fn workspace_files(root: &Path) -> Vec<String> {
-    walk::files_under(root)
-        .into_iter()
-        .filter(|p| p.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
-        .filter_map(|p| {
-            p.strip_prefix(root)
-                .ok()
-                .map(|r| r.to_string_lossy().replace('\\', "/"))
-        })
-        .collect()
-}
-
 /// The files the instruction names by path: those of the workspace, and
 /// source files to create when it asks for new files (and no answer).
 fn named_files(instruction: &str, files: &[String], task: Task) -> Vec<Grounded> {
@@ -165,9 +152,19 @@ fn named_files(instruction: &str, files: &[String], task: Task) -> Vec<Grounded>
     let creating = creates_files(instruction) && task != Task::Answer;
     for token in path_tokens(instruction) {
         match resolve_named(&token, files) {
-            Some(path) => add(&mut picked, &path, default_role(&path), "the prompt names it"),
+            Some(path) => add(
+                &mut picked,
+                &path,
+                default_role(&path),
+                "the prompt names it",
+            ),
             None if creating && is_source_name(&token) => {
-                add(&mut picked, &token, Role::New, "the prompt names it, to create");
+                add(
+                    &mut picked,
+                    &token,
+                    Role::New,
+                    "the prompt names it, to create",
+                );
             }
             None => {}
         }
@@ -186,7 +183,12 @@ fn add_pointed_at(
 ) {
     for token in path_tokens(piped) {
         if let Some(path) = resolve_piped(&token, files) {
-            add(picked, &path, default_role(&path), "the piped text names it");
+            add(
+                picked,
+                &path,
+                default_role(&path),
+                "the piped text names it",
+            );
         }
     }
     add_failure(picked, failure, root, files);
@@ -331,7 +333,12 @@ fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, fi
         } else {
             Role::Editable
         };
-        add(picked, &path, role, "the failing check's traceback points into it");
+        add(
+            picked,
+            &path,
+            role,
+            "the failing check's traceback points into it",
+        );
         if let Some(g) = picked.iter_mut().find(|g| g.path == path) {
             for (p, line) in &found {
                 if *p == path && *line > 0 && !g.lines.contains(line) {
@@ -368,33 +375,6 @@ fn test_story(names: &[String], tests: &[String], picked: &[Grounded], root: &Pa
     story
 }
 
-/// Whether the prompt asks for the tests to change: a rename everywhere,
-/// or tests to write or update.
-pub(crate) fn tests_may_change(prompt: &str) -> bool {
-    let lower = prompt.to_ascii_lowercase();
-    if lower.contains("not the test") {
-        return false;
-    }
-    [
-        "rename",
-        "everywhere",
-        "add a test",
-        "add tests",
-        "write a test",
-        "write tests",
-        "update the test",
-        "update tests",
-        "new test",
-        "more tests",
-        "tests for",
-        "test for",
-        "fix the test",
-        "change the test",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
-}
-
 /// Adds `path` with `role` because of `why`; editable wins over read-only
 /// when two reasons meet, and its reason is the one said.
 fn add(picked: &mut Vec<Grounded>, path: &str, role: Role, why: &str) {
@@ -413,18 +393,6 @@ fn add(picked: &mut Vec<Grounded>, path: &str, role: Role, why: &str) {
     }
 }
 
-/// Whether the file `path` defines `name` (a function, class, type or
-/// variable of that name).
-fn defines(name: &str, root: &Path, path: &str) -> bool {
-    let Ok(text) = crate::fsutil::read_to_string(root.join(path)) else {
-        return false;
-    };
-    match crate::tools::outline::definitions(path, &text) {
-        Some(defs) => defs.iter().any(|d| d.name == name),
-        None => text.contains(name),
-    }
-}
-
 /// Tests and docs are context by default; everything else may change.
 fn default_role(path: &str) -> Role {
     if is_test(path) || is_doc(path) {
@@ -433,155 +401,6 @@ fn default_role(path: &str) -> Role {
         Role::Editable
     }
 }
-
-/// Whether the prompt asks for something new (a file it names that does
-/// not exist yet may be created): it says create, write, add, make,
-/// generate or new.
-fn creates_files(prompt: &str) -> bool {
-    let lower = prompt.to_ascii_lowercase();
-    lower.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
-        matches!(
-            w,
-            "create" | "write" | "add" | "make" | "generate" | "new" | "scaffold"
-        )
-    })
-}
-
-/// Words of the prompt that look like file paths: `utils.py`,
-/// `src/sum.js`, `.github/workflows/ci.yml`, `` `Cargo.toml` ``.
-fn path_tokens(prompt: &str) -> Vec<String> {
-    let Ok(re) = Regex::new(r"[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-]\.[A-Za-z][A-Za-z0-9]{0,9}\b") else {
-        return Vec::new();
-    };
-    let mut seen = BTreeSet::new();
-    re.find_iter(prompt)
-        .map(|m| m.as_str().trim_start_matches("./").to_string())
-        .filter(|t| seen.insert(t.clone()))
-        .collect()
-}
-
-/// Whether piped text is a diff (`git diff`, `diff -u`).
-fn is_diff(piped: &str) -> bool {
-    piped.lines().any(|l| l.starts_with("diff --git "))
-        || (piped.lines().any(|l| l.starts_with("--- "))
-            && piped.lines().any(|l| l.starts_with("+++ ")))
-}
-
-/// The workspace file a path in piped text names: as [`resolve_named`],
-/// also without a diff header's `a/` or `b/`.
-fn resolve_piped(token: &str, files: &[String]) -> Option<String> {
-    let bare = token
-        .strip_prefix("a/")
-        .or_else(|| token.strip_prefix("b/"));
-    bare.and_then(|t| resolve_named(t, files))
-        .or_else(|| resolve_named(token, files))
-}
-
-/// The workspace file `token` names: the exact path, or the one file whose
-/// path ends with `/token`.
-fn resolve_named(token: &str, files: &[String]) -> Option<String> {
-    if files.iter().any(|f| f == token) {
-        return Some(token.to_string());
-    }
-    let suffix = format!("/{token}");
-    let mut tails = files.iter().filter(|f| f.ends_with(&suffix));
-    match (tails.next(), tails.next()) {
-        (Some(one), None) => Some(one.clone()),
-        _ => None,
-    }
-}
-
-/// Names in the prompt that look like code: in backticks, with `_`, in
-/// camelCase or PascalCase, or called (`name(`).
-fn code_names(prompt: &str) -> Vec<String> {
-    let Ok(word) = Regex::new(r"`([A-Za-z_][A-Za-z0-9_]+)[^`]*`|\b([A-Za-z_][A-Za-z0-9_]+)\b(\()?")
-    else {
-        return Vec::new();
-    };
-    let mut names = BTreeSet::new();
-    for caps in word.captures_iter(prompt) {
-        if let Some(quoted) = caps.get(1) {
-            names.insert(quoted.as_str().to_string());
-            continue;
-        }
-        let Some(w) = caps.get(2).map(|m| m.as_str()) else {
-            continue;
-        };
-        // A short name counts only when it is called (`rx()`).
-        let called = caps.get(3).is_some();
-        let snake = w.contains('_') && w.chars().any(|c| c.is_ascii_alphabetic());
-        let camel = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
-            && w.chars().any(|c| c.is_ascii_lowercase());
-        if w.len() < 3 && !called {
-            continue;
-        }
-        if called || snake || camel {
-            names.insert(w.to_string());
-        }
-    }
-    // A file name is not a code name (`test_utils` of `test_utils.py`).
-    let stems: BTreeSet<String> = path_tokens(prompt)
-        .iter()
-        .filter_map(|t| {
-            Path::new(t)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-        })
-        .collect();
-    names.retain(|n| !stems.contains(n));
-    names.into_iter().collect()
-}
-
-/// Source files that hold `name` as a whole word.
-fn files_mentioning(name: &str, root: &Path, files: &[String]) -> Vec<String> {
-    let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(name))) else {
-        return Vec::new();
-    };
-    files
-        .iter()
-        .filter(|f| is_source_name(f))
-        .take(MAX_SCANNED_FILES)
-        .filter(|f| {
-            crate::fsutil::read_to_string(root.join(f.as_str()))
-                .is_ok_and(|text| re.is_match(&text))
-        })
-        .cloned()
-        .collect()
-}
-
-/// Files of the workspace whose module name a test file uses as a word
-/// (`from inventory import …`, `require("./src/sum")`).
-fn imported_by(test: &str, root: &Path, files: &[String]) -> Vec<String> {
-    let Ok(text) = crate::fsutil::read_to_string(root.join(test)) else {
-        return Vec::new();
-    };
-    files
-        .iter()
-        .filter(|f| f.as_str() != test && is_source_name(f) && !is_test(f) && !is_doc(f))
-        .filter(|f| {
-            Path::new(f.as_str())
-                .file_stem()
-                .map(|s| s.to_string_lossy())
-                .filter(|stem| stem.len() >= 2 && stem != "__init__" && stem != "mod")
-                .and_then(|stem| Regex::new(&format!(r"\b{}\b", regex::escape(&stem))).ok())
-                .is_some_and(|re| re.is_match(&text))
-        })
-        .cloned()
-        .collect()
-}
-
-/// Test files that import `path`'s module (at most [`MAX_TESTS_PER_FILE`]).
-fn tests_of(path: &str, root: &Path, files: &[String]) -> Vec<String> {
-    files
-        .iter()
-        .filter(|f| is_test(f) && is_source_name(f))
-        .take(MAX_SCANNED_FILES)
-        .filter(|test| imported_by(test, root, files).iter().any(|p| p == path))
-        .take(MAX_TESTS_PER_FILE)
-        .cloned()
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
