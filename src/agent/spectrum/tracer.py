@@ -26,6 +26,29 @@ MAX_BYTES = 24000
 TEST_DIRS = {"test", "tests", "testing"}
 
 
+def reporters():
+    """The files (and folders, ending in a separator) of the code test
+    frameworks describe failures with: unittest's `safe_repr`, pprint and
+    difflib for its diffs, pytest's assertion messages and `saferepr`."""
+    import difflib
+    import pprint
+    import reprlib
+    import unittest.util
+
+    found = {m.__file__ for m in (difflib, pprint, reprlib, unittest.util)}
+    try:
+        import _pytest
+
+        base = os.path.dirname(_pytest.__file__)
+        found |= {os.path.join(base, d) + os.sep for d in ("assertion", "_io")}
+    except ImportError:
+        pass
+    return tuple(sorted(found))
+
+
+REPORTERS = reporters()
+
+
 class Recorder:
     """The workspace functions started while a test runs."""
 
@@ -33,22 +56,42 @@ class Recorder:
         self.functions = []
         self.index = {}
         self.by_code = {}
-        self.by_file = {}
+        self.places = {}
         self.hits = None
 
-    def file_of(self, filename):
-        rel = self.by_file.get(filename, False)
-        if rel is not False:
-            return rel
-        rel = None
-        if not filename.startswith("<"):
+    def place_of(self, filename):
+        """Where code of `filename` is: ("code", its workspace path), ("test",
+        None) for the workspace's tests and what it installed, ("report",
+        None) for what a test framework describes a failure with, else
+        (None, None)."""
+        place = self.places.get(filename)
+        if place is not None:
+            return place
+        place = (None, None)
+        if filename.startswith(REPORTERS):
+            place = ("report", None)
+        elif not filename.startswith("<"):
             real = os.path.realpath(filename)
             if real.startswith(ROOT + os.sep):
                 rel = os.path.relpath(real, ROOT).replace(os.sep, "/")
-                if is_test_file(rel) or is_installed(rel):
-                    rel = None
-        self.by_file[filename] = rel
-        return rel
+                test = is_test_file(rel) or is_installed(rel)
+                place = ("test", None) if test else ("code", rel)
+        self.places[filename] = place
+        return place
+
+    def reporting(self, frame):
+        """Whether the test framework called this frame's function to
+        describe a failure (a `repr` in an assertion's message, and what
+        that `repr` calls): what only failing tests run, and no suspect."""
+        frame = frame.f_back
+        while frame is not None:
+            kind = self.place_of(frame.f_code.co_filename)[0]
+            if kind == "report":
+                return True
+            if kind == "test":
+                return False
+            frame = frame.f_back
+        return False
 
     def key_of(self, code):
         key = self.by_code.get(code, False)
@@ -57,8 +100,8 @@ class Recorder:
         key = None
         name = getattr(code, "co_qualname", code.co_name)
         if not code.co_name.startswith("<"):
-            rel = self.file_of(code.co_filename)
-            if rel is not None:
+            kind, rel = self.place_of(code.co_filename)
+            if kind == "code":
                 whole = (rel, name, code.co_firstlineno)
                 key = self.index.get(whole)
                 if key is None:
@@ -67,11 +110,18 @@ class Recorder:
         self.by_code[code] = key
         return key
 
-    def started(self, code):
-        if self.hits is not None:
-            key = self.key_of(code)
-            if key is not None:
-                self.hits.add(key)
+    def started(self, code, frame):
+        """Records `code` starting in `frame`; False when it was left out
+        (it describes a failure) and its next start must be seen too."""
+        if self.hits is None:
+            return True
+        key = self.key_of(code)
+        if key is None or key in self.hits:
+            return True
+        if frame is not None and self.reporting(frame):
+            return False
+        self.hits.add(key)
+        return True
 
     def begin(self):
         self.hits = set()
@@ -89,9 +139,13 @@ class Recorder:
             mon.use_tool_id(tool, "oc-spectrum")
 
             def on_start(code, offset):
-                self.started(code)
+                frame = sys._getframe(1)
+                if frame.f_code is not code:
+                    frame = None  # not the frame that starts: no caller to read
                 # Once per code object per test: restart_events() in begin().
-                return mon.DISABLE
+                if self.started(code, frame):
+                    return mon.DISABLE
+                return None
 
             mon.register_callback(tool, mon.events.PY_START, on_start)
             mon.set_events(tool, mon.events.PY_START)
@@ -99,7 +153,7 @@ class Recorder:
 
         def on_call(frame, event, arg):
             if event == "call":
-                self.started(frame.f_code)
+                self.started(frame.f_code, frame)
             return None  # no line events inside
 
         sys.settrace(on_call)
