@@ -208,17 +208,21 @@ pub(crate) enum Heuristic {
     RepetitionGuard,
     /// Asking again with livelier sampling after the model repeated itself.
     Reroll,
+    /// Running a failing check's failing tests again under a tracer, to
+    /// rank the functions they executed (spectrum-based fault localisation).
+    Spectrum,
 }
 
 impl Heuristic {
     /// All of them, with their names.
-    pub(crate) const ALL: [(Heuristic, &'static str); 6] = [
+    pub(crate) const ALL: [(Heuristic, &'static str); 7] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
         (Heuristic::ShapeRecovery, "shape-recovery"),
         (Heuristic::RepetitionGuard, "repetition-guard"),
         (Heuristic::Reroll, "reroll"),
+        (Heuristic::Spectrum, "spectrum"),
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.

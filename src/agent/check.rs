@@ -3,7 +3,10 @@
 //! for up to `--check-attempts` runs in all; the last result decides
 //! whether the run did its job.
 
+use std::time::{Duration, Instant};
+
 use super::calls::CallRunner;
+use super::spectrum::suspect::Suspect;
 use super::traceback::{self, Location};
 use crate::client::{Message, Role};
 use crate::permissions::rules::Rule;
@@ -31,6 +34,11 @@ pub(crate) struct Precheck {
     pub output: String,
     /// The places its output names (tracebacks), from the whole output.
     pub locations: Vec<Location>,
+    /// How long it took.
+    pub elapsed: Duration,
+    /// The functions its failing tests point at, most suspicious first
+    /// (spectrum-based fault localisation, filled in after the check).
+    pub suspects: Vec<Suspect>,
 }
 
 impl Precheck {
@@ -123,7 +131,9 @@ pub(crate) async fn precheck(
             message: cannot_run(plan, &reason, ""),
         });
     }
+    let started = Instant::now();
     let (check, output) = run_once(command, rules, workspace, out).await;
+    let elapsed = started.elapsed();
     let output = scrub(&output);
     if let Some(why) = unusable(check.exit_code, &output) {
         return Err(Unrunnable {
@@ -140,6 +150,8 @@ pub(crate) async fn precheck(
         locations: traceback::locations(&output),
         output,
         check,
+        elapsed,
+        suspects: Vec::new(),
     })
 }
 

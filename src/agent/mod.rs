@@ -28,6 +28,7 @@ pub(crate) mod repo_map;
 pub(crate) mod room;
 pub(crate) mod route;
 pub(crate) mod setup;
+pub(crate) mod spectrum;
 pub(crate) mod structured;
 pub(crate) mod text_calls;
 pub(crate) mod traceback;

@@ -15,6 +15,7 @@ use super::reply::{self, Cut, PartialReply, Reading, Reply};
 use super::repo_map;
 use super::room::{ContextFull, Room};
 use super::setup::{self, ModelSetup};
+use super::spectrum;
 use super::text_calls::TextCallFilter;
 use super::usage::{self, Speed};
 use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role};
@@ -458,7 +459,7 @@ impl<'a> Turns<'a> {
     ) -> Result<(), String> {
         self.descriptions =
             DescribeGuard::new(self.model.task, self.settings.enabled(Heuristic::Nudge));
-        let precheck = match self.check.filter(|plan| plan.precheck) {
+        let mut precheck = match self.check.filter(|plan| plan.precheck) {
             Some(plan) => {
                 // On record before it runs: an interrupted check failed.
                 session.precheck = Some(Check {
@@ -482,6 +483,15 @@ impl<'a> Turns<'a> {
             }
             None => None,
         };
+        if let Some(p) = precheck.as_mut().filter(|p| !p.check.passed)
+            && self.settings.enabled(Heuristic::Spectrum)
+        {
+            let (rules, workspace) = (self.calls.rules(), self.calls.workspace());
+            let (command, output) = (&p.check.command, &p.output);
+            p.suspects = spectrum::localise(command, output, rules, workspace, p.elapsed, out)
+                .await
+                .unwrap_or_default();
+        }
         if let Some(p) = &precheck {
             session.precheck = Some(p.check.clone());
         }

@@ -29,6 +29,7 @@ mod scenarios;
 mod scripting;
 mod signals;
 mod small_models;
+mod spectrum;
 mod stdin;
 mod stream;
 mod structured;
