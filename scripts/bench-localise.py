@@ -54,7 +54,7 @@ MODEL = "qwen2.5-coder:1.5b"
 # Characters per prompt token of qwen2.5-coder's tokenizer on these first
 # requests (code, English and JSON), measured against Ollama's
 # prompt_eval_count (docs/benchmarks.md).
-CHARS_PER_TOKEN = 3.6
+CHARS_PER_TOKEN = 3.5
 
 _spec = importlib.util.spec_from_file_location("bench_real", ROOT / "scripts" / "bench-real.py")
 bench_real = importlib.util.module_from_spec(_spec)
@@ -278,11 +278,13 @@ def score_repo_task(task, work, text):
 
 
 def shown_files(stderr):
-    """The files oc said it shows ("showing the model a.py, b.py (parts)")."""
+    """The files oc said it shows, a line each ("showing the model a.py
+    (parts): why"), without the reasons."""
+    shown = []
     for line in stderr.splitlines():
         if "showing the model " in line and " map of " not in line:
-            return line.split("showing the model ", 1)[1].strip()
-    return ""
+            shown.append(line.split("showing the model ", 1)[1].split(": ", 1)[0].strip())
+    return ", ".join(shown)
 
 
 def run_task(args, server, task):

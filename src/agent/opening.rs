@@ -17,7 +17,7 @@ use super::edits::Protocol;
 use super::edits::shown::ShownFile;
 use super::excerpts::{self, Focus};
 use super::file_kind::is_test;
-use super::grounding::{self, Grounded, Grounding, Role as FileRole};
+use super::grounding::{self, Evidence, Grounded, Grounding, Role as FileRole};
 use super::relevance;
 use super::repo_map;
 use crate::client::{Message, Role, ToolCall};
@@ -130,13 +130,13 @@ async fn show(
     start: Start<'_>,
     out: &mut dyn Output,
 ) {
-    let failure = start
-        .precheck
-        .filter(|p| !p.check.passed)
-        .map(|p| p.locations.as_slice())
-        .unwrap_or_default();
+    let failing = start.precheck.filter(|p| !p.check.passed);
+    let evidence = Evidence {
+        failure: failing.map(|p| p.locations.as_slice()).unwrap_or_default(),
+        suspects: failing.map(|p| p.suspects.as_slice()).unwrap_or_default(),
+    };
     let grounding = if start.ground {
-        grounding::select(&prompt, calls.workspace().root(), failure, start.task)
+        grounding::select(&prompt, calls.workspace().root(), &evidence, start.task)
     } else {
         Grounding::default()
     };

@@ -26,6 +26,7 @@ use prompt_words::{code_names, creates_files, is_diff, path_tokens};
 
 use super::file_kind::{is_doc, is_source_name, is_test};
 use super::repo_map::{self, Ranked};
+use super::spectrum::Suspect;
 use super::traceback::{self, Location};
 use crate::input;
 use crate::vocab::Task;
@@ -33,6 +34,8 @@ use crate::vocab::Task;
 /// A repository with at most this many source files is shown whole when
 /// the prompt names nothing.
 const SMALL_REPO_FILES: usize = 8;
+/// Functions the failing tests ran that are shown, at most.
+const MAX_SUSPECTS: usize = 3;
 /// Files of a failing check's traceback shown, at most.
 const MAX_TRACEBACK_FILES: usize = 4;
 /// A code name found in more files than this is only looked for where it
@@ -76,6 +79,15 @@ pub(crate) struct Grounding {
     pub tests_editable: bool,
 }
 
+/// What a failing check says before the first request.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Evidence<'a> {
+    /// The places its output names (tracebacks).
+    pub failure: &'a [Location],
+    /// The functions its failing tests ran, most suspicious first.
+    pub suspects: &'a [Suspect],
+}
+
 /// Picks the files for `prompt` in the workspace at `root`, most important
 /// first: editable, then read-only, then new. `failure` are the places a
 /// failing check's output names. Piped context (the prompt's `<stdin>`
@@ -83,7 +95,7 @@ pub(crate) struct Grounding {
 /// traceback's frames), never at files to create; when the task is an
 /// answer and the context is a diff, the diff is what the answer is about
 /// and nothing else is shown.
-pub(crate) fn select(prompt: &str, root: &Path, failure: &[Location], task: Task) -> Grounding {
+pub(crate) fn select(prompt: &str, root: &Path, evidence: &Evidence<'_>, task: Task) -> Grounding {
     let files = workspace_files(root);
     let instruction = input::instruction(prompt);
     let piped = input::context(prompt).unwrap_or_default();
@@ -95,7 +107,8 @@ pub(crate) fn select(prompt: &str, root: &Path, failure: &[Location], task: Task
             ..Grounding::default()
         };
     }
-    add_pointed_at(&mut picked, piped, failure, root, &files);
+    add_pointed_at(&mut picked, piped, evidence.failure, root, &files);
+    add_suspects(&mut picked, evidence.suspects, &files);
     // The tests a failing check points into are the ones that matter.
     let failing_tests = picked
         .iter()
@@ -280,6 +293,31 @@ fn add_fallback(
     }
 }
 
+/// Adds, to change, the files of the functions the failing tests ran and
+/// the passing ones did not (at most [`MAX_SUSPECTS`], scoring at least
+/// half the best), with their first lines for the parts to show.
+fn add_suspects(picked: &mut Vec<Grounded>, suspects: &[Suspect], files: &[String]) {
+    let best = suspects.first().map_or(0.0, |s| s.score);
+    let chosen = suspects
+        .iter()
+        .filter(|s| s.score > 0.0 && s.score >= best / 2.0)
+        .filter(|s| !is_test(&s.path) && files.contains(&s.path))
+        .take(MAX_SUSPECTS);
+    for (rank, suspect) in chosen.enumerate() {
+        let why = format!(
+            "the failing tests ran `{}` (suspect {} by the test spectrum)",
+            suspect.name,
+            rank + 1
+        );
+        add(picked, &suspect.path, Role::Editable, &why);
+        if let Some(g) = picked.iter_mut().find(|g| g.path == suspect.path)
+            && !g.lines.contains(&suspect.line)
+        {
+            g.lines.push(suspect.line);
+        }
+    }
+}
+
 /// The files a code name of the prompt brings, and their roles: the files
 /// that define it may change, and a few tests that use it are for
 /// reference; the other files that mention it (imports, re-exports, docs)
@@ -417,7 +455,7 @@ mod tests {
     }
 
     fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, Role)> {
-        select(prompt, dir.path(), &[], Task::Change)
+        select(prompt, dir.path(), &Evidence::default(), Task::Change)
             .files
             .into_iter()
             .map(|g| (g.path, g.role))
