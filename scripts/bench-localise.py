@@ -55,6 +55,8 @@ MODEL = "qwen2.5-coder:1.5b"
 # requests (code, English and JSON), measured against Ollama's
 # prompt_eval_count (docs/benchmarks.md).
 CHARS_PER_TOKEN = 3.5
+# An insertion counts as shown when code this many lines from it is.
+INSERT_NEAR = 8
 
 _spec = importlib.util.spec_from_file_location("bench_real", ROOT / "scripts" / "bench-real.py")
 bench_real = importlib.util.module_from_spec(_spec)
@@ -157,9 +159,10 @@ def request_text(body):
 
 
 def hunks(diff_text):
-    """The reference fix's hunks: (path, first, last) original line numbers
-    (1-based, inclusive) of what each changes; for a hunk that only adds,
-    the lines on either side of the insertion."""
+    """The reference fix's hunks: (path, first, last, inserted, edits):
+    the original line numbers (1-based, inclusive) of what a hunk changes,
+    or, for a hunk that only adds (`inserted`), the line next to the
+    insertion; `edits` are its added and removed lines."""
     found = []
     path = None
     lines = diff_text.splitlines()
@@ -176,9 +179,12 @@ def hunks(diff_text):
             # else the first such line after it.
             before = after = None
             inserted = False
+            edits = []
             i += 1
             while i < len(lines) and not lines[i].startswith(("@@", "diff ", "--- ")):
                 mark, body = lines[i][:1], lines[i][1:]
+                if mark in "+-" and mark:
+                    edits.append(body)
                 if mark == "-":
                     changed.append(old)
                     old += 1
@@ -192,10 +198,10 @@ def hunks(diff_text):
                     old += 1
                 i += 1
             if changed:
-                found.append((path, min(changed), max(changed)))
+                found.append((path, min(changed), max(changed), False, edits))
             elif inserted and (before or after):
                 anchor = before or after
-                found.append((path, anchor, anchor))
+                found.append((path, anchor, anchor, True, edits))
             continue
         i += 1
     return found
@@ -261,17 +267,56 @@ def definition_shown(text, source_lines, around):
     return False
 
 
+def docstring_lines(source, path):
+    """The line numbers of the Python file's docstrings (module, classes,
+    functions)."""
+    if not path.endswith(".py"):
+        return set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            doc = node.body[0] if node.body else None
+            if (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+                    and isinstance(doc.value.value, str)):
+                found.update(range(doc.lineno, doc.end_lineno + 1))
+    return found
+
+
+def is_documentation(path, source, first, last, edits):
+    """Whether a hunk only documents: a prose file, lines inside a
+    docstring, or comments only."""
+    if path.lower().endswith((".md", ".rst", ".txt")):
+        return True
+    if set(range(first, last + 1)) <= docstring_lines(source, path):
+        return True
+    return all(e.strip().startswith(("#", "//", "*", "/*")) or not e.strip() for e in edits)
+
+
 def score_repo_task(task, work, text):
-    """Per hunk of the reference fix: whether it and its definition are shown."""
+    """Per hunk of the reference fix: whether it and its definition are
+    shown, and whether it only documents. An insertion is shown when
+    two lines in a row within INSERT_NEAR lines of it are: new code has no
+    one right place, only a neighbourhood."""
     rows = []
-    for path, first, last in hunks((task["folder"] / "solution.diff").read_text()):
+    diff = (task["folder"] / "solution.diff").read_text()
+    for path, first, last, inserted, edits in hunks(diff):
         source = (work / path).read_text(errors="replace")
         lines = [line.rstrip() for line in source.splitlines()]
         text_lines = "\n".join(line.rstrip() for line in text.splitlines())
-        hunk = shown(text_lines, lines, first, last)
+        if inserted:
+            near = range(max(first - INSERT_NEAR, 1), min(first + INSERT_NEAR, len(lines)))
+            hunk = any(lines[n - 1].strip() and lines[n].strip() and shown(text_lines, lines, n, n + 1)
+                       for n in near)
+        else:
+            hunk = shown(text_lines, lines, first, last)
         around = definition_around(source, path, first, last)
         whole = hunk if around is None else hunk and definition_shown(text_lines, lines, around)
         rows.append({"path": path, "lines": [first, last], "shown": hunk,
+                     "documentation": is_documentation(path, source, first, last, edits),
                      "definition": list(around[:2]) if around else None,
                      "definition_shown": whole})
     return rows
@@ -338,19 +383,27 @@ def print_row(row):
         return
     mark = ""
     if "hunks" in row:
-        hunks_ok = sum(h["shown"] for h in row["hunks"])
-        defs_ok = sum(h["definition_shown"] for h in row["hunks"])
-        total = len(row["hunks"])
-        mark = f"hunks {hunks_ok}/{total}  defs {defs_ok}/{total}"
-        mark = ("ok    " if hunks_ok == total else "MISS  ") + mark
+        code = code_hunks(row)
+        hunks_ok = sum(h["shown"] for h in code)
+        defs_ok = sum(h["definition_shown"] for h in code)
+        docs = len(row["hunks"]) - len(code)
+        mark = f"hunks {hunks_ok}/{len(code)}  defs {defs_ok}/{len(code)}"
+        mark = ("ok    " if hunks_ok == len(code) else "MISS  ") + mark
+        mark += f" +{docs} doc" if docs else ""
     real = f" (real {row['real_tokens']}, {row['chars_per_token']} ch/tok)" if row.get("real_tokens") else ""
     print(f"{row['task']:<28} {mark:<28} {row['tokens']:>6} tok{real} {row['seconds']:>5}s  {row['files']}")
 
 
+def code_hunks(row):
+    """The hunks that change code, not only its documentation."""
+    return [h for h in row["hunks"] if not h["documentation"]]
+
+
 def summarize(rows):
     repo = [r for r in rows if "hunks" in r]
-    whole = sum(all(h["shown"] for h in r["hunks"]) for r in repo)
-    defs = sum(all(h["definition_shown"] for h in r["hunks"]) for r in repo)
+    whole = sum(all(h["shown"] for h in code_hunks(r)) for r in repo)
+    defs = sum(all(h["definition_shown"] for h in code_hunks(r)) for r in repo)
+    strict = sum(all(h["shown"] for h in r["hunks"]) for r in repo)
     tokens = [r["tokens"] for r in repo if "tokens" in r]
     small = [r["tokens"] for r in rows if "tokens" in r and "hunks" not in r]
     ratios = [r["chars_per_token"] for r in rows if r.get("chars_per_token")]
@@ -358,12 +411,13 @@ def summarize(rows):
         print(f"calibration: a median {statistics.median(ratios)} characters per real prompt token "
               f"over {len(ratios)} requests")
     summary = {"repo_tasks": len(repo), "all_hunks_shown": whole, "all_definitions_shown": defs,
+               "all_hunks_shown_documentation_too": strict,
                "median_tokens": statistics.median(tokens) if tokens else None,
                "max_tokens": max(tokens) if tokens else None,
                "small_median_tokens": statistics.median(small) if small else None}
     if repo:
-        print(f"\nrepo tasks: every hunk shown in {whole}/{len(repo)}, every definition whole in "
-              f"{defs}/{len(repo)}; first request median {summary['median_tokens']} tokens "
+        print(f"\nrepo tasks: every code hunk shown in {whole}/{len(repo)} (documentation too: "
+              f"{strict}), every definition whole in {defs}/{len(repo)}; first request median {summary['median_tokens']} tokens "
               f"(max {summary['max_tokens']})")
     if small:
         print(f"small tasks: first request median {summary['small_median_tokens']} tokens")
