@@ -4,6 +4,8 @@
 //! are summed into one pseudo count per term, and that count saturates
 //! once (`k1`) before the term's rarity (`idf`) multiplies it.
 
+use std::collections::HashMap;
+
 use super::document::{Document, FIELDS, Field};
 
 /// The weights of a ranking.
@@ -44,31 +46,48 @@ pub(crate) fn scores(
         *a = if n > 0.0 { (*a / n).max(1.0) } else { 1.0 };
     }
     let mut scores = vec![0.0; documents.len()];
-    for (term, query_weight) in query {
-        let df = documents
-            .iter()
-            .filter(|d| d.fields.iter().any(|bag| bag.counts.contains_key(term)))
-            .count() as f64;
-        if df == 0.0 {
-            continue;
-        }
+    for ((_, query_weight), postings) in query.iter().zip(postings(documents, query)) {
+        let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        for (doc, score) in documents.iter().zip(scores.iter_mut()) {
+        for (doc, counts) in postings {
+            let lengths = documents[doc].fields.each_ref().map(|bag| bag.length);
             let mut count = 0.0;
-            for field in Field::ALL {
-                let i = field.index();
-                let bag = doc.field(field);
-                let tf = f64::from(bag.count(term));
-                if tf > 0.0 {
-                    let norm =
-                        1.0 - weights.b[i] + weights.b[i] * f64::from(bag.length) / average[i];
-                    count += weights.field[i] * tf / norm;
-                }
+            for i in 0..FIELDS {
+                let norm = 1.0 - weights.b[i] + weights.b[i] * f64::from(lengths[i]) / average[i];
+                count += weights.field[i] * f64::from(counts[i]) / norm;
             }
             if count > 0.0 {
-                *score += query_weight * idf * count / (weights.k1 + count);
+                scores[doc] += query_weight * idf * count / (weights.k1 + count);
             }
         }
     }
     scores
+}
+
+/// For each word of `query`, the documents that hold it with its count in
+/// each field: one pass over the documents' words, not one per word.
+fn postings(documents: &[Document], query: &[(String, f64)]) -> Vec<Vec<(usize, [u32; FIELDS])>> {
+    let wanted: HashMap<&str, usize> = query
+        .iter()
+        .enumerate()
+        .map(|(i, (term, _))| (term.as_str(), i))
+        .collect();
+    let mut postings = vec![Vec::new(); query.len()];
+    for (d, doc) in documents.iter().enumerate() {
+        for (f, bag) in doc.fields.iter().enumerate() {
+            for (term, &count) in &bag.counts {
+                let Some(&q) = wanted.get(term.as_str()) else {
+                    continue;
+                };
+                let list: &mut Vec<(usize, [u32; FIELDS])> = &mut postings[q];
+                if list.last().is_none_or(|(last, _)| *last != d) {
+                    list.push((d, [0; FIELDS]));
+                }
+                if let Some((_, counts)) = list.last_mut() {
+                    counts[f] += count;
+                }
+            }
+        }
+    }
+    postings
 }

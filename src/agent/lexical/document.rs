@@ -64,10 +64,6 @@ impl Bag {
         }
         bag
     }
-
-    pub(crate) fn count(&self, term: &str) -> u32 {
-        self.counts.get(term).copied().unwrap_or(0)
-    }
 }
 
 /// One definition of a file, ready to rank.

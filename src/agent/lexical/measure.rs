@@ -171,21 +171,14 @@ fn variants() -> Vec<(&'static str, Choices)> {
             },
         ),
         (
-            "named tests' words at 1",
+            "named tests' words at 0.3",
             Choices {
-                named_test_weight: 1.0,
+                named_test_weight: 0.3,
                 ..d
             },
         ),
         ("no name field", without(0)),
         ("name field at 3", name3),
-        (
-            "name field at 3, named tests' words at 0.5",
-            Choices {
-                named_test_weight: 0.5,
-                ..name3
-            },
-        ),
         (
             "k1 = 2",
             Choices {
