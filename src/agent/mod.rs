@@ -18,6 +18,7 @@ pub(crate) mod excerpts;
 pub(crate) mod file_kind;
 pub(crate) mod grounding;
 pub(crate) mod guards;
+pub(crate) mod lexical;
 pub(crate) mod normalize;
 pub(crate) mod opening;
 pub(crate) mod prompt;

@@ -23,18 +23,20 @@ const STOP_WORDS: [&str; 96] = [
 /// three letters, stop words left out, stemmed ([`stem`]); each once, in a
 /// stable order.
 pub(crate) fn words(text: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for token in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        for part in split_identifier(token) {
-            if part.len() >= 3
+    terms(text).collect()
+}
+
+/// The words of `text` as [`words`] finds them, but in text order and each
+/// as often as it occurs: what a ranking that counts needs.
+pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .flat_map(split_identifier)
+        .filter(|part| {
+            part.len() >= 3
                 && part.chars().any(|c| c.is_alphabetic())
                 && !STOP_WORDS.contains(&part.as_str())
-            {
-                found.insert(stem(&part));
-            }
-        }
-    }
-    found
+        })
+        .map(|part| stem(&part))
 }
 
 /// A word without its inflection, so that `signed`, `signing` and `sign`,

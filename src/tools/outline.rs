@@ -69,6 +69,11 @@ pub(crate) fn definitions(path: &str, text: &str) -> Option<Vec<Definition>> {
     Some(found)
 }
 
+/// Whether files named like `path` have definitions to read.
+pub(crate) fn readable(path: &str) -> bool {
+    Grammar::of(path).is_some()
+}
+
 /// The languages with definitions to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Grammar {
