@@ -25,6 +25,7 @@ pub(crate) use prompt_words::tests_may_change;
 use prompt_words::{code_names, creates_files, is_diff, path_tokens};
 
 use super::file_kind::{is_doc, is_source_name, is_test};
+use super::lexical;
 use super::repo_map::{self, Ranked};
 use super::spectrum::Suspect;
 use super::traceback::{self, Location};
@@ -34,6 +35,8 @@ use crate::vocab::Task;
 /// A repository with at most this many source files is shown whole when
 /// the prompt names nothing.
 const SMALL_REPO_FILES: usize = 8;
+/// Definitions the prompt's words match that are shown, at most.
+const MAX_WORD_HITS: usize = 2;
 /// Functions the failing tests ran that are shown, at most.
 const MAX_SUSPECTS: usize = 3;
 /// Files of a failing check's traceback shown, at most.
@@ -135,6 +138,7 @@ pub(crate) fn select(prompt: &str, root: &Path, evidence: &Evidence<'_>, task: T
         .collect();
     if !direct {
         add_imported(&mut picked, &tests, root, &files);
+        add_word_hits(&mut picked, instruction, root, &files);
     }
     // What the named tests say, for ranking the map.
     let story = test_story(&names, &tests, &picked, root);
@@ -314,6 +318,34 @@ fn add_suspects(picked: &mut Vec<Grounded>, suspects: &[Suspect], files: &[Strin
             && !g.lines.contains(&suspect.line)
         {
             g.lines.push(suspect.line);
+        }
+    }
+}
+
+/// Adds, to change, the definitions the prompt's words match best
+/// ([`lexical`]: at most [`MAX_WORD_HITS`], scoring at least half the
+/// best), with their first lines for the parts to show, when neither the
+/// prompt's names nor a failing check point into code.
+fn add_word_hits(picked: &mut Vec<Grounded>, instruction: &str, root: &Path, files: &[String]) {
+    let pointed = picked
+        .iter()
+        .any(|g| !is_test(&g.path) && !g.lines.is_empty());
+    if pointed {
+        return;
+    }
+    let hits = lexical::rank(instruction, root, files);
+    let mut sources = hits.iter().filter(|h| !h.test).peekable();
+    let best = sources.peek().map_or(0.0, |h| h.score);
+    for hit in sources
+        .filter(|h| h.score >= best / 2.0)
+        .take(MAX_WORD_HITS)
+    {
+        let why = format!("the prompt's words match `{}`", hit.name);
+        add(picked, &hit.path, Role::Editable, &why);
+        if let Some(g) = picked.iter_mut().find(|g| g.path == hit.path)
+            && !g.lines.contains(&hit.line)
+        {
+            g.lines.push(hit.line);
         }
     }
 }

@@ -44,7 +44,6 @@ pub(crate) struct Hit {
 /// `prompt`, best first. Reads at most [`MAX_FILES`] source files of at
 /// most [`MAX_FILE_BYTES`] each, sources before tests; a file that cannot
 /// be read or has no grammar adds nothing.
-#[cfg_attr(not(test), expect(dead_code, reason = "the opening integrates it"))]
 pub(crate) fn rank(prompt: &str, root: &Path, files: &[String]) -> Vec<Hit> {
     ranked(prompt, index(root, files), &CHOICES)
 }
