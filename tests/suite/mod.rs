@@ -14,6 +14,7 @@ mod finetune;
 mod guards;
 mod help;
 mod images;
+mod localisation;
 mod openai;
 mod opencode;
 mod outcomes;
