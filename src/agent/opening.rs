@@ -27,11 +27,22 @@ use crate::vocab::Task;
 
 /// Most bytes of file text put in the first turn, whatever the context.
 pub(crate) const MAX_GROUNDING_BYTES: usize = 32 * 1024;
-/// Most bytes of file text the first turn shows in the text edit formats
-/// (small models): at about 30 ms a prompt token on a CPU, 5 KB is some 40
-/// seconds before the model says a word, with the check's output and the
-/// instructions about a minute.
-pub(crate) const FILE_BLOCKS_GROUNDING_BYTES: usize = 5 * 1024;
+/// The tokens the whole first request aims at in the text edit formats
+/// (small models): at about 30 ms a prompt token on a CPU, some 75 seconds
+/// before the model says a word. What the files may take is what the
+/// system prompt, the task, the map, the check's output and the
+/// instructions leave of it ([`files_budget`]).
+pub(crate) const FIRST_REQUEST_TOKENS: usize = 2_500;
+/// Characters a prompt token stands for: measured against Ollama's
+/// prompt_eval_count for qwen2.5-coder on first requests of code, English
+/// and check output (3.25 to 3.86, median 3.5; docs/benchmarks.md).
+const CHARS_PER_TOKEN: usize = 35; // tenths
+/// Bytes of what follows the task in the first message (which files may
+/// change, how to reply).
+const INSTRUCTIONS_BYTES: usize = 600;
+/// Bytes of file text the first turn shows at the least, whatever else it
+/// carries.
+const MIN_FILE_BYTES: usize = 2 * 1024;
 
 /// A test this long or shorter is shown whole even when a traceback
 /// points into one of its tests.
@@ -159,8 +170,9 @@ async fn show(
     };
     match protocol {
         Protocol::FileBlocks(blocks) => {
-            let budget = start.budget.min(FILE_BLOCKS_GROUNDING_BYTES);
-            let mut files = read_shown(&grounding.files, calls, session, budget, focus);
+            let budget = files_budget(session, &prompt, &context).min(start.budget);
+            let small = grounding.small_repository;
+            let mut files = read_shown(&grounding.files, calls, session, (budget, small), focus);
             if blocks.answers() {
                 // An answer changes nothing: every file is for reference.
                 files.retain(|f| f.text.is_some());
@@ -196,6 +208,17 @@ async fn show(
     }
 }
 
+/// Bytes of file text the first request can carry within
+/// [`FIRST_REQUEST_TOKENS`], after what the session already holds (the
+/// system prompt), the prompt, the `context` (map, check output) and the
+/// instructions; at least [`MIN_FILE_BYTES`].
+fn files_budget(session: &Session, prompt: &str, context: &str) -> usize {
+    let total = FIRST_REQUEST_TOKENS * CHARS_PER_TOKEN / 10;
+    let held: usize = session.messages.iter().map(|m| m.content.len()).sum();
+    let fixed = held + prompt.len() + context.len() + INSTRUCTIONS_BYTES;
+    total.saturating_sub(fixed).max(MIN_FILE_BYTES)
+}
+
 /// `path`, or `path (parts)` for a file shown in parts.
 fn describe(file: &ShownFile) -> String {
     match &file.parts {
@@ -212,14 +235,15 @@ fn describe(file: &ShownFile) -> String {
 /// test, use help pick the parts of the files that may change). The budget
 /// goes first to the file to change that the task is most about (shown
 /// whatever its size), then to the tests (two fifths of the budget at
-/// most), the other files to change, the rest. Files that cannot be read
-/// (rules, binary) are left out, and so is a file whose text had secrets
-/// scrubbed from it, as it could not be rewritten whole.
+/// most, unless the repository is `small`: its tests are the task's spec,
+/// whole when they fit), the other files to change, the rest. Files that
+/// cannot be read (rules, binary) are left out, and so is a file whose text
+/// had secrets scrubbed from it, as it could not be rewritten whole.
 fn read_shown(
     picked: &[Grounded],
     calls: &mut CallRunner<'_>,
     session: &mut Session,
-    budget: usize,
+    (budget, small): (usize, bool),
     mut focus: Focus,
 ) -> Vec<ShownFile> {
     let mut read: Vec<(&Grounded, Option<(String, bool)>)> = picked
@@ -245,9 +269,9 @@ fn read_shown(
     }
     let order = priority(&read, &focus);
     let mut left = budget;
-    let mut tests_left = budget * 2 / 5;
+    let mut tests_left = if small { budget } else { budget * 2 / 5 };
     let mut files = Vec::new();
-    for i in order {
+    for (k, &i) in order.iter().enumerate() {
         let (g, text) = &read[i];
         let Some((text, scrubbed)) = text else {
             files.push((i, ShownFile::whole(&g.path, g.role, None)));
@@ -260,14 +284,22 @@ fn read_shown(
         };
         let test = role == FileRole::ReadOnly && is_test(&g.path);
         // A test is shown by the tests a traceback points into (or the
-        // prompt names) unless it is short.
+        // prompt names) unless it is short, or whole in a small repository.
         let in_parts = !excerpts::fits_whole(text)
-            || (test && text.len() > TEST_WHOLE_BYTES && points_into(g, text, &focus));
+            || (test && !small && text.len() > TEST_WHOLE_BYTES && points_into(g, text, &focus));
+        // A big file's parts get half of what is left while files the
+        // evidence points into wait: its lines' definitions come first,
+        // the rest of its parts only as room allows.
+        let waiting = order[k + 1..].iter().any(|&j| !read[j].0.lines.is_empty());
+        let room = if waiting { left / 2 } else { left };
         let parts =
-            in_parts.then(|| excerpts::choose(&g.path, text, &focus, &g.lines, left.max(1)));
-        let size = parts.as_ref().map_or(text.len(), |p| {
-            p.pieces.iter().map(|piece| piece.text.len()).sum()
-        });
+            in_parts.then(|| excerpts::choose(&g.path, text, &focus, &g.lines, room.max(1)));
+        let file = ShownFile {
+            parts,
+            ..ShownFile::whole(&g.path, role, Some(text.clone()))
+        };
+        // As the model reads it: headers and outlines count too.
+        let size = file.render().len();
         let first = files.is_empty() && role == FileRole::Editable;
         if !first && (size > left || (test && size > tests_left)) {
             continue;
@@ -276,13 +308,7 @@ fn read_shown(
         if test {
             tests_left = tests_left.saturating_sub(size);
         }
-        files.push((
-            i,
-            ShownFile {
-                parts,
-                ..ShownFile::whole(&g.path, role, Some(text.clone()))
-            },
-        ));
+        files.push((i, file));
     }
     // Shown in the grounding's order.
     files.sort_by_key(|(i, f)| (f.role, *i));
@@ -302,7 +328,8 @@ fn points_into(g: &Grounded, text: &str, focus: &Focus) -> bool {
 /// The order the budget goes in (indices of `read`): the file to change
 /// the task is most about (one the check's traceback points into, else the
 /// one whose definitions and text share most of the task's words), the
-/// tests, the other files to change, the rest.
+/// other files to change that the evidence points into, the tests, the
+/// other files to change, the rest.
 fn priority(read: &[(&Grounded, Option<(String, bool)>)], focus: &Focus) -> Vec<usize> {
     let about = |i: usize| -> f64 {
         let Some((text, _)) = &read[i].1 else {
@@ -333,12 +360,14 @@ fn priority(read: &[(&Grounded, Option<(String, bool)>)], focus: &Focus) -> Vec<
     let mut order: Vec<usize> = (0..read.len()).collect();
     // Within each class, what a traceback points into first.
     order.sort_by_key(|&i| {
+        let pointed = !read[i].0.lines.is_empty();
         let class = match (Some(i) == best, read[i].0.role) {
             (true, _) => 0,
-            (false, FileRole::ReadOnly) if is_test(&read[i].0.path) => 1,
-            (false, FileRole::Editable) => 2,
-            (false, FileRole::ReadOnly) => 3,
-            (false, FileRole::New) => 4,
+            (false, FileRole::Editable) if pointed => 1,
+            (false, FileRole::ReadOnly) if is_test(&read[i].0.path) => 2,
+            (false, FileRole::Editable) => 3,
+            (false, FileRole::ReadOnly) => 4,
+            (false, FileRole::New) => 5,
         };
         (class, read[i].0.lines.is_empty())
     });

@@ -80,6 +80,9 @@ pub(crate) struct Grounding {
     pub names: BTreeSet<String>,
     /// Whether tests may change: the task is about them.
     pub tests_editable: bool,
+    /// Whether the repository has at most [`SMALL_REPO_FILES`] source
+    /// files besides its tests.
+    pub small_repository: bool,
 }
 
 /// What a failing check says before the first request.
@@ -154,11 +157,13 @@ pub(crate) fn select(prompt: &str, root: &Path, evidence: &Evidence<'_>, task: T
         }
     }
     picked.sort_by_key(|g| g.role);
+    let sources = files.iter().filter(|f| is_source_name(f) && !is_test(f));
     Grounding {
         files: picked,
         map,
         names: names.into_iter().collect(),
         tests_editable,
+        small_repository: sources.count() <= SMALL_REPO_FILES,
     }
 }
 
@@ -586,6 +591,95 @@ mod tests {
                 ("inventory.py".to_string(), Role::Editable),
                 ("test_inventory.py".to_string(), Role::ReadOnly)
             ]
+        );
+    }
+
+    #[test]
+    fn evidence_points_at_the_code_under_test_not_the_test() {
+        let dir = repo(&[
+            ("shop/__init__.py", ""),
+            ("shop/prices.py", "def gross(net):\n    return net * 1.2\n"),
+            (
+                "shop/carts.py",
+                "def total(items):\n    return sum(items)\n",
+            ),
+            ("tests/__init__.py", ""),
+            (
+                "tests/test_prices.py",
+                "import shop\n\ndef test_gross():\n    assert shop.gross(10) == 12\n",
+            ),
+        ]);
+        let suspects = [crate::agent::spectrum::Suspect {
+            path: "shop/prices.py".to_string(),
+            name: "gross".to_string(),
+            line: 1,
+            end_line: Some(2),
+            score: 1.0,
+        }];
+        let failure = [Location {
+            path: "tests/test_prices.py".to_string(),
+            line: 4,
+        }];
+        let prompt = "test_gross fails. Fix the code, not the tests.";
+        let evidence = Evidence {
+            failure: &failure,
+            suspects: &suspects,
+        };
+        let grounding = select(prompt, dir.path(), &evidence, Task::Change);
+        let prices = grounding.files.iter().find(|g| g.path == "shop/prices.py");
+        assert_eq!(
+            prices.map(|g| (g.role, g.lines.clone())),
+            Some((Role::Editable, vec![1]))
+        );
+        assert!(prices.is_some_and(|g| g.why.contains("`gross`")));
+        // Without the spectrum the test is still only evidence.
+        let evidence = Evidence {
+            failure: &failure,
+            suspects: &[],
+        };
+        let grounding = select(prompt, dir.path(), &evidence, Task::Change);
+        let test = grounding
+            .files
+            .iter()
+            .find(|g| g.path == "tests/test_prices.py");
+        assert_eq!(test.map(|g| g.role), Some(Role::ReadOnly));
+    }
+
+    #[test]
+    fn words_of_a_symptom_find_the_definition() {
+        let mut files = vec![
+            ("app/__init__.py", String::new()),
+            (
+                "app/tokens.py",
+                "def issue(user):\n    \"\"\"Signs a new session token with the signing key.\"\"\"\n    return sign(user)\n".to_string(),
+            ),
+        ];
+        for n in 0..10 {
+            files.push((
+                [
+                    "app/a.py", "app/b.py", "app/c.py", "app/d.py", "app/e.py", "app/f.py",
+                    "app/g.py", "app/h.py", "app/i.py", "app/j.py",
+                ][n],
+                format!("def helper_{n}(x):\n    return x + {n}\n"),
+            ));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        let dir = repo(&files);
+        let grounding = select(
+            "New session tokens are signed with the wrong key.",
+            dir.path(),
+            &Evidence::default(),
+            Task::Change,
+        );
+        let tokens = grounding.files.iter().find(|g| g.path == "app/tokens.py");
+        assert_eq!(
+            tokens.map(|g| (g.role, g.lines.clone())),
+            Some((Role::Editable, vec![1]))
+        );
+        assert!(
+            tokens.is_some_and(|g| g.why.contains("`issue`")),
+            "{:?}",
+            grounding.files
         );
     }
 }
