@@ -427,7 +427,7 @@ def summarize(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--oc", default=str(ROOT / "target" / "debug" / "oc"))
-    parser.add_argument("--suite", choices=["repo", "small", "all"], default="repo")
+    parser.add_argument("--suite", choices=["repo", "small", "heldout", "all"], default="repo")
     parser.add_argument("--check", choices=["auto", "task"], default="auto")
     parser.add_argument("--tasks", help="comma-separated task names")
     parser.add_argument("--chars-per-token", type=float, default=CHARS_PER_TOKEN)
@@ -441,6 +441,7 @@ def main():
     args = parser.parse_args()
     names = set(args.tasks.split(",")) if args.tasks else None
     suites = ["repo", "small"] if args.suite == "all" else [args.suite]
+    bench_real.SUITES.setdefault("heldout", ROOT / "bench" / "heldout-tasks")
     tasks = []
     for suite in suites:
         wanted = names and {n for n in names if (bench_real.SUITES[suite] / n).is_dir()}

@@ -105,6 +105,20 @@ pub(crate) fn choose(
             Wanted::Def(def) => piece_of_def(def, &defs, &all, focus),
             Wanted::Window(line) => window(line, &all),
         };
+        // A definition longer than the whole budget is shown by the lines
+        // the evidence points at in it, or else by its head.
+        let piece = if piece.text.len() > budget && piece.definition.is_some() {
+            let at = lines
+                .iter()
+                .copied()
+                .find(|&l| piece.start_line <= l && l <= piece.end_line);
+            match at {
+                Some(line) => window(line, &all),
+                None => window_from(piece.start_line, piece.start_line + 2 * WINDOW, &all),
+            }
+        } else {
+            piece
+        };
         let overlaps = pieces
             .iter()
             .any(|p| p.start_line <= piece.end_line && piece.start_line <= p.end_line);
@@ -440,5 +454,27 @@ mod tests {
             labels(&choose("s.py", &text, &Focus::default(), &[], 10_000)),
             ["lines 1-36"]
         );
+    }
+
+    #[test]
+    fn a_definition_longer_than_the_budget_is_shown_around_its_evidence() {
+        let body: String = (1..=300).map(|n| format!("    x{n} = {n}\n")).collect();
+        let text = format!("def huge():\n{body}    return x1\n");
+        let parts = choose("m.py", &text, &Focus::default(), &[200], 1000);
+        assert_eq!(parts.pieces.len(), 1);
+        let piece = &parts.pieces[0];
+        assert!(
+            piece.start_line <= 200 && 200 <= piece.end_line,
+            "{piece:?}"
+        );
+        assert!(piece.text.len() < 1000, "{} bytes", piece.text.len());
+        // With no line to go by, its head.
+        let focus = Focus {
+            asked: ["huge".to_string()].into(),
+            ..Focus::default()
+        };
+        let parts = choose("m.py", &text, &focus, &[], 1000);
+        assert_eq!(parts.pieces[0].start_line, 1);
+        assert!(parts.pieces[0].text.len() < 1000);
     }
 }

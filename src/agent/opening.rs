@@ -287,11 +287,15 @@ fn read_shown(
         // prompt names) unless it is short, or whole in a small repository.
         let in_parts = !excerpts::fits_whole(text)
             || (test && !small && text.len() > TEST_WHOLE_BYTES && points_into(g, text, &focus));
-        // A big file's parts get half of what is left while files the
-        // evidence points into wait: its lines' definitions come first,
-        // the rest of its parts only as room allows.
+        // After the first file, a big file's parts get half of what is
+        // left while files the evidence points into wait: its lines'
+        // definitions come first, the rest of its parts only as room allows.
         let waiting = order[k + 1..].iter().any(|&j| !read[j].0.lines.is_empty());
-        let room = if waiting { left / 2 } else { left };
+        let room = if waiting && !files.is_empty() {
+            left / 2
+        } else {
+            left
+        };
         let parts =
             in_parts.then(|| excerpts::choose(&g.path, text, &focus, &g.lines, room.max(1)));
         let file = ShownFile {
