@@ -265,10 +265,7 @@ fn python_tests(root: &Path) -> Option<Chosen> {
     let tests_dir = ["tests", "test"]
         .into_iter()
         .find(|d| root.join(d).is_dir());
-    let root_tests = std::fs::read_dir(root).ok()?.flatten().any(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-    });
+    let root_tests = has_test_module(root);
     let python_project = ["pyproject.toml", "setup.py", "setup.cfg"]
         .iter()
         .any(|f| root.join(f).exists());
