@@ -19,8 +19,8 @@ hunk counts). The request's tokens are estimated from its characters
 (`--chars-per-token`, calibrated against Ollama's prompt_eval_count for
 qwen2.5-coder; see docs/benchmarks.md).
 
-    scripts/bench-localise.py [--oc target/debug/oc] [--suite repo|small|all]
-                              [--check auto|task] [--tasks a,b] [--json FILE]
+    scripts/bench-localise.py [--oc target/debug/oc] [--suite repo|small|heldout|all]
+                              [--check auto|task] [--tasks a,b] [--json FILE] [--stderr]
                               [--floor N] [--max-median-tokens T]
                               [--calibrate http://127.0.0.1:11434]
 
@@ -348,6 +348,8 @@ def run_task(args, server, task):
         row["chars"] = len(text)
         row["tokens"] = round(len(text) / args.chars_per_token)
         row["files"] = shown_files(stderr)
+        if args.stderr:
+            row["stderr"] = stderr
         row["check"] = next((line.split("running the check ", 1)[1] for line in stderr.splitlines()
                              if "running the check " in line), None)
         if "found no test command" in stderr:
@@ -392,6 +394,8 @@ def print_row(row):
         mark += f" +{docs} doc" if docs else ""
     real = f" (real {row['real_tokens']}, {row['chars_per_token']} ch/tok)" if row.get("real_tokens") else ""
     print(f"{row['task']:<28} {mark:<28} {row['tokens']:>6} tok{real} {row['seconds']:>5}s  {row['files']}")
+    if row.get("stderr"):
+        print("".join(f"    | {line}\n" for line in row["stderr"].splitlines()), end="")
 
 
 def code_hunks(row):
@@ -424,21 +428,38 @@ def summarize(rows):
     return summary
 
 
+def positive(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--oc", default=str(ROOT / "target" / "debug" / "oc"))
-    parser.add_argument("--suite", choices=["repo", "small", "heldout", "all"], default="repo")
-    parser.add_argument("--check", choices=["auto", "task"], default="auto")
+    parser.add_argument("--oc", default=str(ROOT / "target" / "debug" / "oc"),
+                        help="the oc binary to measure (default: target/debug/oc)")
+    parser.add_argument("--suite", choices=["repo", "small", "heldout", "all"], default="repo",
+                        help="bench/repo-tasks, bench/tasks, bench/heldout-tasks, or repo and small")
+    parser.add_argument("--check", choices=["auto", "task"], default="auto",
+                        help="--check auto (default), or the task's own check command")
     parser.add_argument("--tasks", help="comma-separated task names")
-    parser.add_argument("--chars-per-token", type=float, default=CHARS_PER_TOKEN)
+    parser.add_argument("--chars-per-token", type=positive, default=CHARS_PER_TOKEN,
+                        help=f"characters per prompt token for the estimate (default {CHARS_PER_TOKEN})")
     parser.add_argument("--json", help="write the rows and the summary here")
     parser.add_argument("--keep", help="keep each first request body in this folder")
+    parser.add_argument("--stderr", action="store_true",
+                        help="print oc's stderr under each task (what it shows and why)")
     parser.add_argument("--calibrate", metavar="URL",
                         help="also send each first request to this real Ollama for its token count")
     parser.add_argument("--floor", type=int, help="fail below this many repo tasks fully shown")
     parser.add_argument("--max-median-tokens", type=int,
                         help="fail when the repo tasks' median first request is larger")
     args = parser.parse_args()
+    if not os.access(args.oc, os.X_OK) or os.path.isdir(args.oc):
+        parser.error(f"--oc {args.oc}: not an executable file; build it with `cargo build` or pass its path")
+    if args.keep and pathlib.Path(args.keep).exists() and not pathlib.Path(args.keep).is_dir():
+        parser.error(f"--keep {args.keep}: exists and is not a folder")
     names = set(args.tasks.split(",")) if args.tasks else None
     suites = ["repo", "small"] if args.suite == "all" else [args.suite]
     bench_real.SUITES.setdefault("heldout", ROOT / "bench" / "heldout-tasks")
@@ -448,6 +469,9 @@ def main():
         if names and not wanted:
             continue
         tasks += bench_real.load_tasks(wanted, suite)
+    unknown = sorted((names or set()) - {t["name"] for t in tasks})
+    if unknown:
+        parser.error(f"no such task in --suite {args.suite}: {', '.join(unknown)}")
     server = ScriptedOllama()
     started = time.monotonic()
     rows = []

@@ -211,11 +211,18 @@ pub(crate) enum Heuristic {
     /// Running a failing check's failing tests again under a tracer, to
     /// rank the functions they executed (spectrum-based fault localisation).
     Spectrum,
+    /// Showing the definitions the prompt's words match (BM25 over the
+    /// repository's definitions) when nothing else points into code.
+    Words,
+    /// Showing where the prompt's names lead besides their definitions:
+    /// the uses of a name no file defines, and where the names a new one
+    /// joins are listed.
+    Trails,
 }
 
 impl Heuristic {
     /// All of them, with their names.
-    pub(crate) const ALL: [(Heuristic, &'static str); 7] = [
+    pub(crate) const ALL: [(Heuristic, &'static str); 9] = [
         (Heuristic::Ground, "ground"),
         (Heuristic::Nudge, "nudge"),
         (Heuristic::SyntaxGuard, "syntax-guard"),
@@ -223,6 +230,8 @@ impl Heuristic {
         (Heuristic::RepetitionGuard, "repetition-guard"),
         (Heuristic::Reroll, "reroll"),
         (Heuristic::Spectrum, "spectrum"),
+        (Heuristic::Words, "words"),
+        (Heuristic::Trails, "trails"),
     ];
 
     /// Parses a comma-separated list such as `ground,nudge`.

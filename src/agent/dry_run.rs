@@ -9,7 +9,6 @@ use std::time::Duration;
 use super::calls::CallRunner;
 use super::edits::Protocol;
 use super::opening::{self, Start};
-use super::repo_map;
 use super::route;
 use super::setup::{self, ModelSetup};
 use super::structured;
@@ -19,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::permissions::HeadlessApprover;
 use crate::run::{OutputSchema, open_workspace};
 use crate::ui::Output;
-use crate::vocab::{EditFormat, Heuristic, Provider};
+use crate::vocab::{EditFormat, Provider};
 
 /// How long a dry run waits for the server to describe the model before it
 /// assumes instead.
@@ -65,13 +64,7 @@ pub(crate) async fn dry_run(
     let mut protocol = model.protocol(workspace.root());
     let mut approver = HeadlessApprover;
     let mut calls = CallRunner::new(settings, &workspace, protocol.runnable(), &mut approver);
-    let start = Start {
-        ground: settings.enabled(Heuristic::Ground),
-        budget: opening::grounding_budget(model.num_ctx),
-        map_budget: repo_map::budget_tokens(model.num_ctx),
-        precheck: None,
-        task: model.task,
-    };
+    let start = Start::for_run(settings, &model, None);
     opening::open(
         &mut session,
         prompt.to_string(),

@@ -38,6 +38,17 @@ pub(crate) struct Focus {
     pub asked: BTreeSet<String>,
 }
 
+/// The lines of a file (1-based) that point at its parts.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Pointed<'a> {
+    /// What the evidence points at (a traceback, the test spectrum, the
+    /// prompt's words): their definitions come first.
+    pub evidence: &'a [usize],
+    /// Where the prompt's names are used or listed: their definitions
+    /// come after those the prompt names.
+    pub uses: &'a [usize],
+}
+
 /// One shown part of a big file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Piece {
@@ -65,24 +76,26 @@ pub(crate) fn fits_whole(text: &str) -> bool {
 }
 
 /// The parts of `text` (the file `path`) to show for `focus`, with the
-/// traceback's `lines` in this file, within `budget` bytes (the first part
-/// is shown whatever its size).
+/// lines `pointed` at in this file, within `budget` bytes (the first part
+/// is shown whatever its size): the definitions around the evidence's
+/// lines, those the prompt names, those around its names' uses, those a
+/// shown test's code names.
 pub(crate) fn choose(
     path: &str,
     text: &str,
     focus: &Focus,
-    lines: &[usize],
+    pointed: Pointed<'_>,
     budget: usize,
 ) -> Parts {
     let all: Vec<&str> = text.lines().collect();
     let defs = outline::definitions(path, text).unwrap_or_default();
-    let mut wanted: Vec<Wanted> = Vec::new();
-    for &line in lines.iter().filter(|&&l| l > 0) {
-        match innermost(&defs, line) {
-            Some(def) => wanted.push(Wanted::Def(def)),
-            None => wanted.push(Wanted::Window(line)),
-        }
-    }
+    let around = |lines: &[usize]| -> Vec<Wanted> {
+        let lines = lines.iter().filter(|&&l| l > 0);
+        lines
+            .map(|&line| innermost(&defs, line).map_or(Wanted::Window(line), Wanted::Def))
+            .collect()
+    };
+    let mut wanted = around(pointed.evidence);
     // What the prompt names first: a test's code names many definitions
     // (seen: `Cache.clear` and three others in file order filled the
     // parts, and the `expire` the prompt asked about was not shown).
@@ -90,7 +103,9 @@ pub(crate) fn choose(
         .iter()
         .filter(|d| focus.names.contains(&d.name) || focus.asked.contains(&d.name))
         .partition(|d| focus.asked.contains(&d.name));
-    wanted.extend(asked.into_iter().chain(used).map(Wanted::Def));
+    wanted.extend(asked.into_iter().map(Wanted::Def));
+    wanted.extend(around(pointed.uses));
+    wanted.extend(used.into_iter().map(Wanted::Def));
     if wanted.is_empty() {
         wanted.extend(
             best_by_words(&defs, &all, focus)
@@ -108,8 +123,8 @@ pub(crate) fn choose(
         // A definition longer than the whole budget is shown by the lines
         // the evidence points at in it, or else by its head.
         let piece = if piece.text.len() > budget && piece.definition.is_some() {
-            let at = lines
-                .iter()
+            let at = (pointed.evidence.iter())
+                .chain(pointed.uses)
                 .copied()
                 .find(|&l| piece.start_line <= l && l <= piece.end_line);
             match at {
@@ -410,7 +425,16 @@ mod tests {
         assert!(!fits_whole(&text));
         let focus = Focus::default();
         // Line 60 is inside `get_signature` (lines 41-73).
-        let parts = choose("s.py", &text, &focus, &[60], 10_000);
+        let parts = choose(
+            "s.py",
+            &text,
+            &focus,
+            Pointed {
+                evidence: &[60],
+                ..Pointed::default()
+            },
+            10_000,
+        );
         assert_eq!(labels(&parts), ["Signer.get_signature"]);
         assert!(
             parts.outline.contains(&"Signer.sign (75-107)".to_string()),
@@ -422,7 +446,7 @@ mod tests {
             ..Focus::default()
         };
         assert_eq!(
-            labels(&choose("s.py", &text, &focus, &[], 10_000)),
+            labels(&choose("s.py", &text, &focus, Pointed::default(), 10_000)),
             ["Signer.unsign"]
         );
         // The prompt's names before the ones a test's code uses, whatever
@@ -434,7 +458,7 @@ mod tests {
             asked: ["unsign".to_string()].into(),
             ..Focus::default()
         };
-        let parts = choose("s.py", &text, &focus, &[], 3_000);
+        let parts = choose("s.py", &text, &focus, Pointed::default(), 3_000);
         assert!(
             labels(&parts).contains(&"Signer.unsign".to_string()),
             "{:?}",
@@ -446,12 +470,18 @@ mod tests {
             ..Focus::default()
         };
         assert_eq!(
-            labels(&choose("s.py", &text, &focus, &[], 10_000)),
+            labels(&choose("s.py", &text, &focus, Pointed::default(), 10_000)),
             ["Signer.get_signature"]
         );
         // Nothing at all: the top of the file.
         assert_eq!(
-            labels(&choose("s.py", &text, &Focus::default(), &[], 10_000)),
+            labels(&choose(
+                "s.py",
+                &text,
+                &Focus::default(),
+                Pointed::default(),
+                10_000
+            )),
             ["lines 1-36"]
         );
     }
@@ -460,7 +490,16 @@ mod tests {
     fn a_definition_longer_than_the_budget_is_shown_around_its_evidence() {
         let body: String = (1..=300).map(|n| format!("    x{n} = {n}\n")).collect();
         let text = format!("def huge():\n{body}    return x1\n");
-        let parts = choose("m.py", &text, &Focus::default(), &[200], 1000);
+        let parts = choose(
+            "m.py",
+            &text,
+            &Focus::default(),
+            Pointed {
+                evidence: &[200],
+                ..Pointed::default()
+            },
+            1000,
+        );
         assert_eq!(parts.pieces.len(), 1);
         let piece = &parts.pieces[0];
         assert!(
@@ -473,7 +512,7 @@ mod tests {
             asked: ["huge".to_string()].into(),
             ..Focus::default()
         };
-        let parts = choose("m.py", &text, &focus, &[], 1000);
+        let parts = choose("m.py", &text, &focus, Pointed::default(), 1000);
         assert_eq!(parts.pieces[0].start_line, 1);
         assert!(parts.pieces[0].text.len() < 1000);
     }

@@ -15,15 +15,17 @@ use super::calls::CallRunner;
 use super::check::Precheck;
 use super::edits::Protocol;
 use super::edits::shown::ShownFile;
-use super::excerpts::{self, Focus};
+use super::excerpts::{self, Focus, Pointed};
 use super::file_kind::is_test;
-use super::grounding::{self, Evidence, Grounded, Grounding, Role as FileRole};
+use super::grounding::{self, Evidence, Grounded, Grounding, Leads, Role as FileRole};
 use super::relevance;
 use super::repo_map;
+use super::setup::ModelSetup;
 use crate::client::{Message, Role, ToolCall};
+use crate::config::Settings;
 use crate::session::Session;
 use crate::ui::Output;
-use crate::vocab::Task;
+use crate::vocab::{Heuristic, Task};
 
 /// Most bytes of file text put in the first turn, whatever the context.
 pub(crate) const MAX_GROUNDING_BYTES: usize = 32 * 1024;
@@ -59,6 +61,8 @@ pub(crate) fn grounding_budget(num_ctx: u32) -> usize {
 pub(crate) struct Start<'a> {
     /// Pick the files the prompt is about (off: `OC_DISABLE=ground`).
     pub ground: bool,
+    /// Which of grounding's leads are followed (`OC_DISABLE=words,trails`).
+    pub leads: Leads,
     /// Bytes of file text at most.
     pub budget: usize,
     /// Tokens of the repository map at most.
@@ -67,6 +71,28 @@ pub(crate) struct Start<'a> {
     pub precheck: Option<&'a Precheck>,
     /// What the run is for.
     pub task: Task,
+}
+
+impl<'a> Start<'a> {
+    /// The start of a run with `settings` and `model`, after the check as
+    /// it stood before the first request (`precheck`).
+    pub(crate) fn for_run(
+        settings: &Settings,
+        model: &ModelSetup,
+        precheck: Option<&'a Precheck>,
+    ) -> Start<'a> {
+        Start {
+            ground: settings.enabled(Heuristic::Ground),
+            leads: Leads {
+                words: settings.enabled(Heuristic::Words),
+                trails: settings.enabled(Heuristic::Trails),
+            },
+            budget: grounding_budget(model.num_ctx),
+            map_budget: repo_map::budget_tokens(model.num_ctx),
+            precheck,
+            task: model.task,
+        }
+    }
 }
 
 /// Adds the prompt (and, unless `start.ground` is false, the files it is
@@ -147,7 +173,8 @@ async fn show(
         suspects: failing.map(|p| p.suspects.as_slice()).unwrap_or_default(),
     };
     let grounding = if start.ground {
-        grounding::select(&prompt, calls.workspace().root(), &evidence, start.task)
+        let root = calls.workspace().root();
+        grounding::select(&prompt, root, &evidence, start.task, start.leads)
     } else {
         Grounding::default()
     };
@@ -262,7 +289,7 @@ fn read_shown(
             focus.names.extend(identifiers(text));
             continue;
         }
-        let parts = excerpts::choose(&g.path, text, &focus, &g.lines, budget);
+        let parts = excerpts::choose(&g.path, text, &focus, pointed(g), budget);
         for piece in &parts.pieces {
             focus.names.extend(identifiers(&piece.text));
         }
@@ -297,7 +324,7 @@ fn read_shown(
             left
         };
         let parts =
-            in_parts.then(|| excerpts::choose(&g.path, text, &focus, &g.lines, room.max(1)));
+            in_parts.then(|| excerpts::choose(&g.path, text, &focus, pointed(g), room.max(1)));
         let file = ShownFile {
             parts,
             ..ShownFile::whole(&g.path, role, Some(text.clone()))
@@ -317,6 +344,14 @@ fn read_shown(
     // Shown in the grounding's order.
     files.sort_by_key(|(i, f)| (f.role, *i));
     files.into_iter().map(|(_, f)| f).collect()
+}
+
+/// The lines the grounding points at in `g`.
+fn pointed(g: &Grounded) -> Pointed<'_> {
+    Pointed {
+        evidence: &g.lines,
+        uses: &g.uses,
+    }
 }
 
 /// Whether the traceback points into `g` or the prompt names one of its

@@ -12,7 +12,6 @@ use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, RepeatGuar
 use super::normalize;
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
-use super::repo_map;
 use super::room::{ContextFull, Room};
 use super::setup::{self, ModelSetup};
 use super::spectrum;
@@ -495,13 +494,7 @@ impl<'a> Turns<'a> {
         if let Some(p) = &precheck {
             session.precheck = Some(p.check.clone());
         }
-        let start = opening::Start {
-            ground: self.settings.enabled(Heuristic::Ground),
-            budget: opening::grounding_budget(self.model.num_ctx),
-            map_budget: repo_map::budget_tokens(self.model.num_ctx),
-            precheck: precheck.as_ref(),
-            task: self.model.task,
-        };
+        let start = opening::Start::for_run(self.settings, &self.model, precheck.as_ref());
         let (protocol, calls) = (&mut self.protocol, &mut self.calls);
         let prompt_at = session.messages.len();
         opening::open(session, prompt, protocol, calls, start, out).await;

@@ -14,7 +14,7 @@ use super::convert::{self, Scope};
 use super::lookaround::{self, MAX_REQUESTS};
 use super::shown::{ShownFile, with_newline};
 use super::unseen::Revealed;
-use crate::agent::excerpts::{self, Focus};
+use crate::agent::excerpts::{self, Focus, Pointed};
 use crate::agent::grounding::Role as FileRole;
 use crate::client::{Message, Role, ToolCall};
 use crate::tools::{ToolName, Workspace};
@@ -253,7 +253,13 @@ impl FileBlocks {
                 offset,
                 offset + limit.max(1) - 1,
             )),
-            (None, None) => Some(excerpts::choose(path, text, &self.focus, &[], READ_BUDGET)),
+            (None, None) => Some(excerpts::choose(
+                path,
+                text,
+                &self.focus,
+                Pointed::default(),
+                READ_BUDGET,
+            )),
         };
         self.show(&ShownFile {
             parts,

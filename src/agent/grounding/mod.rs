@@ -16,6 +16,7 @@ use std::path::Path;
 
 mod links;
 mod prompt_words;
+mod trails;
 
 use links::{
     MAX_TESTS_PER_FILE, defines, files_mentioning, imported_by, resolve_named, resolve_piped,
@@ -65,6 +66,9 @@ pub(crate) struct Grounded {
     /// check's traceback, the functions the failing tests ran, the
     /// definitions the prompt's words match.
     pub lines: Vec<usize>,
+    /// Lines where the prompt's names are used or listed ([`trails`]):
+    /// shown after the definitions the prompt names.
+    pub uses: Vec<usize>,
     /// Why it is shown, for the note on stderr: "the prompt names it".
     pub why: String,
 }
@@ -94,14 +98,41 @@ pub(crate) struct Evidence<'a> {
     pub suspects: &'a [Suspect],
 }
 
+/// Which leads from the prompt to the code are followed, each a heuristic
+/// `OC_DISABLE` can switch off for the localisation benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Leads {
+    /// The definitions the prompt's words match ([`lexical`]), when
+    /// nothing else points into code.
+    pub words: bool,
+    /// Where the prompt's names lead besides their definitions
+    /// ([`trails`]).
+    pub trails: bool,
+}
+
+impl Default for Leads {
+    fn default() -> Leads {
+        Leads {
+            words: true,
+            trails: true,
+        }
+    }
+}
+
 /// Picks the files for `prompt` in the workspace at `root`, most important
 /// first: editable, then read-only, then new. `failure` are the places a
 /// failing check's output names. Piped context (the prompt's `<stdin>`
 /// block) may point at existing files (diff headers, log lines, a
 /// traceback's frames), never at files to create; when the task is an
 /// answer and the context is a diff, the diff is what the answer is about
-/// and nothing else is shown.
-pub(crate) fn select(prompt: &str, root: &Path, evidence: &Evidence<'_>, task: Task) -> Grounding {
+/// and nothing else is shown. `leads` says which further leads to follow.
+pub(crate) fn select(
+    prompt: &str,
+    root: &Path,
+    evidence: &Evidence<'_>,
+    task: Task,
+    leads: Leads,
+) -> Grounding {
     let files = workspace_files(root);
     let instruction = input::instruction(prompt);
     let piped = input::context(prompt).unwrap_or_default();
@@ -139,9 +170,25 @@ pub(crate) fn select(prompt: &str, root: &Path, evidence: &Evidence<'_>, task: T
         .filter(|g| is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
+    // The names the prompt's words lead to count as named for the trails.
+    let mut named = names.clone();
     if !direct {
         add_imported(&mut picked, &tests, root, &files);
-        add_word_hits(&mut picked, instruction, root, &files);
+        if leads.words {
+            named.extend(add_word_hits(&mut picked, instruction, root, &files));
+        }
+    }
+    if leads.trails {
+        for trail in trails::follow(&named, root, &files, task != Task::Answer) {
+            add(&mut picked, &trail.path, Role::Editable, &trail.why);
+            if let Some(g) = picked.iter_mut().find(|g| g.path == trail.path) {
+                for line in trail.lines {
+                    if !g.uses.contains(&line) {
+                        g.uses.push(line);
+                    }
+                }
+            }
+        }
     }
     // What the named tests say, for ranking the map.
     let story = test_story(&names, &tests, &picked, root);
@@ -319,25 +366,28 @@ fn add_suspects(picked: &mut Vec<Grounded>, suspects: &[Suspect], files: &[Strin
             rank + 1
         );
         add(picked, &suspect.path, Role::Editable, &why);
-        if let Some(g) = picked.iter_mut().find(|g| g.path == suspect.path)
-            && !g.lines.contains(&suspect.line)
-        {
-            g.lines.push(suspect.line);
-        }
+        add_lines(picked, &suspect.path, &[suspect.line]);
     }
 }
 
 /// Adds, to change, the definitions the prompt's words match best
 /// ([`lexical`]: at most [`MAX_WORD_HITS`], scoring at least half the
 /// best), with their first lines for the parts to show, when neither the
-/// prompt's names nor a failing check point into code.
-fn add_word_hits(picked: &mut Vec<Grounded>, instruction: &str, root: &Path, files: &[String]) {
+/// prompt's names nor a failing check point into code. Returns the
+/// definitions' names.
+fn add_word_hits(
+    picked: &mut Vec<Grounded>,
+    instruction: &str,
+    root: &Path,
+    files: &[String],
+) -> Vec<String> {
     let pointed = picked
         .iter()
         .any(|g| !is_test(&g.path) && !g.lines.is_empty());
     if pointed {
-        return;
+        return Vec::new();
     }
+    let mut names = Vec::new();
     let hits = lexical::rank(instruction, root, files);
     let mut sources = hits.iter().filter(|h| !h.test).peekable();
     let best = sources.peek().map_or(0.0, |h| h.score);
@@ -347,12 +397,11 @@ fn add_word_hits(picked: &mut Vec<Grounded>, instruction: &str, root: &Path, fil
     {
         let why = format!("the prompt's words match `{}`", hit.name);
         add(picked, &hit.path, Role::Editable, &why);
-        if let Some(g) = picked.iter_mut().find(|g| g.path == hit.path)
-            && !g.lines.contains(&hit.line)
-        {
-            g.lines.push(hit.line);
-        }
+        add_lines(picked, &hit.path, &[hit.line]);
+        let short = hit.name.rsplit('.').next().unwrap_or(&hit.name);
+        names.push(short.to_string());
     }
+    names
 }
 
 /// The files a code name of the prompt brings, and their roles: the files
@@ -414,13 +463,12 @@ fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, fi
             role,
             "the failing check's traceback points into it",
         );
-        if let Some(g) = picked.iter_mut().find(|g| g.path == path) {
-            for (p, line) in &found {
-                if *p == path && *line > 0 && !g.lines.contains(line) {
-                    g.lines.push(*line);
-                }
-            }
-        }
+        let lines: Vec<usize> = found
+            .iter()
+            .filter(|(p, line)| *p == path && *line > 0)
+            .map(|(_, line)| *line)
+            .collect();
+        add_lines(picked, &path, &lines);
     }
 }
 
@@ -463,8 +511,21 @@ fn add(picked: &mut Vec<Grounded>, path: &str, role: Role, why: &str) {
             path: path.to_string(),
             role,
             lines: Vec::new(),
+            uses: Vec::new(),
             why: why.to_string(),
         }),
+    }
+}
+
+/// Adds `lines` (1-based) to those the evidence points at in the picked
+/// file `path`.
+fn add_lines(picked: &mut [Grounded], path: &str, lines: &[usize]) {
+    if let Some(g) = picked.iter_mut().find(|g| g.path == path) {
+        for line in lines {
+            if !g.lines.contains(line) {
+                g.lines.push(*line);
+            }
+        }
     }
 }
 
@@ -477,209 +538,4 @@ fn default_role(path: &str) -> Role {
     }
 }
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        dir
-    }
-
-    fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, Role)> {
-        select(prompt, dir.path(), &Evidence::default(), Task::Change)
-            .files
-            .into_iter()
-            .map(|g| (g.path, g.role))
-            .collect()
-    }
-
-    #[test]
-    fn named_files_with_tests_as_context() {
-        let dir = repo(&[
-            ("utils.py", "def last_n(items, n):\n    return items[-n:]\n"),
-            ("test_utils.py", "from utils import last_n\n"),
-            ("other.py", "x = 1\n"),
-        ]);
-        assert_eq!(
-            picked(
-                "Fix the bug in utils.py so the tests in test_utils.py pass.",
-                &dir
-            ),
-            [
-                ("utils.py".to_string(), Role::Editable),
-                ("test_utils.py".to_string(), Role::ReadOnly)
-            ]
-        );
-        // A named file brings the tests that import it, for reference.
-        assert_eq!(
-            picked("Fix the bug in utils.py", &dir),
-            [
-                ("utils.py".to_string(), Role::Editable),
-                ("test_utils.py".to_string(), Role::ReadOnly)
-            ]
-        );
-        // A named test brings the module it imports.
-        assert_eq!(
-            picked("Make test_utils.py pass", &dir),
-            [
-                ("utils.py".to_string(), Role::Editable),
-                ("test_utils.py".to_string(), Role::ReadOnly)
-            ]
-        );
-    }
-
-    #[test]
-    fn tails_code_names_and_new_files() {
-        let dir = repo(&[
-            (".github/workflows/ci.yml", "python-version: 3.10\n"),
-            ("users.py", "def get_usr(i):\n    pass\n"),
-            ("api.py", "from users import get_usr\n"),
-            ("tests/test_api.py", "get_usr(1)\n"),
-            ("README.md", "Call `get_usr`.\n"),
-        ]);
-        assert_eq!(
-            picked("In ci.yml, use Python 3.12.", &dir),
-            [(".github/workflows/ci.yml".to_string(), Role::Editable)]
-        );
-        let rename = picked("Rename `get_usr` to get_user everywhere.", &dir);
-        assert_eq!(
-            rename,
-            [
-                ("api.py".to_string(), Role::Editable),
-                ("tests/test_api.py".to_string(), Role::Editable),
-                ("users.py".to_string(), Role::Editable),
-                ("README.md".to_string(), Role::ReadOnly),
-            ]
-        );
-        assert_eq!(
-            picked("Create a file validators.py with is_email(text).", &dir),
-            [("validators.py".to_string(), Role::New)]
-        );
-        assert!(
-            picked("Write test_users.py with tests for users.py.", &dir)
-                .contains(&("test_users.py".to_string(), Role::New))
-        );
-        // A short name counts when called, not as a word.
-        assert_eq!(
-            code_names("rx() must not add x; see `go` and it"),
-            ["go", "rx"]
-        );
-        // Without a creating verb a missing name is not a file to make.
-        assert!(
-            !picked("Does Node.js matter here?", &dir)
-                .iter()
-                .any(|(_, role)| *role == Role::New)
-        );
-    }
-
-    #[test]
-    fn a_small_repository_is_shown_when_nothing_is_named() {
-        let dir = repo(&[
-            ("inventory.py", "class Inventory: pass\n"),
-            ("test_inventory.py", "from inventory import Inventory\n"),
-            ("logo.png", "\u{89}PNG"),
-        ]);
-        assert_eq!(
-            picked("The tests fail. Fix the code, not the tests.", &dir),
-            [
-                ("inventory.py".to_string(), Role::Editable),
-                ("test_inventory.py".to_string(), Role::ReadOnly)
-            ]
-        );
-    }
-
-    #[test]
-    fn evidence_points_at_the_code_under_test_not_the_test() {
-        let dir = repo(&[
-            ("shop/__init__.py", ""),
-            ("shop/prices.py", "def gross(net):\n    return net * 1.2\n"),
-            (
-                "shop/carts.py",
-                "def total(items):\n    return sum(items)\n",
-            ),
-            ("tests/__init__.py", ""),
-            (
-                "tests/test_prices.py",
-                "import shop\n\ndef test_gross():\n    assert shop.gross(10) == 12\n",
-            ),
-        ]);
-        let suspects = [crate::agent::spectrum::Suspect {
-            path: "shop/prices.py".to_string(),
-            name: "gross".to_string(),
-            line: 1,
-            end_line: Some(2),
-            score: 1.0,
-        }];
-        let failure = [Location {
-            path: "tests/test_prices.py".to_string(),
-            line: 4,
-        }];
-        let prompt = "test_gross fails. Fix the code, not the tests.";
-        let evidence = Evidence {
-            failure: &failure,
-            suspects: &suspects,
-        };
-        let grounding = select(prompt, dir.path(), &evidence, Task::Change);
-        let prices = grounding.files.iter().find(|g| g.path == "shop/prices.py");
-        assert_eq!(
-            prices.map(|g| (g.role, g.lines.clone())),
-            Some((Role::Editable, vec![1]))
-        );
-        assert!(prices.is_some_and(|g| g.why.contains("`gross`")));
-        // Without the spectrum the test is still only evidence.
-        let evidence = Evidence {
-            failure: &failure,
-            suspects: &[],
-        };
-        let grounding = select(prompt, dir.path(), &evidence, Task::Change);
-        let test = grounding
-            .files
-            .iter()
-            .find(|g| g.path == "tests/test_prices.py");
-        assert_eq!(test.map(|g| g.role), Some(Role::ReadOnly));
-    }
-
-    #[test]
-    fn words_of_a_symptom_find_the_definition() {
-        let mut files = vec![
-            ("app/__init__.py", String::new()),
-            (
-                "app/tokens.py",
-                "def issue(user):\n    \"\"\"Signs a new session token with the signing key.\"\"\"\n    return sign(user)\n".to_string(),
-            ),
-        ];
-        for n in 0..10 {
-            files.push((
-                [
-                    "app/a.py", "app/b.py", "app/c.py", "app/d.py", "app/e.py", "app/f.py",
-                    "app/g.py", "app/h.py", "app/i.py", "app/j.py",
-                ][n],
-                format!("def helper_{n}(x):\n    return x + {n}\n"),
-            ));
-        }
-        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-        let dir = repo(&files);
-        let grounding = select(
-            "New session tokens are signed with the wrong key.",
-            dir.path(),
-            &Evidence::default(),
-            Task::Change,
-        );
-        let tokens = grounding.files.iter().find(|g| g.path == "app/tokens.py");
-        assert_eq!(
-            tokens.map(|g| (g.role, g.lines.clone())),
-            Some((Role::Editable, vec![1]))
-        );
-        assert!(
-            tokens.is_some_and(|g| g.why.contains("`issue`")),
-            "{:?}",
-            grounding.files
-        );
-    }
-}
+mod tests;
