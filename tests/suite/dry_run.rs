@@ -217,3 +217,28 @@ fn a_dry_run_names_the_check_auto_picks() {
     assert!(stderr_of(out.get_output()).contains("found no test command"));
     assert!(server.chat_requests().is_empty());
 }
+
+/// A task about tests may change the test it names; one that keeps the
+/// tests shows it for reference only.
+#[test]
+fn a_task_about_a_test_offers_that_test_for_change() {
+    if ollama_wire_only() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("calc.py", "def add(a, b):\n    return a + b\n");
+    env.write(
+        "tests/test_calc.py",
+        "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 4\n",
+    );
+    let server = FakeOllama::start(vec![]);
+    let first = |prompt: &str| {
+        let (body, _) = dry_run(&env, &mut env.oc(&server), &["run", "--dry-run", prompt]);
+        body["messages"][1]["content"].as_str().unwrap().to_string()
+    };
+    let user = first("Fix the test in tests/test_calc.py: 1 + 2 is 3.");
+    assert!(user.contains("You may change: tests/test_calc.py"), "{user}");
+    let user = first("tests/test_calc.py fails. Fix the code, not the tests.");
+    assert!(user.contains("You may change: calc.py."), "{user}");
+    assert!(!user.contains("You may change: tests/"), "{user}");
+}

@@ -203,6 +203,13 @@ pub(crate) fn select(
             }
         }
     }
+    // A task about tests may change every test it is shown.
+    if tests_editable {
+        let shown_tests = picked.iter_mut().filter(|g| is_test(&g.path));
+        for g in shown_tests.filter(|g| g.role == Role::ReadOnly) {
+            g.role = Role::Editable;
+        }
+    }
     picked.sort_by_key(|g| g.role);
     let sources = files.iter().filter(|f| is_source_name(f) && !is_test(f));
     Grounding {

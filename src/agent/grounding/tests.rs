@@ -221,3 +221,31 @@ fn words_of_a_symptom_find_the_definition() {
         grounding.files
     );
 }
+
+#[test]
+fn a_task_about_tests_may_change_the_tests_it_names() {
+    let dir = repo(&[
+        ("calc.py", "def add(a, b):\n    return a + b\n"),
+        (
+            "tests/test_calc.py",
+            "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 4\n",
+        ),
+    ]);
+    for prompt in [
+        "Fix the test in tests/test_calc.py: 1 + 2 is 3.",
+        "Update the test test_add, the expected value is wrong.",
+        "Add a test in tests/test_calc.py for negative numbers.",
+    ] {
+        let files = picked(prompt, &dir);
+        assert!(
+            files.contains(&("tests/test_calc.py".to_string(), Role::Editable)),
+            "{prompt}: {files:?}"
+        );
+    }
+    // Not when the prompt keeps them.
+    let files = picked("test_add fails. Fix the code, not the tests.", &dir);
+    assert!(
+        !files.contains(&("tests/test_calc.py".to_string(), Role::Editable)),
+        "{files:?}"
+    );
+}
