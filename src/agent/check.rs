@@ -155,47 +155,107 @@ pub(crate) async fn precheck(
     })
 }
 
-/// A shell's complaint that it cannot read the command line.
-static SHELL_SYNTAX: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?m)^(?:\S*/)?(?:ba|da)?sh: .*(?:syntax error|unexpected EOF)").ok()
-});
+/// A way a check shows it cannot run as written: the exit codes it comes
+/// with, what one of the first [`TOP_LINES`] lines of its output starts
+/// with (a regex; empty: any output), and what that means.
+struct CannotRun {
+    codes: &'static [i32],
+    line: &'static str,
+    why: &'static str,
+}
 
-/// A program's usage message: argparse's `usage:`, clap's `Usage:`,
-/// pytest's `ERROR: usage:`.
-static USAGE: std::sync::LazyLock<Option<regex::Regex>> =
-    std::sync::LazyLock::new(|| regex::Regex::new(r"(?i)^(?:error:\s*)?usage:").ok());
+/// What a check that cannot run as written looks like, for the runners
+/// `--check auto` picks and the shells around them. A failing test, or a
+/// test file that does not import (pytest's "errors during collection",
+/// exit 2; `ModuleNotFoundError` in a traceback), is the task, not this.
+const CANNOT_RUN: &[CannotRun] = &[
+    CannotRun {
+        codes: &[127],
+        line: "",
+        why: "the shell found no such command",
+    },
+    CannotRun {
+        codes: &[126],
+        line: "",
+        why: "the shell could not run it: not executable",
+    },
+    CannotRun {
+        codes: &[2],
+        line: r"(?:\S*/)?(?:ba|da)?sh: .*(?:syntax error|unexpected EOF)",
+        why: "the shell could not read it: a syntax error",
+    },
+    // argparse's `usage:`, clap's `Usage:`, pytest's `ERROR: usage:`.
+    CannotRun {
+        codes: &[2, 4],
+        line: r"(?i)(?:error:\s*)?usage:",
+        why: "the program answered with its usage message",
+    },
+    CannotRun {
+        codes: &[2],
+        line: r"\S*python[0-9.]*: can't open file",
+        why: "Python found no such script",
+    },
+    CannotRun {
+        codes: &[1],
+        line: r"\S*python[0-9.]*: No module named ",
+        why: "Python has no such module to run with `-m` (not installed?)",
+    },
+    CannotRun {
+        codes: &[2],
+        line: r"make(?:\[\d+\])?: \*\*\* No (?:rule to make target|targets specified)",
+        why: "make has no such target here (or no makefile)",
+    },
+    CannotRun {
+        codes: &[1],
+        line: r"(?i)npm (?:error|ERR!) missing script",
+        why: "package.json has no such script",
+    },
+    CannotRun {
+        codes: &[101],
+        line: r"error: could not find `Cargo.toml`",
+        why: "cargo found no Cargo.toml here",
+    },
+];
 
-/// How many lines from the top of a check's output a usage message is
-/// looked for in: a runner that cannot read its arguments says so first;
-/// further down, a usage line is more likely the output of a program
-/// under test.
-const USAGE_LINES: usize = 10;
+/// The patterns of [`CANNOT_RUN`], compiled once (`None`: any output).
+static CANNOT_RUN_LINES: std::sync::LazyLock<Vec<Option<regex::Regex>>> =
+    std::sync::LazyLock::new(|| {
+        CANNOT_RUN
+            .iter()
+            .map(|c| {
+                let anchored = format!("^(?:{})", c.line);
+                (!c.line.is_empty())
+                    .then(|| regex::Regex::new(&anchored).ok())
+                    .flatten()
+            })
+            .collect()
+    });
+
+/// How many lines from the top of a check's output are read for
+/// [`CANNOT_RUN`]: a runner that cannot start says so first; further
+/// down, a usage line is more likely the output of a program under test.
+const TOP_LINES: usize = 10;
 
 /// Why a check that exited with `code` and wrote `output` cannot run as
-/// written, if it cannot: the shell found no such command (127) or could
-/// not run it (126) or read the line (2), or the program answered with
-/// its usage (2, or pytest's 4, and a `usage:` line near the top). A
-/// failing test, or a test file that does not import (pytest's "errors
-/// during collection", exit 2), is the task, not this.
+/// written, if it cannot ([`CANNOT_RUN`]), with its exit code.
 pub(crate) fn unusable(code: Option<i32>, output: &str) -> Option<String> {
-    let usage = || {
-        (output.lines())
-            .filter(|l| !l.trim().is_empty())
-            .take(USAGE_LINES)
-            .any(|l| USAGE.as_ref().is_some_and(|re| re.is_match(l.trim_start())))
-    };
-    let syntax = || SHELL_SYNTAX.as_ref().is_some_and(|re| re.is_match(output));
-    match code? {
-        127 => Some("the shell found no such command (exit code 127)".to_string()),
-        126 => Some("the shell could not run it (exit code 126: not executable)".to_string()),
-        2 if syntax() => {
-            Some("the shell could not read it (exit code 2: a syntax error)".to_string())
-        }
-        code @ (2 | 4) if usage() => Some(format!(
-            "the program answered with its usage message (exit code {code}), so its arguments are wrong"
-        )),
-        _ => None,
-    }
+    let code = code?;
+    let top: Vec<&str> = (output.lines())
+        .map(str::trim_start)
+        .filter(|l| !l.is_empty())
+        .take(TOP_LINES)
+        .collect();
+    let found = CANNOT_RUN
+        .iter()
+        .zip(CANNOT_RUN_LINES.iter())
+        .find(|(c, re)| {
+            c.codes.contains(&code)
+                && match re {
+                    None => c.line.is_empty(),
+                    Some(re) => top.iter().any(|l| re.is_match(l)),
+                }
+        });
+    found.map(|(c, _)| format!("{} (exit code {code})", c.why))
 }
 
 /// Most lines of a check's output shown when it cannot run as written.
@@ -207,10 +267,10 @@ fn cannot_run(plan: &CheckPlan, why: &str, output: &str) -> String {
     let command = &plan.command;
     let what = match &plan.chosen_from {
         Some(source) => format!(
-            "`--check auto` took the check `{command}` from {source}, and it cannot run as written: {why}; nothing was sent to the model. Give the test command yourself, e.g. `--check 'python3 -m pytest -q'`"
+            "`--check auto` took the check `{command}` from {source}, and it cannot run as written: {why}; nothing was sent to the model. Give the test command yourself: `--check 'COMMAND'`"
         ),
         None => format!(
-            "the check `{command}` cannot run as written: {why}; nothing was sent to the model. Fix the command given to `--check` (one quoted argument, e.g. `--check 'python3 -m pytest -q'`), or run without `--check`"
+            "the check `{command}` cannot run as written: {why}; nothing was sent to the model. Fix the command given to `--check` (the whole command as one quoted argument), or run without `--check`"
         ),
     };
     let mut shown: Vec<&str> = (output.lines())
@@ -444,7 +504,7 @@ mod tests {
         let collection = "==== ERRORS ====\nE   ModuleNotFoundError: No module named 'pkg'\n!!! Interrupted: 1 error during collection !!!\n[exit code 2]";
         let make_failed = "python3 -m unittest\nF\nFAIL: test_a (t.T.test_a)\nmake: *** [Makefile:2: test] Error 1\n[exit code 2]";
         let deep_usage = format!("{}usage: tool [-h]\n[exit code 2]", "line\n".repeat(12));
-        let cases: [(Option<i32>, &str, Option<&str>); 11] = [
+        let cases: [(Option<i32>, &str, Option<&str>); 17] = [
             (
                 Some(127),
                 "bash: line 1: nonexistent-cmd: command not found",
@@ -463,6 +523,36 @@ mod tests {
             (Some(2), argparse, Some("usage message (exit code 2)")),
             (Some(4), pytest_usage, Some("usage message (exit code 4)")),
             (Some(2), go_flag, Some("usage message")),
+            (
+                Some(2),
+                "/usr/bin/python3: can't open file '/w/nosuch.py': [Errno 2] No such file or directory",
+                Some("no such script (exit code 2)"),
+            ),
+            (
+                Some(1),
+                "/usr/bin/python3: No module named pytest",
+                Some("no such module"),
+            ),
+            (
+                Some(2),
+                "make: *** No rule to make target 'test'.  Stop.",
+                Some("make has no such target"),
+            ),
+            (
+                Some(2),
+                "make: *** No targets specified and no makefile found.  Stop.",
+                Some("or no makefile"),
+            ),
+            (
+                Some(1),
+                "npm error Missing script: \"test\"\nnpm error\nnpm error To see a list of scripts, run:",
+                Some("no such script"),
+            ),
+            (
+                Some(101),
+                "error: could not find `Cargo.toml` in `/w` or any parent directory",
+                Some("no Cargo.toml"),
+            ),
             // The task, not the check: a test file that does not import, a
             // failing test, a usage line far down (a program under test).
             (Some(2), collection, None),
@@ -496,7 +586,7 @@ mod tests {
         let text = cannot_run(&plan, "the program answered with its usage message", output);
         assert_eq!(
             text,
-            "`--check auto` took the check `python3 -m unittest -q to check` from the prompt, and it cannot run as written: the program answered with its usage message; nothing was sent to the model. Give the test command yourself, e.g. `--check 'python3 -m pytest -q'`\nits output:\n  usage: python3 -m unittest [-h]\n    [-q]\n  […]\n  error: bad"
+            "`--check auto` took the check `python3 -m unittest -q to check` from the prompt, and it cannot run as written: the program answered with its usage message; nothing was sent to the model. Give the test command yourself: `--check 'COMMAND'`\nits output:\n  usage: python3 -m unittest [-h]\n    [-q]\n  […]\n  error: bad"
         );
         plan.chosen_from = None;
         let text = cannot_run(&plan, "why", "");

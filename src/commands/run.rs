@@ -261,8 +261,8 @@ fn output_schema(args: &cli::PromptArgs, common: &cli::CommonArgs) -> Result<Opt
 /// The `--check` of the run: the command given, or with `--check auto`
 /// the one the prompt or the project gives (said on stderr).
 ///
-/// Errors (exit 2): `--check auto` finds no test command; the hard or deny
-/// rules refuse the check.
+/// Errors (exit 2): the command is empty; `--check auto` finds no test
+/// command; the hard or deny rules refuse the check.
 fn check_plan(
     args: &cli::PromptArgs,
     settings: &Settings,
@@ -271,6 +271,11 @@ fn check_plan(
     let Some(given) = &args.check else {
         return Ok(None);
     };
+    if given.trim().is_empty() {
+        return Err(Error::Usage(
+            "`--check` was given an empty command; pass the test command (e.g. `--check 'npm test'`), or `--check auto` to find it".to_string(),
+        ));
+    }
     let (command, chosen_from) = if given.trim() == "auto" {
         let chosen = agent::check_command::choose(prompt, &settings.cwd).ok_or_else(|| {
             Error::Usage(format!(

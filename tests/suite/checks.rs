@@ -139,3 +139,48 @@ fn a_check_that_fails_to_collect_still_runs_the_model() {
     let first = requests[0]["messages"][1]["content"].as_str().unwrap();
     assert!(first.contains("error during collection"), "{first}");
 }
+
+/// A module `python3 -m` cannot find, a script Python cannot open and a
+/// make target that is not there are usage errors before any request; an
+/// empty `--check` is refused before anything runs.
+#[test]
+fn a_check_whose_program_or_target_is_missing_is_a_usage_error() {
+    let env = passing_tests();
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    for (check, why) in [
+        (
+            "python3 -m no_such_runner_here -q",
+            "Python has no such module to run with `-m` (not installed?) (exit code 1)",
+        ),
+        (
+            "python3 no_such_script.py",
+            "Python found no such script (exit code 2)",
+        ),
+        (
+            "make no-such-target",
+            "make has no such target here (or no makefile) (exit code 2)",
+        ),
+    ] {
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--check", check, "Fix it."])
+            .assert()
+            .code(2);
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains(&format!("the check `{check}` cannot run as written: {why}")),
+            "{stderr}"
+        );
+    }
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check", " ", "Fix it."])
+        .assert()
+        .code(2);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("`--check` was given an empty command"),
+        "{stderr}"
+    );
+    assert_eq!(server.chat_requests().len(), 0);
+}

@@ -237,7 +237,10 @@ fn a_task_about_a_test_offers_that_test_for_change() {
         body["messages"][1]["content"].as_str().unwrap().to_string()
     };
     let user = first("Fix the test in tests/test_calc.py: 1 + 2 is 3.");
-    assert!(user.contains("You may change: tests/test_calc.py"), "{user}");
+    assert!(
+        user.contains("You may change: tests/test_calc.py"),
+        "{user}"
+    );
     let user = first("tests/test_calc.py fails. Fix the code, not the tests.");
     assert!(user.contains("You may change: calc.py."), "{user}");
     assert!(!user.contains("You may change: tests/"), "{user}");
