@@ -245,3 +245,48 @@ fn a_task_about_a_test_offers_that_test_for_change() {
     assert!(user.contains("You may change: calc.py."), "{user}");
     assert!(!user.contains("You may change: tests/"), "{user}");
 }
+
+/// A new function named beside an existing one is shown with the places
+/// that list the existing one (`__all__`, a re-exporting module), unless
+/// `OC_DISABLE=trails`.
+#[test]
+fn a_new_name_is_shown_where_its_neighbour_is_listed() {
+    if ollama_wire_only() {
+        return;
+    }
+    let env = TestEnv::new();
+    let helpers: String = (0..12)
+        .map(|n| format!("def helper_{n}(seq):\n    return list(seq)[{n}:]\n\n\n"))
+        .collect();
+    env.write(
+        "pkg/iters.py",
+        &format!("__all__ = ('first', 'peek')\n\n\n{helpers}def peek(seq):\n    return seq\n"),
+    );
+    env.write(
+        "pkg/curried.py",
+        "from pkg.iters import (\n    first,\n    peek,\n)\n",
+    );
+    for n in 0..8 {
+        env.write(&format!("pkg/m{n}.py"), &format!("X{n} = {n}\n"));
+    }
+    let server = FakeOllama::start(vec![]);
+    let prompt = "Add a peekn(n, seq) function next to `peek` and export it like the others.";
+    let (body, stderr) = dry_run(&env, &mut env.oc(&server), &["run", "--dry-run", prompt]);
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        stderr.contains(
+            "showing the model pkg/curried.py: it lists `peek`, beside which the new `peekn` goes"
+        ),
+        "{stderr}"
+    );
+    assert!(user.contains("__all__ = ('first', 'peek')"), "{user}");
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "trails")
+        .args(["run", "--dry-run", prompt])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(!stderr.contains("pkg/curried.py"), "{stderr}");
+}

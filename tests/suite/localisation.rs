@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Repository tasks whose first request shows every hunk of code the
 /// reference fix changes: the figure reached, of 18.
-const FLOOR: &str = "15";
+const FLOOR: &str = "17";
 /// The repository tasks' median first request, in tokens, at most.
 const MAX_MEDIAN_TOKENS: &str = "2500";
 
