@@ -337,8 +337,10 @@ pub(crate) async fn run_once(
         passed: false,
         attempts: 0,
     };
+    // A pipeline fails when any of its programs does: `pytest | tail -5`
+    // must not pass because `tail` did.
     let args = tools::bash::Args {
-        command: command.to_string(),
+        command: format!("set -o pipefail\n{command}"),
         timeout_secs: Some(tools::bash::MAX_TIMEOUT_SECS),
     };
     if let Some(reason) = refusal(command, rules, workspace.root()) {

@@ -48,11 +48,14 @@ const RUNNERS: [&str; 24] = [
     "ctest",
 ];
 
-/// Commands given exactly: in backticks, or as the first line of a fenced
-/// block.
+/// Commands given exactly: in backticks or double quotes (straight or
+/// typographic), or as the first line of a fenced block; a shell prompt's
+/// `$ ` before them is not part of them.
 static EXACT: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        r"`([^`\n]+)`",
+        r"`(?:\$[ \t]+)?([^`\n]+)`",
+        r#""(?:\$[ \t]+)?([^"\n]+)""#,
+        r"“(?:\$[ \t]+)?([^”\n]+)”",
         r"(?m)^```[\w+-]*[ \t]*\n[ \t]*(?:\$[ \t]+)?([^\n`]+)",
     ]
     .iter()
@@ -61,9 +64,13 @@ static EXACT: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 /// Words a command follows in a sentence: "run them with: …", "Run
-/// pytest -q to check", "check it using npm test".
+/// pytest -q to check", "check it using npm test", "make sure go test
+/// ./... passes", "Tests: cargo test".
 static CUES: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:with|using|via|command|run|rerun|running|execute)\b[ \t]*:?[ \t]*").ok()
+    Regex::new(
+        r"(?i)(?:\b(?:with|using|via|command|run|rerun|running|execute|make sure|ensure)\b|\btests?[ \t]*:)[ \t]*:?[ \t]*",
+    )
+    .ok()
 });
 
 /// Words that are prose again after a command in a sentence ("… to
@@ -118,10 +125,15 @@ fn in_sentence(text: &str) -> &str {
     if let Some(quote) = text
         .chars()
         .next()
-        .filter(|c| matches!(c, '"' | '\'' | '`'))
+        .filter(|c| matches!(c, '"' | '\'' | '`' | '“' | '‘'))
     {
-        let inner = &text[1..];
-        return inner.find(quote).map_or("", |end| inner[..end].trim());
+        let close = match quote {
+            '“' => '”',
+            '‘' => '’',
+            other => other,
+        };
+        let inner = &text[quote.len_utf8()..];
+        return inner.find(close).map_or("", |end| inner[..end].trim());
     }
     let mut end = 0;
     for (at, word) in shell_words(text) {
@@ -192,7 +204,7 @@ fn sentence_end(word: &str) -> Option<&str> {
 /// Whether `word` is prose rather than an argument: one of [`PROSE`], or a
 /// dash or parenthesis that opens an aside.
 fn is_prose(word: &str) -> bool {
-    let lower = word.to_lowercase();
+    let lower = word.trim_end_matches(['.', ',', '!', '?']).to_lowercase();
     PROSE.contains(&lower.as_str()) || word.starts_with(['(', '—', '–'])
 }
 
@@ -215,7 +227,17 @@ fn is_test_command(text: &str) -> bool {
             || rest.first().is_some_and(|f| f.contains("test"));
     }
     if matches!(program, "bash" | "sh") || first.starts_with("./") {
-        return text.contains("test");
+        // A script run as a check says so in its name (`./run_tests.sh`,
+        // `bash scripts/check.sh`, `./run.sh`), not one the task is about.
+        let script = if first.starts_with("./") {
+            first
+        } else {
+            rest.first().copied().unwrap_or_default()
+        };
+        let name = script.rsplit('/').next().unwrap_or(script).to_lowercase();
+        return ["test", "check", "verify", "run", "ci."]
+            .iter()
+            .any(|w| name.contains(w));
     }
     RUNNERS.contains(&first) || RUNNERS.contains(&program)
 }
@@ -445,6 +467,17 @@ mod tests {
                 "Please run PYTHONPATH=src python3 -m pytest -q to see the failure.",
                 "PYTHONPATH=src python3 -m pytest -q",
             ),
+            // Quotes without a cue, typographic quotes, a shell prompt's `$`.
+            ("Fix it so that \"pytest -q\" passes.", "pytest -q"),
+            ("Fix it so that “npm test” passes.", "npm test"),
+            ("Run ‘cargo test’ to check.", "cargo test"),
+            ("Check with `$ go test ./...` please.", "go test ./..."),
+            // More cues, and scripts named for checking.
+            ("Make sure cargo test passes.", "cargo test"),
+            ("Ensure go test ./... succeeds", "go test ./..."),
+            ("Tests: python3 -m pytest -q", "python3 -m pytest -q"),
+            ("Run ./run.sh to check.", "./run.sh"),
+            ("Check with bash scripts/check.sh.", "bash scripts/check.sh"),
         ];
         for (prompt, want) in cases {
             let got = choose(prompt, none.path()).map(|c| c.command);
@@ -456,6 +489,10 @@ mod tests {
             "Rename `get_usr` to `get_user` with: sed",
             "Run the linter with care.",
             "Fix the crash that happens when you run it.",
+            // A script the task is about is no check.
+            "`./backup.sh` prints the wrong usage; fix it.",
+            "Make sure the tests pass.",
+            "Don't say \"it works\" before it does.",
         ] {
             assert_eq!(choose(prompt, none.path()), None, "{prompt}");
         }

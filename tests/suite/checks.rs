@@ -184,3 +184,27 @@ fn a_check_whose_program_or_target_is_missing_is_a_usage_error() {
     );
     assert_eq!(server.chat_requests().len(), 0);
 }
+
+/// A check piped into `tail` fails when its tests do: the pipeline runs
+/// with `pipefail`, so the run ends with exit 6, not 0.
+#[test]
+fn a_failing_check_piped_into_tail_still_fails() {
+    let env = passing_tests();
+    env.write("pkg/__init__.py", "def one():\n    return 2\n");
+    let server = FakeOllama::start(vec![Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check-attempts", "1", "--check"])
+        .arg("python3 -m unittest discover -s tests 2>&1 | tail -3")
+        .arg("Fix it.")
+        .assert()
+        .code(6);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(
+            "the check `python3 -m unittest discover -s tests 2>&1 | tail -3`: exit code 1"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(env.session()["check"]["passed"], false);
+}
