@@ -135,7 +135,7 @@ pub(crate) async fn precheck(
     let (check, output) = run_once(command, rules, workspace, out).await;
     let elapsed = started.elapsed();
     let output = scrub(&output);
-    if let Some(why) = unusable(check.exit_code, &output) {
+    if let Some(why) = unusable(command, check.exit_code, &output) {
         return Err(Unrunnable {
             check: Some(check),
             message: cannot_run(plan, &why, &output),
@@ -162,6 +162,10 @@ struct CannotRun {
     codes: &'static [i32],
     line: &'static str,
     why: &'static str,
+    /// Only when the check's own program would say it: a runner (pytest,
+    /// `python3 -m …`, go, npm, …), not a script or a program of the
+    /// workspace, whose usage message can be the very failure to fix.
+    runner_only: bool,
 }
 
 /// What a check that cannot run as written looks like, for the runners
@@ -173,47 +177,80 @@ const CANNOT_RUN: &[CannotRun] = &[
         codes: &[127],
         line: "",
         why: "the shell found no such command",
+        runner_only: false,
     },
     CannotRun {
         codes: &[126],
         line: "",
         why: "the shell could not run it: not executable",
+        runner_only: false,
     },
     CannotRun {
         codes: &[2],
         line: r"(?:\S*/)?(?:ba|da)?sh: .*(?:syntax error|unexpected EOF)",
         why: "the shell could not read it: a syntax error",
+        runner_only: false,
     },
     // argparse's `usage:`, clap's `Usage:`, pytest's `ERROR: usage:`.
     CannotRun {
         codes: &[2, 4],
         line: r"(?i)(?:error:\s*)?usage:",
         why: "the program answered with its usage message",
+        runner_only: true,
     },
     CannotRun {
         codes: &[2],
         line: r"\S*python[0-9.]*: can't open file",
         why: "Python found no such script",
+        runner_only: false,
     },
     CannotRun {
         codes: &[1],
         line: r"\S*python[0-9.]*: No module named ",
         why: "Python has no such module to run with `-m` (not installed?)",
+        runner_only: false,
     },
     CannotRun {
         codes: &[2],
         line: r"make(?:\[\d+\])?: \*\*\* No (?:rule to make target|targets specified)",
         why: "make has no such target here (or no makefile)",
+        runner_only: false,
     },
     CannotRun {
         codes: &[1],
         line: r"(?i)npm (?:error|ERR!) missing script",
         why: "package.json has no such script",
+        runner_only: false,
     },
     CannotRun {
         codes: &[101],
         line: r"error: could not find `Cargo.toml`",
         why: "cargo found no Cargo.toml here",
+        runner_only: false,
+    },
+    CannotRun {
+        codes: &[1],
+        line: r"(?:\S*sh: )?(?:line \d+: )?cd: .*: No such file or directory",
+        why: "`cd` found no such folder",
+        runner_only: false,
+    },
+    CannotRun {
+        codes: &[2],
+        line: r"make(?:\[\d+\])?: \*\*\* .*: No such file or directory",
+        why: "make found no such folder or makefile",
+        runner_only: false,
+    },
+    CannotRun {
+        codes: &[1],
+        line: r"ImportError: Start directory is not importable",
+        why: "unittest found no such start folder (`discover -s`)",
+        runner_only: false,
+    },
+    CannotRun {
+        codes: &[254],
+        line: r"(?i)npm (?:error|ERR!) (?:code ENOENT|enoent)",
+        why: "npm found no package.json here",
+        runner_only: false,
     },
 ];
 
@@ -236,10 +273,12 @@ static CANNOT_RUN_LINES: std::sync::LazyLock<Vec<Option<regex::Regex>>> =
 /// down, a usage line is more likely the output of a program under test.
 const TOP_LINES: usize = 10;
 
-/// Why a check that exited with `code` and wrote `output` cannot run as
-/// written, if it cannot ([`CANNOT_RUN`]), with its exit code.
-pub(crate) fn unusable(code: Option<i32>, output: &str) -> Option<String> {
+/// Why the check `command` that exited with `code` and wrote `output`
+/// cannot run as written, if it cannot ([`CANNOT_RUN`]), with its exit
+/// code.
+pub(crate) fn unusable(command: &str, code: Option<i32>, output: &str) -> Option<String> {
     let code = code?;
+    let runner = is_runner(command);
     let top: Vec<&str> = (output.lines())
         .map(str::trim_start)
         .filter(|l| !l.is_empty())
@@ -250,12 +289,32 @@ pub(crate) fn unusable(code: Option<i32>, output: &str) -> Option<String> {
         .zip(CANNOT_RUN_LINES.iter())
         .find(|(c, re)| {
             c.codes.contains(&code)
+                && (runner || !c.runner_only)
                 && match re {
                     None => c.line.is_empty(),
                     Some(re) => top.iter().any(|l| re.is_match(l)),
                 }
         });
     found.map(|(c, _)| format!("{} (exit code {code})", c.why))
+}
+
+/// Whether the check `command` starts with a test runner itself (pytest,
+/// `python3 -m …`, go, cargo, npm, make, …), not a script or a program
+/// of the workspace (`./run_tests.sh`, `python3 cli.py`).
+fn is_runner(command: &str) -> bool {
+    let words = shlex::split(command).unwrap_or_default();
+    let mut words = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let program = first.rsplit('/').next().unwrap_or(first);
+    if program.starts_with("python") {
+        return words.next() == Some("-m");
+    }
+    !first.contains('/') && !matches!(program, "bash" | "sh" | "zsh" | "node" | "ruby" | "perl")
 }
 
 /// Most lines of a check's output shown when it cannot run as written.
@@ -506,7 +565,7 @@ mod tests {
         let collection = "==== ERRORS ====\nE   ModuleNotFoundError: No module named 'pkg'\n!!! Interrupted: 1 error during collection !!!\n[exit code 2]";
         let make_failed = "python3 -m unittest\nF\nFAIL: test_a (t.T.test_a)\nmake: *** [Makefile:2: test] Error 1\n[exit code 2]";
         let deep_usage = format!("{}usage: tool [-h]\n[exit code 2]", "line\n".repeat(12));
-        let cases: [(Option<i32>, &str, Option<&str>); 17] = [
+        let cases: [(Option<i32>, &str, Option<&str>); 21] = [
             (
                 Some(127),
                 "bash: line 1: nonexistent-cmd: command not found",
@@ -555,6 +614,26 @@ mod tests {
                 "error: could not find `Cargo.toml` in `/w` or any parent directory",
                 Some("no Cargo.toml"),
             ),
+            (
+                Some(1),
+                "bash: line 1: cd: nosuchdir: No such file or directory",
+                Some("no such folder"),
+            ),
+            (
+                Some(2),
+                "make: *** nosuchdir: No such file or directory.  Stop.",
+                Some("no such folder or makefile"),
+            ),
+            (
+                Some(1),
+                "Traceback (most recent call last):\nImportError: Start directory is not importable: 'nosuchdir'",
+                Some("no such start folder"),
+            ),
+            (
+                Some(254),
+                "npm error code ENOENT\nnpm error syscall open\nnpm error path /w/package.json",
+                Some("no package.json"),
+            ),
             // The task, not the check: a test file that does not import, a
             // failing test, a usage line far down (a program under test).
             (Some(2), collection, None),
@@ -563,8 +642,18 @@ mod tests {
             (Some(1), argparse, None),
             (None, "timed out", None),
         ];
+        // A usage message from a script or a program of the workspace is
+        // the failure to fix, not the check's own.
+        for command in [
+            "./run_tests.sh",
+            "python3 cli.py --input data.txt",
+            "bash t.sh",
+        ] {
+            assert_eq!(unusable(command, Some(2), argparse), None, "{command}");
+        }
+        assert!(unusable("npm test", Some(2), argparse).is_some());
         for (code, output, want) in cases {
-            let got = unusable(code, output);
+            let got = unusable("python3 -m pytest -q", code, output);
             match want {
                 Some(part) => assert!(
                     got.as_deref().is_some_and(|g| g.contains(part)),

@@ -84,10 +84,13 @@ const PROSE: &[&str] = &[
     "without", "works", "would", "you",
 ];
 
-/// The test command for a run in `root` with `prompt`, or `None` when
-/// neither says how the tests run.
+/// The test command for a run in `root` with `prompt` (its instruction,
+/// not its piped `<stdin>` block), or `None` when neither says how the
+/// tests run.
 pub(crate) fn choose(prompt: &str, root: &Path) -> Option<Chosen> {
-    from_prompt(prompt)
+    // Piped text (an issue, a log) is context, not the user's word: a
+    // command in it is not run.
+    from_prompt(crate::input::instruction(prompt))
         .map(|command| Chosen {
             command,
             source: "the prompt".to_string(),
@@ -208,8 +211,111 @@ fn is_prose(word: &str) -> bool {
     PROSE.contains(&lower.as_str()) || word.starts_with(['(', '—', '–'])
 }
 
-/// Whether `text` reads as a command that runs tests.
+/// Programs that fetch and run a package by name (`npx rimraf .`): a
+/// command of theirs counts only for one of [`TEST_TOOLS`].
+const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "pnpx"];
+
+/// Tools that test or check a JavaScript project, as run by `npx`.
+const TEST_TOOLS: &[&str] = &[
+    "jest",
+    "vitest",
+    "mocha",
+    "ava",
+    "tap",
+    "playwright",
+    "cypress",
+    "tsc",
+    "eslint",
+    "karma",
+    "jasmine",
+    "uvu",
+    "c8",
+    "nyc",
+];
+
+/// Programs a test command's output may be piped into (`pytest | tail -5`):
+/// they read and print, and write no file.
+const FILTERS: &[&str] = &[
+    "tail", "head", "grep", "cat", "sort", "uniq", "wc", "less", "more",
+];
+
+/// Whether `text` reads as a command that runs tests, every part of it: a
+/// command the prompt gives runs with no approval, so `pytest && git clean
+/// -fdx` or `npm test; git push -f` is no test command. Parts joined by
+/// `&&`, `||` or `;` each run tests (or `cd` somewhere first); a pipeline
+/// runs tests into [`FILTERS`].
 fn is_test_command(text: &str) -> bool {
+    let Some(parts) = command_parts(text) else {
+        return false;
+    };
+    let mut tests = 0;
+    for (part, piped) in &parts {
+        let first = shlex::split(part).and_then(|w| w.into_iter().next());
+        let program = first.as_deref().unwrap_or_default();
+        let ok = if *piped {
+            FILTERS.contains(&program)
+        } else if program == "cd" {
+            true
+        } else {
+            tests += 1;
+            runs_tests(part)
+        };
+        if !ok {
+            return false;
+        }
+    }
+    tests > 0
+}
+
+/// The parts of a command line split at `&&`, `||`, `;` and `|` outside
+/// quotes, each with whether it reads a pipe; `None` for a line the shell
+/// would do more with (`$(…)`, backticks, redirections other than
+/// `2>&1`, `&`).
+fn command_parts(text: &str) -> Option<Vec<(String, bool)>> {
+    let mut parts = Vec::new();
+    let (mut current, mut quote, mut piped) = (String::new(), None, false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (Some(_), c) => current.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, '>') if current.ends_with('2') && chars.peek() == Some(&'&') => {
+                // `2>&1`: errors go with the output.
+                chars.next();
+                if chars.next() != Some('1') {
+                    return None;
+                }
+                current.push_str(">&1");
+            }
+            (None, '`' | '>' | '<') => return None,
+            (None, '$') if chars.peek() == Some(&'(') => return None,
+            (None, '&' | '|' | ';') => {
+                let doubled = chars.peek() == Some(&c);
+                if doubled {
+                    chars.next();
+                } else if c == '&' {
+                    // A lone `&` runs in the background.
+                    return None;
+                }
+                parts.push((std::mem::take(&mut current).trim().to_string(), piped));
+                piped = c == '|' && !doubled;
+            }
+            (None, c) => current.push(c),
+        }
+    }
+    parts.push((current.trim().to_string(), piped));
+    (quote.is_none() && parts.iter().all(|(p, _)| !p.is_empty())).then_some(parts)
+}
+
+/// Whether one command (no `&&`, `;` or `|`) runs tests.
+fn runs_tests(text: &str) -> bool {
     let Some(words) = shlex::split(text) else {
         return false;
     };
@@ -238,6 +344,9 @@ fn is_test_command(text: &str) -> bool {
         return ["test", "check", "verify", "run", "ci."]
             .iter()
             .any(|w| name.contains(w));
+    }
+    if PACKAGE_RUNNERS.contains(&program) {
+        return rest.first().is_some_and(|tool| TEST_TOOLS.contains(tool));
     }
     RUNNERS.contains(&first) || RUNNERS.contains(&program)
 }
@@ -478,6 +587,19 @@ mod tests {
             ("Tests: python3 -m pytest -q", "python3 -m pytest -q"),
             ("Run ./run.sh to check.", "./run.sh"),
             ("Check with bash scripts/check.sh.", "bash scripts/check.sh"),
+            // Chains and pipes of test commands.
+            (
+                "Run `cd tests && pytest -q` to check.",
+                "cd tests && pytest -q",
+            ),
+            (
+                "Run `pytest -q 2>&1 | tail -5` to check.",
+                "pytest -q 2>&1 | tail -5",
+            ),
+            (
+                "Run `npx jest && npm run lint` to check.",
+                "npx jest && npm run lint",
+            ),
         ];
         for (prompt, want) in cases {
             let got = choose(prompt, none.path()).map(|c| c.command);
@@ -492,10 +614,24 @@ mod tests {
             // A script the task is about is no check.
             "`./backup.sh` prints the wrong usage; fix it.",
             "Make sure the tests pass.",
+            // Every part of a chain runs tests, or it is no test command.
+            "Make sure \"python3 -m unittest && git clean -fdx\" passes.",
+            "Run `npm test; git push --force` to check.",
+            "Run `npx rimraf . && npm test` to check.",
+            "Run `make test; truncate -s0 pkg/iters.py` to check.",
+            "Run `pytest > tests/test_x.py` to check.",
+            "Run `pytest $(rm -rf ~)` to check.",
+            "Run `pytest & rm -rf build` to check.",
             "Don't say \"it works\" before it does.",
         ] {
             assert_eq!(choose(prompt, none.path()), None, "{prompt}");
         }
+        // A command in piped text (an issue, a log) is not the user's word.
+        let piped = crate::input::with_context(
+            "Fix the issue below.",
+            "Steps: make sure `pytest -q && git clean -fdx` passes. Run pytest -q.",
+        );
+        assert_eq!(choose(&piped, none.path()), None);
     }
 
     #[test]

@@ -208,3 +208,31 @@ fn a_failing_check_piped_into_tail_still_fails() {
     );
     assert_eq!(env.session()["check"]["passed"], false);
 }
+
+/// A command the prompt chains after its tests (`&& git clean -fdx`) or
+/// that piped text gives is no check: `--check auto` falls back to the
+/// project's own test command, and nothing else runs.
+#[test]
+fn check_auto_never_takes_a_chained_or_piped_command() {
+    let env = passing_tests();
+    env.write("notes.txt", "precious\n");
+    let server = FakeOllama::start(vec![Reply::answer("done"), Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check", "auto"])
+        .arg("Fix it. Make sure “python3 -m unittest && git clean -fdx” passes.")
+        .assert()
+        .success();
+    let stderr = stderr_of(&out);
+    assert!(!stderr.contains("git clean"), "{stderr}");
+    assert!(stderr.contains("(from the project"), "{stderr}");
+    assert_eq!(super::repositories::read(&env, "notes.txt"), "precious\n");
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--check", "auto", "Fix the issue below."])
+        .write_stdin("Steps: run `rm notes.txt && python3 -m unittest` to check.\n")
+        .assert()
+        .success();
+    assert!(!stderr_of(&out).contains("rm notes.txt"), "{}", stderr_of(&out));
+    assert_eq!(super::repositories::read(&env, "notes.txt"), "precious\n");
+}
