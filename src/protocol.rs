@@ -184,6 +184,10 @@ pub(crate) struct RunSummary {
     /// can `oc sessions show` find it.
     pub saved: bool,
     pub status: Status,
+    /// What the run was for: `change` (files may change) or `answer` (text
+    /// comes back, no file changes); absent for the opencode runtime.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<crate::vocab::Task>,
     /// In words: `answered`, `max turns (25) reached`, the error, …
     pub exit_reason: String,
     /// The process exit code (README "Exit codes").

@@ -6,6 +6,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod calls;
+pub(crate) mod cannot_run;
 pub(crate) mod check;
 pub(crate) mod check_command;
 pub(crate) mod compaction;
@@ -91,7 +92,7 @@ pub(crate) async fn run(
         None => route::decide(settings.task, settings.mode, &job.prompt),
     };
     if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
-        out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)");
+        say_answer(settings, &job.prompt, out);
     }
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
     if let Some(schema) = schema {
@@ -101,6 +102,7 @@ pub(crate) async fn run(
     let resumed = job.resume.is_some();
     let opened = setup::open_session(settings, job.resume, &job.prompt, &model, &workspace, out);
     let mut session = Journal::open(opened, job.save.then_some(&store))?;
+    session.task = Some(task);
     out.session_started(&session, resumed);
     let (first_turn, usage_before) = (session.turns, session.usage);
 
@@ -238,6 +240,7 @@ impl Close<'_> {
             session_id: session.id.clone(),
             saved: self.store.is_some(),
             status: session.status,
+            task: session.task,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             exit_code: exit.code(),
             final_text,
@@ -285,6 +288,22 @@ fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
         return (format!("Changed {}.", files_changed.join(", ")), true);
     }
     (text, false)
+}
+
+/// Says that a code run was taken as an answer: a warning when the
+/// prompt's verb asks for either (`show a spinner while it loads` is a
+/// change, `show the routes` an answer) and the words did not settle it,
+/// so that a change request never ends as an answer unsaid.
+fn say_answer(settings: &Settings, prompt: &str, out: &mut dyn Output) {
+    let lead = (settings.task == crate::vocab::Task::Auto)
+        .then(|| route::either_way_lead(prompt))
+        .flatten();
+    match lead {
+        Some(verb) => out.warn(&format!(
+            "the prompt was taken as asking for an answer (\"{verb} …\" can ask for an answer or a change): files are shown for reference and none changes; if you meant a change, run again with `--task change`"
+        )),
+        None => out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)"),
+    }
 }
 
 /// A run with images (attached, or in the resumed conversation) needs a

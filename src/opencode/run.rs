@@ -141,6 +141,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         session_id: session.id.clone(),
         saved: false,
         status: session.status,
+        task: session.task,
         exit_reason: session.exit_reason.clone().unwrap_or_default(),
         exit_code: exit.code(),
         final_text: String::new(),

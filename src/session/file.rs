@@ -63,6 +63,10 @@ pub(crate) struct Session {
     pub created_at: String,
     pub updated_at: String,
     pub mode: Mode,
+    /// What the last run was for: `change` or `answer` (`--task`, or
+    /// decided from the prompt's words); absent in sessions from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<crate::vocab::Task>,
     pub model: String,
     pub host: String,
     /// The API of the server at `host`: `ollama` or `openai` (sessions
@@ -197,6 +201,7 @@ impl Session {
             created_at: now.clone(),
             updated_at: now,
             mode,
+            task: None,
             model: model.to_string(),
             host: host.to_string(),
             provider: default_provider(),

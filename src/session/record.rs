@@ -52,6 +52,10 @@ pub(crate) struct FinetuneRecord {
     pub created_at: String,
     pub model: String,
     pub mode: Mode,
+    /// What the run was for: `change` or `answer`; absent in records from
+    /// before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<crate::vocab::Task>,
     pub system_prompt: String,
     /// The tool schemas offered, as sent to the server.
     pub tools: Vec<Value>,
@@ -123,6 +127,7 @@ impl FinetuneRecord {
             created_at: now_rfc3339(),
             model: session.model.clone(),
             mode: session.mode,
+            task: session.task,
             system_prompt,
             tools: tools.to_vec(),
             messages,

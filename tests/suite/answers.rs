@@ -473,3 +473,45 @@ fn native_calls_in_whole_mode_are_answered() {
     assert!(second.contains("mean raises on empty input"), "{second}");
     assert_eq!(env.finetune().len(), 1);
 }
+
+/// A code run says what it was for (`task` in the json result, the session
+/// and the record), and a prompt whose verb asks for either ("show the
+/// version in …") that was taken as an answer is warned about, so a change
+/// request never ends as an answer unsaid.
+#[test]
+fn the_route_is_said_and_a_guess_is_warned_about() {
+    let env = stats_repo();
+    let server = FakeOllama::start(vec![Reply::answer("mean, median"), Reply::answer("done")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--output-format", "json"])
+        .arg("show the functions of stats.py")
+        .assert()
+        .success();
+    let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(summary["task"], "answer");
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("\"show …\" can ask for an answer or a change")
+            && stderr.contains("run again with `--task change`"),
+        "{stderr}"
+    );
+    assert_eq!(env.session()["task"], "answer");
+    // Asked plainly, no warning; a change says so too.
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--output-format", "json"])
+        .arg("print a warning when the list is empty")
+        .assert()
+        .success();
+    let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(summary["task"], "change");
+    assert!(
+        !stderr_of(&out).contains("can ask for"),
+        "{}",
+        stderr_of(&out)
+    );
+    let records = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
+    assert!(records.contains("\"task\":\"answer\""), "{records}");
+    assert!(records.contains("\"task\":\"change\""), "{records}");
+}

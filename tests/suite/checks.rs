@@ -233,6 +233,10 @@ fn check_auto_never_takes_a_chained_or_piped_command() {
         .write_stdin("Steps: run `rm notes.txt && python3 -m unittest` to check.\n")
         .assert()
         .success();
-    assert!(!stderr_of(&out).contains("rm notes.txt"), "{}", stderr_of(&out));
+    assert!(
+        !stderr_of(&out).contains("rm notes.txt"),
+        "{}",
+        stderr_of(&out)
+    );
     assert_eq!(super::repositories::read(&env, "notes.txt"), "precious\n");
 }
