@@ -177,6 +177,11 @@ pub(crate) fn select(
         if leads.words {
             named.extend(add_word_hits(&mut picked, instruction, root, &files));
         }
+        // A task about tests ("fix the test for chunked") changes the
+        // tests of the code its words found.
+        if tests_editable {
+            add_tests_of_editable(&mut picked, root, &files);
+        }
     }
     if leads.trails {
         for trail in trails::follow(&named, root, &files, task != Task::Answer) {

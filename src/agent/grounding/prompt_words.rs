@@ -8,7 +8,7 @@ use std::path::Path;
 use regex::Regex;
 
 /// Whether the prompt asks for the tests to change: a rename everywhere,
-/// or tests to write or update.
+/// tests to write, fix or update, or the tests rather than the code.
 pub(crate) fn tests_may_change(prompt: &str) -> bool {
     let lower = prompt.to_ascii_lowercase();
     if lower.contains("not the test") {
@@ -29,6 +29,7 @@ pub(crate) fn tests_may_change(prompt: &str) -> bool {
         "test for",
         "fix the test",
         "change the test",
+        "not the code",
     ]
     .iter()
     .any(|p| lower.contains(p))

@@ -235,6 +235,7 @@ fn a_task_about_tests_may_change_the_tests_it_names() {
         "Fix the test in tests/test_calc.py: 1 + 2 is 3.",
         "Update the test test_add, the expected value is wrong.",
         "Add a test in tests/test_calc.py for negative numbers.",
+        "Fix tests/test_calc.py, not the code.",
     ] {
         let files = picked(prompt, &dir);
         assert!(
@@ -247,5 +248,35 @@ fn a_task_about_tests_may_change_the_tests_it_names() {
     assert!(
         !files.contains(&("tests/test_calc.py".to_string(), Role::Editable)),
         "{files:?}"
+    );
+}
+
+#[test]
+fn a_test_task_found_by_words_changes_the_tests_of_that_code() {
+    let mut files: Vec<(String, String)> = (0..10)
+        .map(|n| {
+            (
+                format!("pkg/m{n}.py"),
+                format!("def helper_{n}(x):\n    return x\n"),
+            )
+        })
+        .collect();
+    files.push((
+        "pkg/iters.py".into(),
+        "def chunked(seq, n):\n    \"\"\"Split seq into chunks of n.\"\"\"\n    return [seq[i:i + n] for i in range(0, len(seq), n)]\n".into(),
+    ));
+    files.push((
+        "tests/test_iters.py".into(),
+        "from pkg.iters import chunked\n\ndef test_chunked():\n    assert chunked([1, 2, 3], 2) == [[1, 2], [3]]\n".into(),
+    ));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let dir = repo(&files);
+    let picked = picked("Fix the test for chunked: it splits wrongly.", &dir);
+    assert!(
+        picked.contains(&("tests/test_iters.py".to_string(), Role::Editable)),
+        "{picked:?}"
     );
 }
