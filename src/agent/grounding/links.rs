@@ -68,7 +68,8 @@ pub(crate) fn resolve_named(token: &str, files: &[String]) -> Option<String> {
     }
 }
 
-/// Source files that hold `name` as a whole word.
+/// Source files that hold `name` as a whole word outside comment lines
+/// (binary files, with a NUL byte, are none).
 pub(crate) fn files_mentioning(name: &str, root: &Path, files: &[String]) -> Vec<String> {
     let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(name))) else {
         return Vec::new();
@@ -78,11 +79,29 @@ pub(crate) fn files_mentioning(name: &str, root: &Path, files: &[String]) -> Vec
         .filter(|f| is_source_name(f))
         .take(MAX_SCANNED_FILES)
         .filter(|f| {
-            crate::fsutil::read_to_string(root.join(f.as_str()))
-                .is_ok_and(|text| re.is_match(&text))
+            read_source(root, f).is_some_and(|text| {
+                text.lines()
+                    .any(|line| re.is_match(line) && !is_comment(line))
+            })
         })
         .cloned()
         .collect()
+}
+
+/// The text of the workspace file `path`, unless it cannot be read or is
+/// binary (holds a NUL byte).
+pub(crate) fn read_source(root: &Path, path: &str) -> Option<String> {
+    crate::fsutil::read_to_string(root.join(path))
+        .ok()
+        .filter(|text| !text.contains('\0'))
+}
+
+/// Whether `line` is a comment line (`#`, `//`, `/*`, `*`, `--`).
+pub(crate) fn is_comment(line: &str) -> bool {
+    let code = line.trim_start();
+    ["#", "//", "/*", "*", "--"]
+        .iter()
+        .any(|m| code.starts_with(m))
 }
 
 /// Files of the workspace whose module name a test file uses as a word

@@ -280,3 +280,17 @@ fn a_test_task_found_by_words_changes_the_tests_of_that_code() {
         "{picked:?}"
     );
 }
+
+#[test]
+fn a_name_only_in_comments_or_a_binary_file_is_mentioned_nowhere() {
+    let dir = repo(&[
+        ("a.py", "# onlyInComment is set elsewhere\nx = 1\n"),
+        ("b.py", "onlyInComment = 1\n\0\0binary"),
+        ("c.py", "def f(onlyInComment):\n    return onlyInComment\n"),
+    ]);
+    let files: Vec<String> = ["a.py", "b.py", "c.py"].map(String::from).to_vec();
+    assert_eq!(
+        super::links::files_mentioning("onlyInComment", dir.path(), &files),
+        ["c.py"]
+    );
+}

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use regex::Regex;
 
-use super::links::{MAX_SCANNED_FILES, defines};
+use super::links::{MAX_SCANNED_FILES, defines, is_comment, read_source};
 use crate::agent::file_kind::{is_doc, is_source_name, is_test};
 use crate::tools::outline::{self, Kind};
 
@@ -99,7 +99,7 @@ fn mentions(name: &str, root: &Path, files: &[String]) -> Vec<Mention> {
         .filter(|f| is_source_name(f))
         .take(MAX_SCANNED_FILES)
     {
-        let Ok(text) = crate::fsutil::read_to_string(root.join(path)) else {
+        let Some(text) = read_source(root, path) else {
             continue;
         };
         let lines: Vec<usize> = text
@@ -124,14 +124,6 @@ fn mentions(name: &str, root: &Path, files: &[String]) -> Vec<Mention> {
         });
     }
     found
-}
-
-/// Whether `line` is a comment line (`#`, `//`, `/*`, `*`, `--`).
-fn is_comment(line: &str) -> bool {
-    let code = line.trim_start();
-    ["#", "//", "/*", "*", "--"]
-        .iter()
-        .any(|m| code.starts_with(m))
 }
 
 #[cfg(test)]
