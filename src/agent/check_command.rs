@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::test_commands::is_test_command;
+
 /// A command `--check auto` chose, and where it came from, for the note
 /// that says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,36 +19,6 @@ pub(crate) struct Chosen {
     /// e.g. "the prompt", "`Cargo.toml`".
     pub source: String,
 }
-
-/// Programs that run tests, as the first word of a command (after `env`
-/// assignments): a command in the prompt counts only when it starts with
-/// one of these.
-const RUNNERS: [&str; 24] = [
-    "pytest",
-    "py.test",
-    "tox",
-    "nox",
-    "cargo",
-    "go",
-    "npm",
-    "npx",
-    "yarn",
-    "pnpm",
-    "bun",
-    "node",
-    "jest",
-    "vitest",
-    "mocha",
-    "make",
-    "just",
-    "mvn",
-    "gradle",
-    "./gradlew",
-    "rspec",
-    "bundle",
-    "dotnet",
-    "ctest",
-];
 
 /// Commands given exactly: in backticks or double quotes (straight or
 /// typographic), or as the first line of a fenced block; a shell prompt's
@@ -209,146 +181,6 @@ fn sentence_end(word: &str) -> Option<&str> {
 fn is_prose(word: &str) -> bool {
     let lower = word.trim_end_matches(['.', ',', '!', '?']).to_lowercase();
     PROSE.contains(&lower.as_str()) || word.starts_with(['(', '—', '–'])
-}
-
-/// Programs that fetch and run a package by name (`npx rimraf .`): a
-/// command of theirs counts only for one of [`TEST_TOOLS`].
-const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "pnpx"];
-
-/// Tools that test or check a JavaScript project, as run by `npx`.
-const TEST_TOOLS: &[&str] = &[
-    "jest",
-    "vitest",
-    "mocha",
-    "ava",
-    "tap",
-    "playwright",
-    "cypress",
-    "tsc",
-    "eslint",
-    "karma",
-    "jasmine",
-    "uvu",
-    "c8",
-    "nyc",
-];
-
-/// Programs a test command's output may be piped into (`pytest | tail -5`):
-/// they read and print, and write no file.
-const FILTERS: &[&str] = &[
-    "tail", "head", "grep", "cat", "sort", "uniq", "wc", "less", "more",
-];
-
-/// Whether `text` reads as a command that runs tests, every part of it: a
-/// command the prompt gives runs with no approval, so `pytest && git clean
-/// -fdx` or `npm test; git push -f` is no test command. Parts joined by
-/// `&&`, `||` or `;` each run tests (or `cd` somewhere first); a pipeline
-/// runs tests into [`FILTERS`].
-fn is_test_command(text: &str) -> bool {
-    let Some(parts) = command_parts(text) else {
-        return false;
-    };
-    let mut tests = 0;
-    for (part, piped) in &parts {
-        let first = shlex::split(part).and_then(|w| w.into_iter().next());
-        let program = first.as_deref().unwrap_or_default();
-        let ok = if *piped {
-            FILTERS.contains(&program)
-        } else if program == "cd" {
-            true
-        } else {
-            tests += 1;
-            runs_tests(part)
-        };
-        if !ok {
-            return false;
-        }
-    }
-    tests > 0
-}
-
-/// The parts of a command line split at `&&`, `||`, `;` and `|` outside
-/// quotes, each with whether it reads a pipe; `None` for a line the shell
-/// would do more with (`$(…)`, backticks, redirections other than
-/// `2>&1`, `&`).
-fn command_parts(text: &str) -> Option<Vec<(String, bool)>> {
-    let mut parts = Vec::new();
-    let (mut current, mut quote, mut piped) = (String::new(), None, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => {
-                quote = None;
-                current.push(c);
-            }
-            (Some(_), c) => current.push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                current.push(c);
-            }
-            (None, '>') if current.ends_with('2') && chars.peek() == Some(&'&') => {
-                // `2>&1`: errors go with the output.
-                chars.next();
-                if chars.next() != Some('1') {
-                    return None;
-                }
-                current.push_str(">&1");
-            }
-            (None, '`' | '>' | '<') => return None,
-            (None, '$') if chars.peek() == Some(&'(') => return None,
-            (None, '&' | '|' | ';') => {
-                let doubled = chars.peek() == Some(&c);
-                if doubled {
-                    chars.next();
-                } else if c == '&' {
-                    // A lone `&` runs in the background.
-                    return None;
-                }
-                parts.push((std::mem::take(&mut current).trim().to_string(), piped));
-                piped = c == '|' && !doubled;
-            }
-            (None, c) => current.push(c),
-        }
-    }
-    parts.push((current.trim().to_string(), piped));
-    (quote.is_none() && parts.iter().all(|(p, _)| !p.is_empty())).then_some(parts)
-}
-
-/// Whether one command (no `&&`, `;` or `|`) runs tests.
-fn runs_tests(text: &str) -> bool {
-    let Some(words) = shlex::split(text) else {
-        return false;
-    };
-    let mut words = words
-        .iter()
-        .map(String::as_str)
-        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
-    let Some(first) = words.next() else {
-        return false;
-    };
-    let rest: Vec<&str> = words.collect();
-    let program = first.rsplit('/').next().unwrap_or(first);
-    if program.starts_with("python") {
-        return matches!(rest.as_slice(), ["-m", "pytest" | "unittest" | "tox", ..])
-            || rest.first().is_some_and(|f| f.contains("test"));
-    }
-    if matches!(program, "bash" | "sh") || first.starts_with("./") {
-        // A script run as a check says so in its name (`./run_tests.sh`,
-        // `bash scripts/check.sh`, `./run.sh`), not one the task is about.
-        let script = if first.starts_with("./") {
-            first
-        } else {
-            rest.first().copied().unwrap_or_default()
-        };
-        let name = script.rsplit('/').next().unwrap_or(script).to_lowercase();
-        return ["test", "check", "verify", "run", "ci."]
-            .iter()
-            .any(|w| name.contains(w));
-    }
-    if PACKAGE_RUNNERS.contains(&program) {
-        return rest.first().is_some_and(|tool| TEST_TOOLS.contains(tool));
-    }
-    RUNNERS.contains(&first) || RUNNERS.contains(&program)
 }
 
 /// The test command the project's files imply.

@@ -56,6 +56,9 @@ pub(crate) async fn dry_run(
     let workspace = open_workspace(&settings.cwd)?;
     let (info, source) = describe_model(&client, settings).await?;
     let task = route::decide(settings.task, settings.mode, prompt);
+    if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
+        route::say_answer(settings.task, prompt, out);
+    }
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
     if let Some(schema) = schema {
         model = model.held_to(schema.schema.clone());

@@ -32,6 +32,7 @@ pub(crate) mod route;
 pub(crate) mod setup;
 pub(crate) mod spectrum;
 pub(crate) mod structured;
+pub(crate) mod test_commands;
 pub(crate) mod text_calls;
 pub(crate) mod traceback;
 pub(crate) mod turns;
@@ -92,7 +93,7 @@ pub(crate) async fn run(
         None => route::decide(settings.task, settings.mode, &job.prompt),
     };
     if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
-        say_answer(settings, &job.prompt, out);
+        route::say_answer(settings.task, &job.prompt, out);
     }
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
     if let Some(schema) = schema {
@@ -288,22 +289,6 @@ fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
         return (format!("Changed {}.", files_changed.join(", ")), true);
     }
     (text, false)
-}
-
-/// Says that a code run was taken as an answer: a warning when the
-/// prompt's verb asks for either (`show a spinner while it loads` is a
-/// change, `show the routes` an answer) and the words did not settle it,
-/// so that a change request never ends as an answer unsaid.
-fn say_answer(settings: &Settings, prompt: &str, out: &mut dyn Output) {
-    let lead = (settings.task == crate::vocab::Task::Auto)
-        .then(|| route::either_way_lead(prompt))
-        .flatten();
-    match lead {
-        Some(verb) => out.warn(&format!(
-            "the prompt was taken as asking for an answer (\"{verb} …\" can ask for an answer or a change): files are shown for reference and none changes; if you meant a change, run again with `--task change`"
-        )),
-        None => out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)"),
-    }
 }
 
 /// A run with images (attached, or in the resumed conversation) needs a

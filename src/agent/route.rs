@@ -13,6 +13,7 @@
 //! mark makes it an answer; anything else is a change, as before.
 
 use crate::input;
+use crate::ui::Output;
 use crate::vocab::{Mode, Task};
 
 /// Verbs that start an instruction to change files.
@@ -236,6 +237,7 @@ const BEHAVIOUR: &[&str] = &[
     "so they",
     "so it",
     "while",
+    "during",
     "after",
     "before",
     "until",
@@ -261,6 +263,7 @@ const BEHAVIOUR: &[&str] = &[
     "the log",
     "output",
     "error message",
+    "the user",
     "a comment",
     "docstring",
 ];
@@ -341,6 +344,22 @@ fn from_words(instruction: &str) -> Task {
         Task::Answer
     } else {
         Task::Change
+    }
+}
+
+/// Says that a code run was taken as an answer: a warning when the
+/// prompt's verb asks for either (`show a spinner while it loads` is a
+/// change, `show the routes` an answer) and the words did not settle it,
+/// so that a change request never ends as an answer unsaid.
+pub(crate) fn say_answer(asked: Task, prompt: &str, out: &mut dyn Output) {
+    let lead = (asked == Task::Auto)
+        .then(|| either_way_lead(prompt))
+        .flatten();
+    match lead {
+        Some(verb) => out.warn(&format!(
+            "the prompt was taken as asking for an answer (\"{verb} …\" can ask for an answer or a change): files are shown for reference and none changes; if you meant a change, run again with `--task change`"
+        )),
+        None => out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)"),
     }
 }
 
