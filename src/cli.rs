@@ -324,10 +324,25 @@ pub struct PromptArgs {
     /// Do not run `--check` before the first request
     #[arg(long)]
     pub no_precheck: bool,
-    /// How many times `--check` runs at most (feedback rounds + 1)
+    /// How many times `--check` runs at most within one try (its
+    /// feedback rounds to the model + 1; fresh tries are `--attempts`)
     /// [default: 3]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub check_attempts: Option<u32>,
+    #[arg(
+        long,
+        visible_alias = "check-attempts",
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub check_rounds: Option<u32>,
+    /// Fresh tries at the task, each judged by `--check` (needed): a try
+    /// whose check still fails after its rounds is set aside (kept in its
+    /// session), the workspace goes back to where the run began, and the
+    /// next try starts a new conversation with another seed (and the next
+    /// `--fallback-model`). The first try whose check passes is the
+    /// result; if none does, exit 6 with the closest try kept [default: 1,
+    /// or one a model with `--fallback-model`]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: Option<u32>,
     /// The answer must be one JSON value that this JSON Schema file
     /// accepts: the server holds the model to it, the answer is validated
     /// (one retry), and stdout holds exactly the JSON. Still invalid: exit 7.
@@ -378,6 +393,12 @@ pub struct CommonArgs {
     /// Model name, e.g. `qwen2.5-coder:7b` [env: OC_MODEL] [default: qwen3.5:latest]
     #[arg(short = 'm', long, value_name = "NAME")]
     pub model: Option<String>,
+    /// A model for the next try when a try fails its `--check`
+    /// (repeatable, in order; the last one takes any tries left): start
+    /// with a fast model, pay for a bigger one only when needed. Needs
+    /// `--check` [config: fallback_models]
+    #[arg(long = "fallback-model", value_name = "NAME")]
+    pub fallback_models: Vec<String>,
     /// Context window in tokens, sent as `options.num_ctx`; clamped to the model's
     /// context length [default: 32768]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..))]
@@ -496,6 +517,8 @@ impl CommonArgs {
         Overrides {
             layer: Layer {
                 model: self.model.clone(),
+                fallback_models: (!self.fallback_models.is_empty())
+                    .then(|| self.fallback_models.clone()),
                 num_ctx: self.num_ctx,
                 max_output_tokens: self.max_output_tokens,
                 compact_at: self.compact_at.map(u32::from),

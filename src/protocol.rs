@@ -116,9 +116,47 @@ pub(crate) enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         exit_code: Option<i32>,
     },
+    /// A try of a run with `--attempts` ended (docs/attempts.md): how it
+    /// went, and whether it stays in the workspace.
+    #[serde(rename = "attempt.completed")]
+    AttemptCompleted {
+        schema_version: u32,
+        /// How many tries the run allows.
+        of: u32,
+        #[serde(flatten)]
+        attempt: &'a AttemptSummary,
+    },
     /// The last event: the same object `--output-format json` prints.
     #[serde(rename = "session.completed")]
     SessionCompleted(&'a RunSummary),
+}
+
+/// One try of a run with `--attempts`: an element of the result's
+/// `attempts` and the body of the `attempt.completed` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct AttemptSummary {
+    /// Which try, from 1.
+    pub number: u32,
+    /// The model that made it.
+    pub model: String,
+    /// Its session (each try is a session and a record of its own).
+    pub session_id: String,
+    /// The exit code the try alone would have ended with.
+    pub exit_code: i32,
+    pub exit_reason: String,
+    /// Whether its `--check` passed.
+    pub check_passed: bool,
+    /// The failing tests its last check reported, where the runner's
+    /// output says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing: Option<u32>,
+    /// Model requests it made.
+    pub turns: u32,
+    pub usage: Usage,
+    pub duration_ms: u64,
+    /// Its changes are what the workspace holds now: false for a try set
+    /// aside (put back for the next try, or for one that came closer).
+    pub kept: bool,
 }
 
 impl<'a> Event<'a> {
@@ -243,4 +281,9 @@ pub(crate) struct RunSummary {
     /// "read-only" | "off", "network": "on" | "off"}`.
     pub sandbox: Confinement,
     pub duration_ms: u64,
+    /// With `--attempts`: every try in order (the summary's other fields
+    /// describe the try that was kept, its turns and tokens those of the
+    /// whole run); absent for a run of one try.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<AttemptSummary>,
 }

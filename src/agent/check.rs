@@ -234,6 +234,7 @@ pub(crate) async fn run_once(
         exit_code: None,
         passed: false,
         attempts: 0,
+        failing: None,
     };
     // A pipeline fails when any of its programs does: `pytest | tail -5`
     // must not pass because `tail` did.
@@ -257,6 +258,7 @@ pub(crate) async fn run_once(
     let check = Check {
         exit_code: code,
         passed,
+        failing: super::failing_tests::count(&outcome.content),
         ..not_run()
     };
     (check, outcome.content)
@@ -291,6 +293,7 @@ impl Round<'_> {
             exit_code: None,
             passed: false,
             attempts: self.attempt,
+            failing: None,
         });
         let (run, output) = run_once(&plan.command, calls.rules(), calls.workspace(), out).await;
         // The check may run what the model wrote (a test script).
@@ -368,6 +371,7 @@ pub(crate) async fn run_final(
         exit_code: None,
         passed: false,
         attempts,
+        failing: None,
     });
     session.status = stop.status();
     session.exit_reason = Some(why);
@@ -432,6 +436,7 @@ mod tests {
             exit_code: Some(1),
             passed: false,
             attempts: 1,
+            failing: None,
         };
         let output = format!(
             "{}\nFAILED test_a.py::test_x - assert 1 == 2\n",

@@ -137,6 +137,29 @@ impl Ending {
         }
     }
 
+    /// Whether a fresh try may do better (`--attempts`): the check ran and
+    /// failed after the model's work. Not after a server error, an
+    /// interruption, or a check that cannot run: another try would meet
+    /// the same.
+    pub(crate) fn tries_again(&self, check: Option<&Check>) -> bool {
+        let failed = check.is_some_and(|c| !c.passed && c.exit_code.is_some());
+        let model_ended = match self {
+            Ending::Answered
+            | Ending::EditingDone
+            | Ending::MaxTurns
+            | Ending::Stuck
+            | Ending::Cut(_)
+            | Ending::ContextFull(_)
+            | Ending::Unchanged
+            | Ending::UnexecutedCall(_) => true,
+            Ending::Failed(_)
+            | Ending::Interrupted(_)
+            | Ending::SchemaMismatch(_)
+            | Ending::CheckUnrunnable(_) => false,
+        };
+        failed && model_ended
+    }
+
     /// Tells the user why the run stopped short, if it did. `turns`: the
     /// turns of this run.
     pub(crate) fn explain(&self, turns: u32, out: &mut dyn Output) {

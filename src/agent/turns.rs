@@ -466,6 +466,7 @@ impl<'a> Turns<'a> {
                     exit_code: None,
                     passed: false,
                     attempts: 0,
+                    failing: None,
                 });
                 session.save().ok();
                 let calls = &self.calls;

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use index::IndexStep;
 pub(crate) use record::{Change, CheckpointRecord, Snapshot};
-pub(crate) use restore::{Step, UndoPlan, plan, undo};
+pub(crate) use restore::{Step, UndoPlan, plan, redo, undo};
 use store::Store;
 use stores::store_for;
 
@@ -127,6 +127,21 @@ impl Checkpoint {
             "the run moved or replaced the repository's git directory `{location}` (or made it a link); \
              put it back by hand (`git status` shows what git sees now)"
         ))
+    }
+
+    /// As [`Checkpoint::finish`], and the store also keeps what each
+    /// changed file holds now, so that [`redo`] can put the run's changes
+    /// back in after they were undone.
+    ///
+    /// Errors: as [`Checkpoint::take`].
+    pub(crate) fn finish_kept(&self) -> Result<CheckpointRecord, String> {
+        let record = self.finish()?;
+        let now: Vec<String> = (record.changes.iter())
+            .filter(|c| c.after.is_some())
+            .map(|c| c.path.clone())
+            .collect();
+        self.store.blobs(&self.root, &now, true)?;
+        Ok(record)
     }
 
     /// Compares the workspace now with the checkpoint: the record of what

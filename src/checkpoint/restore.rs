@@ -163,6 +163,40 @@ pub(crate) fn undo(record: &CheckpointRecord, root: &Path, plan: &UndoPlan) -> R
     }
 }
 
+/// Puts a run's changes back in after they were undone: each file it
+/// changed or made gets the content it had when the run ended, each file
+/// it removed goes again (`--attempts` keeping a try that came closer than
+/// the last). The record must come from [`super::Checkpoint::finish_kept`],
+/// which keeps those contents; the git index is left as it is.
+///
+/// Errors: a content the store no longer holds, a path through a link, a
+/// file that cannot be written or removed; the files before it are done.
+pub(crate) fn redo(record: &CheckpointRecord, root: &Path) -> Result<(), String> {
+    let store = store_of(record);
+    for change in &record.changes {
+        let path = &change.path;
+        if blocking_ancestor(root, path).is_some() {
+            return Err(format!(
+                "cannot write {path}: a folder on its path is a link"
+            ));
+        }
+        let file = root.join(path);
+        match &change.after {
+            Some(blob) => {
+                let bytes = store.read(root, path, blob)?;
+                put_back(&file, &bytes, blob).map_err(|e| format!("cannot write {path}: {e}"))?;
+            }
+            None => match std::fs::remove_file(&file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(format!("cannot remove {path}: {e}"));
+                }
+                _ => remove_empty_parents(root, &file),
+            },
+        }
+    }
+    Ok(())
+}
+
 /// The first folder on the path `rel` (below `root`) that is now a link or
 /// not a folder: writing there could leave the workspace.
 pub(super) fn blocking_ancestor(root: &Path, rel: &str) -> Option<String> {

@@ -37,6 +37,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let (common, args) = (&run.common, &run.prompt);
     let mut settings = load_settings(&common.server, &common.overrides(), mode)?;
     check_runtime(&settings, run)?;
+    let attempts = attempts(run, &settings, args.check.is_some())?;
     let resume = resumed(run, &mut settings)?;
     let prompt = input::read_prompt(&args.prompt)?;
     warn_if_think_took_a_level(&args.prompt);
@@ -53,7 +54,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let check = check_plan(args, &settings, &prompt)?;
     // `oc run --plan` is a plan run: the settings hold the mode it runs in.
     let revert_on_fail = on_fail(args, settings.mode)?;
-    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail)?;
+    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail, attempts)?;
     let job = Job {
         prompt,
         resume,
@@ -65,6 +66,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         output_schema,
         checkpoint,
         revert_on_fail,
+        attempts,
     };
     match settings.runtime.runtime {
         vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
@@ -204,17 +206,72 @@ fn on_fail(args: &cli::PromptArgs, mode: Mode) -> Result<bool> {
     }
 }
 
-/// The workspace as a code run finds it (docs/sessions.md "Undo"): for `oc undo`
-/// when the session is saved, and for `--on-fail revert`. A checkpoint that
-/// cannot be taken is a warning, unless the run must be able to revert.
+/// How many fresh tries the run allows (docs/attempts.md): `--attempts`,
+/// or with fallback models (flag or config) and a check, one try a model.
 ///
-/// Errors (exit 2): `--on-fail revert` and no checkpoint could be taken.
+/// Errors (exit 2): `--attempts` or `--fallback-model` without `--check`
+/// (nothing would tell a good try from a bad one), outside `oc run`, or
+/// with `--continue`/`--resume` (each try starts a new conversation).
+fn attempts(run: &RunArgs, settings: &Settings, checked: bool) -> Result<u32> {
+    let (common, args) = (&run.common, &run.prompt);
+    let asked = match (args.attempts, common.fallback_models.is_empty()) {
+        (None, true) => None,
+        (Some(_), _) => Some("--attempts"),
+        (None, false) => Some("--fallback-model"),
+    };
+    let Some(flag) = asked else {
+        let from_config = checked && settings.mode == Mode::Code && args.resume.is_none();
+        let config_tries = 1 + settings.fallback_models.len() as u32;
+        return Ok(if from_config && !args.continue_last {
+            config_tries
+        } else {
+            1
+        });
+    };
+    if !checked {
+        return Err(Error::Usage(format!(
+            "`{flag}` needs `--check`: a try is kept only when the check passes; add `--check 'COMMAND'` (or `--check auto`)"
+        )));
+    }
+    if settings.mode != Mode::Code {
+        return Err(Error::Usage(format!(
+            "`{flag}` is for `oc run`: a {} run changes no file for a check to judge",
+            settings.mode.as_str()
+        )));
+    }
+    if args.continue_last || args.resume.is_some() {
+        return Err(Error::Usage(format!(
+            "`{flag}` starts each try as a new conversation; it cannot go on from a session (`--continue`, `--resume`)"
+        )));
+    }
+    let one_a_model = 1 + settings.fallback_models.len() as u32;
+    let tries = args.attempts.unwrap_or(one_a_model);
+    if tries > 1
+        && settings.sampling.temperature == Some(0.0)
+        && settings.fallback_models.is_empty()
+    {
+        ui::print_warning(
+            "`--attempts` with `--temperature 0`: one model gives the same reply each try, so the tries after the first repeat it; raise the temperature, or add a `--fallback-model`",
+        );
+    }
+    Ok(tries)
+}
+
+/// The workspace as a code run finds it (docs/sessions.md "Undo"): for `oc undo`
+/// when the session is saved, for `--on-fail revert`, and for putting a
+/// failed try back with `--attempts`. A checkpoint that cannot be taken is
+/// a warning, unless the run must be able to revert.
+///
+/// Errors (exit 2): `--on-fail revert` or `--attempts` and no checkpoint
+/// could be taken.
 fn take_checkpoint(
     settings: &Settings,
     save: bool,
     revert_on_fail: bool,
+    attempts: u32,
 ) -> Result<Option<checkpoint::Checkpoint>> {
-    if settings.mode != Mode::Code || !(save || revert_on_fail) {
+    let must = revert_on_fail || attempts > 1;
+    if settings.mode != Mode::Code || !(save || must) {
         return Ok(None);
     }
     let taken = settings
@@ -224,8 +281,13 @@ fn take_checkpoint(
         .and_then(|root| checkpoint::Checkpoint::take(&root, &settings.home));
     match taken {
         Ok(checkpoint) => Ok(Some(checkpoint)),
-        Err(why) if revert_on_fail => Err(Error::Usage(format!(
-            "`--on-fail revert` needs a checkpoint of the workspace, and none could be taken: {why}"
+        Err(why) if must => Err(Error::Usage(format!(
+            "`{}` needs a checkpoint of the workspace, and none could be taken: {why}",
+            if revert_on_fail {
+                "--on-fail revert"
+            } else {
+                "--attempts"
+            }
         ))),
         Err(why) => {
             ui::print_warning(&format!(
@@ -302,7 +364,7 @@ fn check_plan(
     }
     Ok(Some(CheckPlan {
         command,
-        max_attempts: args.check_attempts.unwrap_or(settings.check_attempts),
+        max_attempts: args.check_rounds.unwrap_or(settings.check_attempts),
         precheck: !args.no_precheck,
         chosen_from,
     }))
@@ -326,6 +388,8 @@ fn check_runtime(settings: &Settings, run: &RunArgs) -> Result<()> {
         ("--resume", args.resume.is_some()),
         ("--dry-run", common.dry_run),
         ("--output-schema", args.output_schema.is_some()),
+        ("--attempts", args.attempts.is_some()),
+        ("--fallback-model", !common.fallback_models.is_empty()),
     ];
     if let Some((flag, _)) = unsupported.iter().find(|(_, set)| *set) {
         return Err(Error::Usage(format!(

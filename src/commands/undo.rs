@@ -145,7 +145,7 @@ fn pick(store: &Store, args: &UndoArgs) -> Result<Session> {
     let here = cwd.display().to_string();
     let (sessions, _) = store.list();
     let newest = (sessions.into_iter())
-        .find(|s| s.cwd == here && s.mode == Mode::Code)
+        .find(|s| s.cwd == here && s.mode == Mode::Code && !s.set_aside())
         .ok_or_else(|| {
             Error::Usage(format!(
                 "no saved `oc run` session was started in `{here}`; name one (`oc sessions list`); a `--no-save` run leaves none to undo"

@@ -225,6 +225,9 @@ pub(crate) fn check_values(file: &LoadedFile) -> Result<()> {
     if c.check_attempts == Some(0) {
         return bad("check_attempts", "must be at least 1");
     }
+    if (c.fallback_models.iter().flatten()).any(|m| m.trim().is_empty()) {
+        return bad("fallback_models", "must name models, none empty");
+    }
     for (key, value) in [
         ("connect_timeout_secs", c.connect_timeout_secs),
         ("first_byte_timeout_secs", c.first_byte_timeout_secs),

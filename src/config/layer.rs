@@ -43,6 +43,8 @@ macro_rules! layer {
 
 layer! {
     model: String,
+    /// Models for the next tries of `--attempts`, in order.
+    fallback_models: Vec<String>,
     host: String,
     /// `ollama` or `openai`.
     provider: Provider,

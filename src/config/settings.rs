@@ -69,6 +69,9 @@ pub(crate) struct Settings {
     pub task: Task,
     /// Rounds of `--check` feedback (`check_attempts`, default 3).
     pub check_attempts: u32,
+    /// Models for the next tries of `--attempts`, in order
+    /// (`fallback_models`, `--fallback-model`).
+    pub fallback_models: Vec<String>,
     /// Heuristics switched off with `OC_DISABLE`.
     pub disabled: Vec<Heuristic>,
     /// The project config: the nearest `.ollama-code.json` from the
@@ -182,6 +185,7 @@ impl Settings {
             edit_format: chosen.edit_format.unwrap_or_default(),
             task: chosen.task.unwrap_or_default(),
             check_attempts: chosen.check_attempts.unwrap_or(DEFAULT_CHECK_ATTEMPTS),
+            fallback_models: chosen.fallback_models.clone().unwrap_or_default(),
             disabled: match &env.disable {
                 Some(list) => Heuristic::parse_list(list)
                     .map_err(|e| Error::Usage(format!("{}: {e}", env_vars::OC_DISABLE)))?,

@@ -237,6 +237,7 @@ mod tests {
 
     impl Output for Seen {
         fn session_started(&mut self, _: &Session, _: bool) {}
+        fn attempt_completed(&mut self, _: &crate::protocol::AttemptSummary, _: u32) {}
         fn turn_started(&mut self, turn: u32) {
             self.0.push(("turn", turn.to_string()));
         }

@@ -165,6 +165,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         speed: Default::default(),
         sandbox: Confinement::NONE,
         duration_ms: 0,
+        attempts: Vec::new(),
     }
 }
 

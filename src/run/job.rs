@@ -35,6 +35,8 @@ pub(crate) struct Job {
     pub checkpoint: Option<Checkpoint>,
     /// `--on-fail revert`: a failed run puts the checkpoint back.
     pub revert_on_fail: bool,
+    /// `--attempts`: how many fresh tries the run allows (0 and 1: one).
+    pub attempts: u32,
 }
 
 /// The `--check` of a run.

@@ -16,5 +16,7 @@ pub(crate) mod workspace;
 
 pub(crate) use job::{CheckPlan, Job};
 pub(crate) use output_schema::OutputSchema;
-pub(crate) use record::{save_with_record, settle_checkpoint, write_last_message};
+pub(crate) use record::{
+    put_back, save_with_record, set_aside, settle_checkpoint, write_last_message,
+};
 pub(crate) use workspace::open_workspace;

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{Checkpoint, CheckpointRecord};
 use crate::error::ExitStatus;
-use crate::session::{FinetuneRecord, Session, Store, Trajectory};
+use crate::session::{FinetuneRecord, Session, Store, Trajectory, now_rfc3339};
 use crate::ui::Output;
 
 /// Saves the session and appends its fine-tuning record (`trajectory`:
@@ -79,6 +79,65 @@ pub(crate) fn settle_checkpoint(
     }
     session.checkpoint = Some(record);
     reverted
+}
+
+/// Puts a failed try's changes back so that the next try starts from the
+/// tree the run found; its session keeps the record (with the contents
+/// the try wrote, for `--attempts` to bring back) marked undone.
+/// Returns the files put back; what cannot be put back is a warning.
+pub(crate) fn set_aside(
+    checkpoint: Option<&Checkpoint>,
+    session: &mut Session,
+    out: &mut dyn Output,
+) -> Vec<String> {
+    session.checkpoint = None;
+    let Some(checkpoint) = checkpoint else {
+        return Vec::new();
+    };
+    let mut record = match checkpoint.finish_kept() {
+        Ok(record) => record,
+        Err(why) => {
+            out.warn(&format!("this try's changes cannot be set aside: {why}"));
+            return Vec::new();
+        }
+    };
+    let files = match put_back(&record, Path::new(&session.cwd)) {
+        Ok(files) => {
+            record.undone_at = Some(now_rfc3339());
+            files
+        }
+        Err(why) => {
+            out.warn(&format!(
+                "this try's changes could not all be put back, so the next try does not start from the tree the run found: {why}"
+            ));
+            Vec::new()
+        }
+    };
+    session.checkpoint = Some(record);
+    files
+}
+
+/// Undoes `record` in `root`: the files put back.
+///
+/// Errors: a file changed since, or one the store cannot give back.
+pub(crate) fn put_back(
+    record: &CheckpointRecord,
+    root: &Path,
+) -> std::result::Result<Vec<String>, String> {
+    let plan = crate::checkpoint::plan(record, root, false)?;
+    let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
+    if !left.is_empty() {
+        return Err(format!("left alone: {}", left.join(", ")));
+    }
+    crate::checkpoint::undo(record, root, &plan)?;
+    Ok((plan.steps.iter())
+        .filter_map(|step| match step {
+            crate::checkpoint::Step::Restore(p) | crate::checkpoint::Step::Remove(p) => {
+                Some(p.clone())
+            }
+            _ => None,
+        })
+        .collect())
 }
 
 /// Says so when the run changed the repository's own settings (`.git`'s

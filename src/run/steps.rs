@@ -151,6 +151,7 @@ mod tests {
             exit_code: Some(if passed { 0 } else { 1 }),
             passed,
             attempts: 1,
+            failing: None,
         }
     }
 

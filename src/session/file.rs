@@ -142,6 +142,26 @@ pub(crate) struct Session {
     /// run that could change nothing or was not checkpointed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<crate::checkpoint::CheckpointRecord>,
+    /// Which try of a run with `--attempts` this session is; absent for a
+    /// run of one try.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+}
+
+/// One try of a run with `--attempts` (docs/attempts.md): each try is a
+/// session and a fine-tuning record of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Attempt {
+    /// The run's id: the session id of its first try.
+    pub run_id: String,
+    /// Which try, from 1.
+    pub number: u32,
+    /// How many tries the run allowed.
+    pub of: u32,
+    /// Its changes were put back for another try (or for a try that came
+    /// closer): `oc undo` and `--continue` pass it by.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub set_aside: bool,
 }
 
 /// A reply cut short: by the reply cap (`length`) or because it repeated
@@ -178,6 +198,11 @@ pub(crate) struct Check {
     /// How many times it ran in this run (feedback rounds + 1).
     #[serde(default)]
     pub attempts: u32,
+    /// How many tests failed, where the output of a known test runner
+    /// says so (pytest, unittest, cargo test, go test, Jest, Vitest,
+    /// Mocha, node --test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing: Option<u32>,
 }
 
 fn default_provider() -> String {
@@ -185,6 +210,13 @@ fn default_provider() -> String {
 }
 
 impl Session {
+    /// Whether this session is a try of a run with `--attempts` whose
+    /// changes were put back for another try: `--continue` and `oc undo`
+    /// pass it by for the run's kept try.
+    pub(crate) fn set_aside(&self) -> bool {
+        self.attempt.as_ref().is_some_and(|a| a.set_aside)
+    }
+
     /// A new running session.
     pub(crate) fn new(
         mode: Mode,
@@ -229,6 +261,7 @@ impl Session {
             exit_code: None,
             unexecuted_call: false,
             checkpoint: None,
+            attempt: None,
         }
     }
 }

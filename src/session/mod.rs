@@ -15,7 +15,8 @@ mod store;
 mod usage;
 
 pub(crate) use file::{
-    AbortedReply, Check, Compaction, CutReply, Repair, Session, Status, now_rfc3339, read_session,
+    AbortedReply, Attempt, Check, Compaction, CutReply, Repair, Session, Status, now_rfc3339,
+    read_session,
 };
 pub(crate) use journal::Journal;
 pub(crate) use record::{FinetuneRecord, is_markup_only};

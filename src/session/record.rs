@@ -106,6 +106,11 @@ pub(crate) struct FinetuneRecord {
     /// Credentials replaced before the record was written.
     #[serde(default)]
     pub redactions: usize,
+    /// Which try of a run with `--attempts` this record is: `{run_id,
+    /// number, of}` (`set_aside` when a later try replaced it); absent for
+    /// a run of one try.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<super::file::Attempt>,
 }
 
 impl FinetuneRecord {
@@ -146,6 +151,7 @@ impl FinetuneRecord {
             truncated_turns: session.truncated_turns.clone(),
             redactions: 0,
             usage: session.usage,
+            attempt: session.attempt.clone(),
         }
     }
 }

@@ -137,11 +137,13 @@ impl Store {
         Ok(session)
     }
 
-    /// The newest session started in `cwd`, if any (normalised as by
+    /// The newest session started in `cwd`, if any, a try set aside by
+    /// `--attempts` passed by (normalised as by
     /// [`Store::load`]). Errors: as [`ImageStore::load_all`].
     pub(crate) fn newest_in(&self, cwd: &Path) -> Result<Option<Session>> {
         let cwd = cwd.display().to_string();
-        let Some(mut session) = self.list().0.into_iter().find(|s| s.cwd == cwd) else {
+        let sessions = self.list().0.into_iter();
+        let Some(mut session) = sessions.filter(|s| !s.set_aside()).find(|s| s.cwd == cwd) else {
             return Ok(None);
         };
         session.normalize_loaded();

@@ -121,6 +121,7 @@ fn success_needs_exit_zero_an_answer_and_a_passing_check() {
         exit_code: Some(1),
         passed: false,
         attempts: 1,
+        failing: None,
     });
     assert!(!succeeded(&session));
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::output::Output;
 use super::term::{err_line, print_warning, sanitize};
 use crate::permissions::PermissionRecord;
-use crate::protocol::{Context, Event, RunSummary, SCHEMA_VERSION};
+use crate::protocol::{AttemptSummary, Context, Event, RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Usage};
 
 /// Most bytes of a tool result in a `tool.result` event.
@@ -185,6 +185,14 @@ impl Output for JsonOutput {
         if self.stream {
             write_error(message, None);
         }
+    }
+
+    fn attempt_completed(&mut self, attempt: &AttemptSummary, of: u32) {
+        self.emit(&Event::AttemptCompleted {
+            schema_version: SCHEMA_VERSION,
+            of,
+            attempt,
+        });
     }
 
     fn session_completed(&mut self, summary: &RunSummary) {

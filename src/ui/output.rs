@@ -1,7 +1,7 @@
 //! The output seam: what the agent reports while it runs.
 
 use crate::permissions::PermissionRecord;
-use crate::protocol::{Context, RunSummary};
+use crate::protocol::{AttemptSummary, Context, RunSummary};
 use crate::session::{Session, Usage};
 
 /// Where a run's activity goes: the text renderer, or JSON on stdout
@@ -71,6 +71,8 @@ pub(crate) trait Output {
     fn note(&mut self, message: &str);
     /// An error that ended the run.
     fn error(&mut self, message: &str);
+    /// A try of a run with `--attempts` ended (`of`: the tries allowed).
+    fn attempt_completed(&mut self, attempt: &AttemptSummary, of: u32);
     /// The run is over.
     fn session_completed(&mut self, summary: &RunSummary);
 }

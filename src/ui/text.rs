@@ -9,7 +9,7 @@ use console::Style;
 use super::output::Output;
 use super::term::{err, err_line, print_diff, print_warning, sanitize, stderr_colors, style};
 use crate::permissions::PermissionRecord;
-use crate::protocol::{Context, RunSummary};
+use crate::protocol::{AttemptSummary, Context, RunSummary};
 use crate::session::{Session, Usage};
 
 /// Where the last bytes of text went, so lines can be closed cleanly.
@@ -277,6 +277,15 @@ impl Output for TextRenderer {
         err_line(&format!("{} {message}", red.apply_to("oc: error:")));
     }
 
+    fn attempt_completed(&mut self, attempt: &AttemptSummary, of: u32) {
+        self.close_line();
+        let line = attempt_line(attempt, of);
+        match attempt.check_passed {
+            true => self.note(&line),
+            false => self.warn(&line),
+        }
+    }
+
     fn session_completed(&mut self, summary: &RunSummary) {
         self.close_line();
         if let Some(value) = &summary.structured_output {
@@ -326,4 +335,25 @@ impl Output for TextRenderer {
             print_warning(&text);
         }
     }
+}
+
+/// One line for a try of a run with `--attempts`: its model, how its check
+/// went, what it cost, and whether the workspace keeps it.
+fn attempt_line(attempt: &AttemptSummary, of: u32) -> String {
+    let check = match (attempt.check_passed, attempt.failing) {
+        (true, _) => "the check passed".to_string(),
+        (false, Some(n)) => format!("the check failed ({n} failing)"),
+        (false, None) => format!("{} (exit {})", attempt.exit_reason, attempt.exit_code),
+    };
+    format!(
+        "attempt {} of {of} ({}): {check} · {} turn{} · {} tokens · {:.1}s · {} (session {})",
+        attempt.number,
+        attempt.model,
+        attempt.turns,
+        if attempt.turns == 1 { "" } else { "s" },
+        attempt.usage.prompt_tokens + attempt.usage.completion_tokens,
+        attempt.duration_ms as f64 / 1000.0,
+        if attempt.kept { "kept" } else { "set aside" },
+        attempt.session_id
+    )
 }

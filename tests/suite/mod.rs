@@ -1,5 +1,6 @@
 mod answers;
 mod architecture;
+mod attempts;
 mod big_files;
 mod checks;
 mod config;

@@ -55,15 +55,21 @@ fn help_options(args: &[&str]) -> BTreeSet<String> {
     let server = FakeOllama::start(vec![]);
     let out = env.oc(&server).args(args).arg("--help").assert().success();
     let help = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    help.lines()
+    let options = help
+        .lines()
         .map(str::trim_start)
         .filter(|l| l.starts_with('-'))
         .filter_map(|l| {
             l.split([' ', ',', '[', '='])
                 .find(|w| w.starts_with("--"))
                 .map(str::to_string)
-        })
-        .collect()
+        });
+    // A visible alias is shown as `[alias: --old-name]`.
+    let aliases = help
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("[alias: "))
+        .map(|alias| alias.trim_end_matches(']').to_string());
+    options.chain(aliases).collect()
 }
 
 /// The long option at the start of `word` (`--think` of `--think[=LEVEL]`).

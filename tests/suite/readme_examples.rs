@@ -85,14 +85,16 @@ fn text(bytes: &[u8]) -> String {
 
 /// The examples this file runs, by a part of their line; the others and
 /// why they cannot run here.
-const RUN_HERE: [&str; 5] = [
+const RUN_HERE: [&str; 7] = [
     "git diff | oc run \"write a commit message\"",
     "oc plan \"how would you split",
     "OLLAMA_HOST=127.0.0.1:11500 oc run",
     "oc run --output-schema review.schema.json",
     "--on-fail revert \"fix the failing test\"",
+    "--attempts 3 \"fix the failing test\"",
+    "--attempts 4 \"mean of no numbers is 0.0\"",
 ];
-const NOT_HERE: [(&str, &str); 6] = [
+const NOT_HERE: [(&str, &str); 7] = [
     (
         "oc run \"fix the failing tests\"",
         "asks a person at a terminal before each change",
@@ -107,6 +109,10 @@ const NOT_HERE: [(&str, &str); 6] = [
         "needs llama-server from scripts/local-model.sh",
     ),
     ("--runtime opencode --model", "needs an opencode server"),
+    (
+        "--fallback-model qwen2.5-coder:7b",
+        "a Rust project and a 7B model; escalation runs in tests/suite/attempts.rs",
+    ),
     (
         "--runtime opencode --opencode-url",
         "needs an opencode server",
@@ -193,6 +199,74 @@ fn the_on_fail_revert_example() {
             text(&out.stderr)
         );
     }
+}
+
+/// A project whose one test fails: `mean([])` must be 0.0.
+fn failing_mean(env: &TestEnv) -> &'static str {
+    let stats = "def mean(xs):\n    return sum(xs) / len(xs)\n";
+    env.write("stats.py", stats);
+    env.write(
+        "test_stats.py",
+        "import unittest\nfrom stats import mean\n\n\nclass T(unittest.TestCase):\n    def test_empty(self):\n        self.assertEqual(mean([]), 0.0)\n",
+    );
+    stats
+}
+
+/// Whole-file replies: `wrong` wrong ones (one for each check round of
+/// a try), then the fix.
+fn tries_then_the_fix(wrong: usize) -> Vec<Reply> {
+    let whole = |body: &str| Reply::answer(&format!("stats.py\n```python\n{body}```\n"));
+    let mut replies: Vec<Reply> = (1..=wrong)
+        .map(|n| {
+            whole(&format!(
+                "def mean(xs):\n    return sum(xs) / max(len(xs), 1) + {n}\n"
+            ))
+        })
+        .collect();
+    replies.push(whole(
+        "def mean(xs):\n    return sum(xs) / len(xs) if xs else 0.0\n",
+    ));
+    replies
+}
+
+/// The attempts example: a first try whose check fails in each of its
+/// three rounds is set aside, the second passes.
+#[test]
+fn the_attempts_example() {
+    let env = TestEnv::new();
+    failing_mean(&env);
+    let server = FakeOllama::start(tries_then_the_fix(3));
+    let line = line_with(&readme(), RUN_HERE[5]);
+    let out = sh(&env, &server, env.work(), &line);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("attempt 1 of 3 (qwen2.5-coder:1.5b): the check failed (1 failing)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("attempt 2 of 3 (qwen2.5-coder:1.5b): the check passed"),
+        "{stderr}"
+    );
+    let now = std::fs::read_to_string(env.work().join("stats.py")).unwrap();
+    assert!(now.contains("if xs else 0.0"), "{now}");
+}
+
+/// The verified-training-data example: of two tries only the passing one
+/// is exported.
+#[test]
+fn the_verified_training_data_example() {
+    let env = TestEnv::new();
+    failing_mean(&env);
+    let server = FakeOllama::start(tries_then_the_fix(3));
+    let readme = readme();
+    let first = line_with(&readme, RUN_HERE[6]);
+    let script = format!("{first}\noc export-ft --success-only --out train.jsonl");
+    let out = sh(&env, &server, env.work(), &script);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let train = std::fs::read_to_string(env.work().join("train.jsonl")).unwrap();
+    assert_eq!(train.lines().count(), 1, "{train}");
+    assert!(train.contains("if xs else 0.0"));
 }
 
 /// `oc plan` with the real model's three replies (calls written as bare

@@ -191,6 +191,13 @@ fn outcome(record: &FinetuneRecord) -> Value {
             "attempts": check.attempts,
         });
     }
+    if let Some(attempt) = &record.attempt {
+        extra["attempt"] = json!({
+            "run_id": attempt.run_id,
+            "number": attempt.number,
+            "of": attempt.of,
+        });
+    }
     extra
 }
 

@@ -1,0 +1,325 @@
+//! `--attempts N` and `--fallback-model` (docs/attempts.md): fresh tries at
+//! one job, each judged by `--check`. A try whose check fails is set aside
+//! (its changes put back, kept in its session's checkpoint record), and the
+//! next starts a new conversation from the tree the run found, with the next
+//! seed and model. The first try that passes is the result; when none does,
+//! the workspace holds the try that came closest (fewest failing tests).
+//! The tries share the run's `--timeout` and `--max-turns`.
+
+use std::time::Instant;
+
+use super::close::Closed;
+use crate::checkpoint;
+use crate::client::{ModelClient, ModelInfo};
+use crate::config::Settings;
+use crate::error::{ExitStatus, Result};
+use crate::protocol::AttemptSummary;
+use crate::run::{Job, put_back, write_last_message};
+use crate::session::{Attempt, Session, Store, Usage, now_rfc3339};
+use crate::ui::Output;
+
+/// The tries a run allows, and what each one runs with.
+pub(crate) struct Tries<'a> {
+    settings: &'a Settings,
+    /// How many tries the run allows (1: a run without `--attempts`).
+    pub count: u32,
+}
+
+impl<'a> Tries<'a> {
+    pub(crate) fn new(settings: &'a Settings, count: u32) -> Self {
+        Tries {
+            settings,
+            count: count.max(1),
+        }
+    }
+
+    /// The run's models in the order the tries use them: `--model`, then
+    /// each `--fallback-model` (only in a run of several tries).
+    fn models(&self) -> Vec<&'a str> {
+        let mut models = vec![self.settings.model.as_str()];
+        if self.count > 1 {
+            models.extend(self.settings.fallback_models.iter().map(String::as_str));
+        }
+        models
+    }
+
+    /// Which of [`Tries::models`] try `number` (from 1) uses: one each in
+    /// turn, the last one for the tries left.
+    pub(crate) fn model_index(&self, number: u32) -> usize {
+        let last = self.models().len() - 1;
+        usize::try_from(number.saturating_sub(1)).map_or(last, |n| n.min(last))
+    }
+
+    /// Every model's capabilities (Ollama `/api/show`), in the order of
+    /// [`Tries::models`].
+    ///
+    /// Errors: as [`ModelClient::show`]: the server cannot be reached, a
+    /// model is not on it (exit 3).
+    pub(crate) async fn model_infos(&self, client: &ModelClient) -> Result<Vec<ModelInfo>> {
+        let mut infos = Vec::new();
+        for model in self.models() {
+            infos.push(client.show(model).await?);
+        }
+        Ok(infos)
+    }
+
+    /// The settings of try `number`: its model, its seed (`--seed` plus
+    /// the tries before it; without `--seed` the server draws one), and
+    /// the turns of `--max-turns` the earlier tries left (`used`).
+    pub(crate) fn settings(&self, number: u32, used: u32) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.model = self.models()[self.model_index(number)].to_string();
+        let before = i64::from(number.saturating_sub(1));
+        settings.sampling.seed = (settings.sampling.seed).map(|seed| seed.saturating_add(before));
+        settings.max_turns = self.settings.max_turns.saturating_sub(used).max(1);
+        settings
+    }
+
+    /// What the session of try `number` records of it (`None` in a run of
+    /// one try); `run_id` is empty for the first try, which gives its own.
+    pub(crate) fn mark(&self, number: u32, run_id: Option<&str>) -> Option<Attempt> {
+        (self.count > 1).then(|| Attempt {
+            run_id: run_id.unwrap_or_default().to_string(),
+            number,
+            of: self.count,
+            set_aside: false,
+        })
+    }
+}
+
+/// The tries made so far, in order.
+#[derive(Default)]
+pub(crate) struct Tried {
+    closed: Vec<(Closed, String)>,
+    of: u32,
+}
+
+impl Tried {
+    /// The model requests the tries made.
+    pub(crate) fn turns(&self) -> u32 {
+        self.closed.iter().map(|(c, _)| c.summary.turns).sum()
+    }
+
+    /// The run's id, once its first try has a session.
+    pub(crate) fn run_id(&self) -> Option<&str> {
+        self.closed
+            .first()
+            .map(|(c, _)| c.summary.session_id.as_str())
+    }
+
+    /// Adds try `number` of `of`, made by `model`, and shows it when the
+    /// run has several.
+    pub(crate) fn push(
+        &mut self,
+        closed: Closed,
+        model: String,
+        number: u32,
+        of: u32,
+        out: &mut dyn Output,
+    ) {
+        self.of = of;
+        if of > 1 {
+            out.attempt_completed(&summary_of(&closed, &model, number, !closed.set_aside), of);
+        }
+        self.closed.push((closed, model));
+    }
+
+    /// Ends the run: with several tries, the workspace keeps the one that
+    /// came closest when none passed; the summary (the kept try's, with the
+    /// whole run's turns, tokens and time, and every try) is shown. Returns
+    /// the run's exit status.
+    pub(crate) fn finish(
+        mut self,
+        job: &Job,
+        store: Option<&Store>,
+        started: Instant,
+        out: &mut dyn Output,
+    ) -> ExitStatus {
+        if self.of <= 1 {
+            let Some((closed, _)) = self.closed.pop() else {
+                return ExitStatus::Failure;
+            };
+            out.session_completed(&closed.summary);
+            return closed.exit;
+        }
+        let kept = self.keep_closest(job, store, out);
+        let (closed, _) = &self.closed[kept];
+        let mut exit = closed.exit;
+        let mut summary = closed.summary.clone();
+        if kept + 1 != self.closed.len() {
+            exit = ExitStatus::CheckFailed;
+            if let Some(path) = &job.last_message_file {
+                exit = write_last_message(path, &summary.final_text, exit, out);
+            }
+            summary.exit_code = exit.code();
+        }
+        summary.attempts = (self.closed.iter().enumerate())
+            .map(|(n, (c, model))| {
+                let number = u32::try_from(n + 1).unwrap_or(u32::MAX);
+                summary_of(c, model, number, n == kept && !c.set_aside)
+            })
+            .collect();
+        summary.turns = self.turns();
+        summary.usage = Usage {
+            prompt_tokens: self
+                .closed
+                .iter()
+                .map(|(c, _)| c.summary.usage.prompt_tokens)
+                .sum(),
+            completion_tokens: (self.closed.iter())
+                .map(|(c, _)| c.summary.usage.completion_tokens)
+                .sum(),
+        };
+        summary.tool_calls = self.closed.iter().map(|(c, _)| c.summary.tool_calls).sum();
+        summary.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        out.session_completed(&summary);
+        exit
+    }
+
+    /// Which try the workspace keeps: the last, unless every try failed its
+    /// check and an earlier one had fewer failing tests; that one's changes
+    /// are then brought back (and the last one's put back). With
+    /// `--on-fail revert` the workspace stays as the run found it.
+    fn keep_closest(&mut self, job: &Job, store: Option<&Store>, out: &mut dyn Output) -> usize {
+        let last = self.closed.len() - 1;
+        let (ending_last, _) = &self.closed[last];
+        let failed_check = (ending_last.session.check.as_ref()).is_some_and(|c| !c.passed);
+        if job.revert_on_fail || !failed_check {
+            return last;
+        }
+        let closest = closest(self.closed.iter().map(|(c, _)| &c.session));
+        if closest == last && !ending_last.set_aside {
+            return last;
+        }
+        let root = std::path::PathBuf::from(&ending_last.session.cwd);
+        if !self.closed[last].0.set_aside {
+            let (closed, _) = &mut self.closed[last];
+            let record = closed.session.checkpoint.clone();
+            match record.as_ref().map(|r| put_back(r, &root)) {
+                Some(Ok(_)) => {
+                    mark(&mut closed.session, true);
+                    closed.set_aside = true;
+                    save(store, &mut closed.session, out);
+                }
+                _ => {
+                    out.warn(
+                        "the last try's changes could not be put back; the workspace keeps them",
+                    );
+                    return last;
+                }
+            }
+        }
+        let (closed, _) = &mut self.closed[closest];
+        let redone =
+            (closed.session.checkpoint.as_ref()).map(|record| checkpoint::redo(record, &root));
+        match redone {
+            Some(Ok(())) => {
+                mark(&mut closed.session, false);
+                closed.set_aside = false;
+                save(store, &mut closed.session, out);
+                out.warn(&format!(
+                    "no try passed the check; the workspace keeps try {} of {}, which came closest",
+                    closest + 1,
+                    self.closed.len()
+                ));
+            }
+            Some(Err(why)) => out.warn(&format!(
+                "no try passed the check, and try {}'s changes could not be brought back: {why}",
+                closest + 1
+            )),
+            None => {}
+        }
+        closest
+    }
+}
+
+/// The try with the fewest failing tests; the latest among equals, and the
+/// last when no check's output said how many failed.
+fn closest<'a>(sessions: impl Iterator<Item = &'a Session>) -> usize {
+    let counts: Vec<Option<u32>> = sessions
+        .map(|s| s.check.as_ref().and_then(|c| c.failing))
+        .collect();
+    let last = counts.len().saturating_sub(1);
+    (counts.iter().enumerate())
+        .filter_map(|(n, count)| count.map(|count| (count, n)))
+        .min_by_key(|&(count, n)| (count, std::cmp::Reverse(n)))
+        .map_or(last, |(_, n)| n)
+}
+
+/// Marks a try's session as set aside (its changes put back) or kept.
+fn mark(session: &mut Session, set_aside: bool) {
+    if let Some(attempt) = &mut session.attempt {
+        attempt.set_aside = set_aside;
+    }
+    if let Some(record) = &mut session.checkpoint {
+        record.undone_at = set_aside.then(now_rfc3339);
+    }
+}
+
+/// Saves a try's session again; a failure is a warning.
+fn save(store: Option<&Store>, session: &mut Session, out: &mut dyn Output) {
+    if let Some(Err(e)) = store.map(|store| store.save(session)) {
+        out.warn(&format!("{e:#}"));
+    }
+}
+
+/// A try as the result's `attempts` and the `attempt.completed` event
+/// show it.
+fn summary_of(closed: &Closed, model: &str, number: u32, kept: bool) -> AttemptSummary {
+    let check = closed.session.check.as_ref();
+    AttemptSummary {
+        number,
+        model: model.to_string(),
+        session_id: closed.summary.session_id.clone(),
+        exit_code: closed.exit.code(),
+        exit_reason: closed.summary.exit_reason.clone(),
+        check_passed: check.is_some_and(|c| c.passed),
+        failing: check.and_then(|c| c.failing),
+        turns: closed.summary.turns,
+        usage: closed.summary.usage,
+        duration_ms: closed.summary.duration_ms,
+        kept,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Check;
+
+    fn with_failing(failing: Option<u32>) -> Session {
+        let mut session = Session::new(
+            crate::vocab::Mode::Code,
+            "m",
+            "h",
+            std::path::Path::new("/w"),
+            "fix",
+            2048,
+        );
+        session.check = Some(Check {
+            command: "pytest".into(),
+            exit_code: Some(1),
+            passed: false,
+            attempts: 1,
+            failing,
+        });
+        session
+    }
+
+    #[test]
+    fn the_closest_try_has_the_fewest_failing_tests_and_is_the_latest_among_equals() {
+        let sessions = |counts: &[Option<u32>]| -> Vec<Session> {
+            counts.iter().map(|&c| with_failing(c)).collect()
+        };
+        let cases: &[(&[Option<u32>], usize)] = &[
+            (&[Some(3), Some(1), Some(2)], 1),
+            (&[Some(1), Some(1), Some(2)], 1),
+            (&[None, None], 1),
+            (&[Some(2), None], 0),
+            (&[Some(0)], 0),
+        ];
+        for (counts, expected) in cases {
+            assert_eq!(closest(sessions(counts).iter()), *expected, "{counts:?}");
+        }
+    }
+}

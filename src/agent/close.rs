@@ -1,0 +1,165 @@
+//! The end of one try: its verdict, the `-o` file, the checkpoint settled
+//! (or the try set aside for another), the saved session and record, and
+//! the summary the caller shows.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::calls::CallRunner;
+use super::edits::Protocol;
+use super::ending::Ending;
+use crate::checkpoint::Checkpoint;
+use crate::client::Message;
+use crate::error::ExitStatus;
+use crate::protocol::{RunSummary, SCHEMA_VERSION};
+use crate::run::{save_with_record, settle_checkpoint, steps, write_last_message};
+use crate::session::{Session, Status, Store, Usage};
+use crate::ui::Output;
+use crate::vocab::Confinement;
+
+/// The end of one try: its verdict, the `-o` file, the saved session and
+/// record, and the summary.
+pub(crate) struct Close<'a> {
+    /// The conversation's tokens at the end.
+    pub context: crate::protocol::Context,
+    pub speed: crate::protocol::Speed,
+    pub started: Instant,
+    /// The session's turns and tokens before this run.
+    pub first_turn: u32,
+    pub usage_before: Usage,
+    pub max_turns: u32,
+    /// `None` with `--no-save`.
+    pub store: Option<&'a Store>,
+    /// The tool schemas as sent (none in the text formats).
+    pub schemas: &'a [Value],
+    /// How the conversation went on the wire, for the record.
+    pub protocol: &'a Protocol,
+    pub last_message_file: Option<&'a Path>,
+    /// The answer's JSON value, validated against `--output-schema`.
+    pub structured_output: Option<Value>,
+    pub checkpoint: Option<&'a Checkpoint>,
+    pub revert_on_fail: bool,
+    /// Another try follows if this one fails its check (`--attempts`).
+    pub retry: bool,
+}
+
+/// How a try ended: its exit status, its summary (not yet shown), and
+/// whether it was set aside for another try.
+pub(crate) struct Closed {
+    pub exit: ExitStatus,
+    pub summary: RunSummary,
+    pub set_aside: bool,
+    /// The try's session as saved.
+    pub session: Session,
+}
+
+impl Close<'_> {
+    pub(crate) fn run(
+        &self,
+        session: &mut Session,
+        ending: &Ending,
+        calls: CallRunner<'_>,
+        out: &mut dyn Output,
+    ) -> Closed {
+        let denied = !calls.denials.is_empty();
+        let (status, reason, mut exit) =
+            ending.verdict(self.max_turns, denied, session.check.as_ref());
+        if session.status == Status::Running {
+            session.status = status;
+            session.exit_reason = Some(reason);
+        }
+        let set_aside = self.retry && ending.tries_again(session.check.as_ref());
+        let (final_text, summarized) = final_text(session, &calls.files_changed);
+        // With `--output-schema`, `-o` gets the JSON value, as stdout does.
+        let answer = match &self.structured_output {
+            Some(value) => value.to_string(),
+            None => final_text.clone(),
+        };
+        if summarized {
+            // The reply was only file blocks: stdout says what `-o` and
+            // the json `final_text` say.
+            out.content(session.turns, &format!("{final_text}\n"));
+        }
+        // Only an answer is written: a run stopped short has none, whatever
+        // text its last reply had.
+        if let Some(path) = (self.last_message_file)
+            .filter(|_| !set_aside && matches!(ending, Ending::Answered | Ending::EditingDone))
+        {
+            exit = write_last_message(path, &answer, exit, out);
+        }
+        session.exit_code = Some(exit.code());
+        if let Some(attempt) = &mut session.attempt {
+            attempt.set_aside = set_aside;
+        }
+        let reverted = match set_aside {
+            true => crate::run::set_aside(self.checkpoint, session, out),
+            false => settle_checkpoint(self.checkpoint, self.revert_on_fail, session, exit, out),
+        };
+        if let Some(store) = self.store {
+            let wire = |messages: &[Message]| self.protocol.wire(messages).into_owned();
+            let trajectory = steps::trajectory(session, &wire);
+            save_with_record(store, session, self.schemas, trajectory, out);
+        }
+        ending.explain(session.turns - self.first_turn, out);
+        let summary = RunSummary {
+            schema_version: SCHEMA_VERSION,
+            session_id: session.id.clone(),
+            saved: self.store.is_some(),
+            status: session.status,
+            task: session.task,
+            exit_reason: session.exit_reason.clone().unwrap_or_default(),
+            exit_code: exit.code(),
+            final_text,
+            turns: session.turns - self.first_turn,
+            usage: Usage {
+                prompt_tokens: session.usage.prompt_tokens - self.usage_before.prompt_tokens,
+                completion_tokens: session.usage.completion_tokens
+                    - self.usage_before.completion_tokens,
+            },
+            session_turns: session.turns,
+            session_usage: session.usage,
+            context: self.context,
+            speed: self.speed,
+            tool_calls: calls.tool_calls,
+            files_changed: calls.files_changed,
+            permission_denials: calls.denials,
+            cut_replies: (session.cut_replies.iter())
+                .filter(|c| c.turn > self.first_turn)
+                .cloned()
+                .collect(),
+            truncated_turns: (session.truncated_turns.iter())
+                .filter(|&&turn| turn > self.first_turn)
+                .copied()
+                .collect(),
+            reverted,
+            check: session.check.clone(),
+            precheck: session.precheck.clone(),
+            structured_output: self.structured_output.clone(),
+            sandbox: session.sandbox.clone().unwrap_or(Confinement::NONE),
+            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            attempts: Vec::new(),
+        };
+        Closed {
+            exit,
+            summary,
+            set_aside,
+            session: session.clone(),
+        }
+    }
+}
+
+/// The last assistant message's text; when it has none (its reply was only
+/// file blocks) and files changed, which ones, and `true`: the text is a
+/// summary made here, not yet shown.
+fn final_text(session: &Session, files_changed: &[String]) -> (String, bool) {
+    let text = session
+        .last_assistant()
+        .map(|m| m.content.clone())
+        .unwrap_or_default();
+    if text.trim().is_empty() && !files_changed.is_empty() {
+        return (format!("Changed {}.", files_changed.join(", ")), true);
+    }
+    (text, false)
+}
