@@ -183,7 +183,8 @@ impl Tried {
     fn keep_closest(&mut self, job: &Job, store: Option<&Store>, out: &mut dyn Output) -> usize {
         let last = self.closed.len() - 1;
         let (ending_last, _) = &self.closed[last];
-        let failed_check = (ending_last.session.check.as_ref()).is_some_and(|c| !c.passed);
+        let failed_check = (ending_last.session.check.as_ref())
+            .is_some_and(|c| !c.passed && c.exit_code.is_some());
         if job.revert_on_fail || !failed_check {
             return last;
         }

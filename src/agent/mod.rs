@@ -101,9 +101,9 @@ pub(crate) async fn run(
     }
     let mut tried = attempts::Tried::default();
     for number in 1..=tries.count {
-        let settings = tries.settings(number, tried.turns());
+        let try_settings = tries.settings(number, tried.turns());
         let one = OneTry {
-            settings: &settings,
+            settings: &try_settings,
             info: &infos[tries.model_index(number)],
             client: &client,
             workspace: &workspace,
@@ -113,7 +113,8 @@ pub(crate) async fn run(
         };
         let closed = one.run(&mut job, &mut interruptions, approver, out).await?;
         let set_aside = closed.set_aside;
-        tried.push(closed, settings.model.clone(), number, tries.count, out);
+        tried.push(closed, try_settings.model, number, tries.count, out);
+        // `--max-turns` counts the requests of every try.
         if !set_aside || tried.turns() >= settings.max_turns {
             break;
         }

@@ -302,11 +302,17 @@ fn max_turns_bounds_the_whole_run() {
     let server = FakeOllama::start(replies);
     let out = env
         .oc(&server)
-        .args(oc_args(&["--attempts", "5", "--max-turns", "6"]))
+        .args(oc_args(&["--attempts", "5", "--max-turns", "7"]))
         .assert()
-        .code(6);
-    assert_eq!(server.chat_requests().len(), 6);
-    assert_eq!(result_of(&out)["attempts"].as_array().unwrap().len(), 2);
+        .code(4);
+    // Three turns each for two tries, and the one turn left for a third.
+    assert_eq!(server.chat_requests().len(), 7);
+    let result = result_of(&out);
+    let turns: Vec<Value> = (result["attempts"].as_array().unwrap().iter())
+        .map(|a| a["turns"].clone())
+        .collect();
+    assert_eq!(turns, vec![json!(3), json!(3), json!(1)]);
+    assert_eq!(result["turns"], 7);
 }
 
 #[test]
