@@ -4,8 +4,13 @@
 //! `oc` instead of init, and [`sweep`] ends it when the command ends.
 //!
 //! Everything `oc` starts is a bash command that it waits for before
-//! sweeping, so any other child of `oc` at that moment is such an orphan.
+//! sweeping, so any other child of `oc` at that moment is such an orphan,
+//! except the children it already had when it started: a shell runs a
+//! process substitution (`oc run … 2> >(tee log)`) as a child of the
+//! process it then turns into `oc`, and that reader must outlive every
+//! command.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -23,9 +28,18 @@ const GRACE: Duration = Duration::from_secs(1);
 /// is gone.
 const ROUNDS: usize = 8;
 
+/// The children this process had before it became a subreaper, each with
+/// its start time (so a reused pid is not taken for one of them).
+static INHERITED: OnceLock<Vec<(Pid, Option<u64>)>> = OnceLock::new();
+
 /// Makes this process the subreaper of everything it starts. Returns
 /// whether the kernel agreed (Linux 3.4 and later).
 pub(crate) fn become_subreaper() -> bool {
+    INHERITED.get_or_init(|| {
+        (all_children().into_iter())
+            .map(|pid| (pid, started_at(pid)))
+            .collect()
+    });
     let done = nix::sys::prctl::set_child_subreaper(true).is_ok();
     if done {
         ACTIVE.store(true, Ordering::SeqCst);
@@ -79,9 +93,26 @@ fn reaped(pid: Pid) -> bool {
     )
 }
 
+/// The children of this process that it did not have when it started.
+fn children() -> Vec<Pid> {
+    let inherited = INHERITED.get().map(Vec::as_slice).unwrap_or_default();
+    (all_children().into_iter())
+        .filter(|&pid| !inherited.contains(&(pid, started_at(pid))))
+        .collect()
+}
+
+/// When process `pid` started, in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`); `None` when it cannot be read.
+fn started_at(pid: Pid) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// The children of this process: `/proc/self/task/*/children` (orphans are
 /// reparented to one of its threads).
-fn children() -> Vec<Pid> {
+fn all_children() -> Vec<Pid> {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return Vec::new();
     };

@@ -312,6 +312,36 @@ fn no_process_outlives_its_command() {
     }
 }
 
+/// A process substitution reading oc's stderr (`oc run … 2> >(tee log)`)
+/// is a child oc had before it started, not an orphan of a command: it
+/// outlives every command and gets the whole log.
+#[test]
+fn a_reader_of_ocs_own_output_outlives_the_commands() {
+    let env = TestEnv::new();
+    let server = bash_calls(&["echo one", "echo two"]);
+    let oc = assert_cmd::cargo::cargo_bin("oc");
+    let log = env.home.path().join("stderr.log");
+    let script = format!(
+        "'{}' run --yes 'run two commands' 2> >(while IFS= read -r line; do echo \"$line\" >> '{}'; done); sleep 1",
+        oc.display(),
+        log.display()
+    );
+    let status = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(env.work())
+        .env("OC_HOME", env.home.path())
+        .env("OLLAMA_HOST", &server.url)
+        .env("OC_MODEL", crate::common::MODEL)
+        .env("OC_EDIT_FORMAT", "tools")
+        .env("NO_COLOR", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(log.contains("echo two"), "{log}");
+    assert!(log.contains("session "), "the closing line is there: {log}");
+}
+
 /// A command stopped by its timeout, by SIGINT or by `--timeout` takes
 /// what it moved out of its group with it.
 #[test]
