@@ -334,13 +334,13 @@ pub struct PromptArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub check_rounds: Option<u32>,
-    /// Fresh tries at the task, each judged by `--check` (needed): a try
-    /// whose check still fails after its rounds is set aside (kept in its
+    /// Fresh tries at the task (1 to 20; needs `--check`): a try whose
+    /// check still fails after its rounds is set aside (kept in its
     /// session), the workspace goes back to where the run began, and the
     /// next try starts a new conversation with another seed (and the next
-    /// `--fallback-model`). The first try whose check passes is the
-    /// result; if none does, exit 6 with the closest try kept [default: 1,
-    /// or one a model with `--fallback-model`]
+    /// `--fallback-model`). The first try whose check passes is the result;
+    /// if none does, exit 6 with the closest try kept [default: 1; with
+    /// fallback models, one try a model]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
     pub attempts: Option<u32>,
     /// The answer must be one JSON value that this JSON Schema file

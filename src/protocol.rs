@@ -141,6 +141,8 @@ pub(crate) struct AttemptSummary {
     pub model: String,
     /// Its session (each try is a session and a record of its own).
     pub session_id: String,
+    /// Whether its session was saved (false with `--no-save`).
+    pub saved: bool,
     /// The exit code the try alone would have ended with.
     pub exit_code: i32,
     pub exit_reason: String,
@@ -150,6 +152,9 @@ pub(crate) struct AttemptSummary {
     /// output says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failing: Option<u32>,
+    /// The tests its last check passed, where the runner's output says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed_tests: Option<u32>,
     /// Model requests it made.
     pub turns: u32,
     pub usage: Usage,

@@ -12,7 +12,7 @@ use super::close::Closed;
 use crate::checkpoint;
 use crate::client::{ModelClient, ModelInfo};
 use crate::config::Settings;
-use crate::error::{ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result};
 use crate::protocol::AttemptSummary;
 use crate::run::{Job, put_back, write_last_message};
 use crate::session::{Attempt, Session, Store, Usage, now_rfc3339};
@@ -57,8 +57,16 @@ impl<'a> Tries<'a> {
     /// model is not on it (exit 3).
     pub(crate) async fn model_infos(&self, client: &ModelClient) -> Result<Vec<ModelInfo>> {
         let mut infos = Vec::new();
-        for model in self.models() {
-            infos.push(client.show(model).await?);
+        for (n, model) in self.models().into_iter().enumerate() {
+            let info = client.show(model).await.map_err(|e| match e {
+                Error::ModelNotFound { model, host, available } if n > 0 => {
+                    Error::Unavailable(format!(
+                        "fallback model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or change `--fallback-model` (config `fallback_models`); `oc models` lists what the server has."
+                    ))
+                }
+                other => other,
+            })?;
+            infos.push(info);
         }
         Ok(infos)
     }
@@ -107,8 +115,8 @@ impl Tried {
             .map(|(c, _)| c.summary.session_id.as_str())
     }
 
-    /// Adds try `number` of `of`, made by `model`, and shows it when the
-    /// run has several.
+    /// Adds try `number` of `of`, made by `model`. A try set aside is shown
+    /// at once; the last one when the run has chosen what it keeps.
     pub(crate) fn push(
         &mut self,
         closed: Closed,
@@ -118,16 +126,16 @@ impl Tried {
         out: &mut dyn Output,
     ) {
         self.of = of;
-        if of > 1 {
-            out.attempt_completed(&summary_of(&closed, &model, number, !closed.set_aside), of);
+        if of > 1 && closed.set_aside {
+            out.attempt_completed(&summary_of(&closed, &model, number, false), of);
         }
         self.closed.push((closed, model));
     }
 
     /// Ends the run: with several tries, the workspace keeps the one that
-    /// came closest when none passed; the summary (the kept try's, with the
-    /// whole run's turns, tokens and time, and every try) is shown. Returns
-    /// the run's exit status.
+    /// came closest when none passed; the last try and the summary (the
+    /// kept try's, with the whole run's turns, tokens and time, and every
+    /// try) are shown. Returns the run's exit status.
     pub(crate) fn finish(
         mut self,
         job: &Job,
@@ -142,11 +150,33 @@ impl Tried {
             out.session_completed(&closed.summary);
             return closed.exit;
         }
+        let made = self.closed.len();
+        if made < self.of as usize && self.closed[made - 1].0.set_aside {
+            out.warn(&format!(
+                "`--max-turns` is spent: no try after try {made} of {}",
+                self.of
+            ));
+        }
+        // A try set aside was shown as it ended; the last one not yet.
+        let last_shown = self.closed[made - 1].0.set_aside;
         let kept = self.keep_closest(job, store, out);
+        // With `--on-fail revert` a failed run leaves nothing of any try.
+        let in_workspace = |n: usize, closed: &Closed| {
+            let reverted = job.revert_on_fail && closed.exit != ExitStatus::Success;
+            n == kept && !closed.set_aside && !reverted
+        };
+        let (last, model) = &self.closed[made - 1];
+        if !last_shown {
+            let number = u32::try_from(made).unwrap_or(u32::MAX);
+            let shown = summary_of(last, model, number, in_workspace(made - 1, last));
+            out.attempt_completed(&shown, self.of);
+        }
         let (closed, _) = &self.closed[kept];
         let mut exit = closed.exit;
         let mut summary = closed.summary.clone();
-        if kept + 1 != self.closed.len() {
+        if kept + 1 != made {
+            // Its changes were put back for the next try, then brought back.
+            summary.reverted = Vec::new();
             exit = ExitStatus::CheckFailed;
             if let Some(path) = &job.last_message_file {
                 exit = write_last_message(path, &summary.final_text, exit, out);
@@ -156,29 +186,24 @@ impl Tried {
         summary.attempts = (self.closed.iter().enumerate())
             .map(|(n, (c, model))| {
                 let number = u32::try_from(n + 1).unwrap_or(u32::MAX);
-                summary_of(c, model, number, n == kept && !c.set_aside)
+                summary_of(c, model, number, in_workspace(n, c))
             })
             .collect();
+        let tries = || self.closed.iter().map(|(c, _)| &c.summary);
         summary.turns = self.turns();
         summary.usage = Usage {
-            prompt_tokens: self
-                .closed
-                .iter()
-                .map(|(c, _)| c.summary.usage.prompt_tokens)
-                .sum(),
-            completion_tokens: (self.closed.iter())
-                .map(|(c, _)| c.summary.usage.completion_tokens)
-                .sum(),
+            prompt_tokens: tries().map(|s| s.usage.prompt_tokens).sum(),
+            completion_tokens: tries().map(|s| s.usage.completion_tokens).sum(),
         };
-        summary.tool_calls = self.closed.iter().map(|(c, _)| c.summary.tool_calls).sum();
+        summary.tool_calls = tries().map(|s| s.tool_calls).sum();
         summary.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         out.session_completed(&summary);
         exit
     }
 
     /// Which try the workspace keeps: the last, unless every try failed its
-    /// check and an earlier one had fewer failing tests; that one's changes
-    /// are then brought back (and the last one's put back). With
+    /// check and an earlier one came closer ([`closest`]); that one's
+    /// changes are then brought back (and the last one's put back). With
     /// `--on-fail revert` the workspace stays as the run found it.
     fn keep_closest(&mut self, job: &Job, store: Option<&Store>, out: &mut dyn Output) -> usize {
         let last = self.closed.len() - 1;
@@ -210,6 +235,7 @@ impl Tried {
                 }
             }
         }
+        let made = self.closed.len();
         let (closed, _) = &mut self.closed[closest];
         let redone =
             (closed.session.checkpoint.as_ref()).map(|record| checkpoint::redo(record, &root));
@@ -219,9 +245,13 @@ impl Tried {
                 closed.set_aside = false;
                 save(store, &mut closed.session, out);
                 out.warn(&format!(
-                    "no try passed the check; the workspace keeps try {} of {}, which came closest",
+                    "no try passed the check; the workspace keeps try {} of {}, which came closest{}",
                     closest + 1,
-                    self.closed.len()
+                    made,
+                    match closed.session.check.as_ref().and_then(|c| c.failing) {
+                        Some(n) => format!(" ({n} failing)"),
+                        None => String::new(),
+                    }
                 ));
             }
             Some(Err(why)) => out.warn(&format!(
@@ -234,17 +264,25 @@ impl Tried {
     }
 }
 
-/// The try with the fewest failing tests; the latest among equals, and the
-/// last when no check's output said how many failed.
+/// The try that came closest: the most passing tests (where the check's
+/// output says: a try that broke the tests' import runs fewer), then the
+/// fewest failing, the latest among equals; the last when no check's
+/// output said.
 fn closest<'a>(sessions: impl Iterator<Item = &'a Session>) -> usize {
-    let counts: Vec<Option<u32>> = sessions
-        .map(|s| s.check.as_ref().and_then(|c| c.failing))
+    let tallies: Vec<Option<(u32, u32)>> = sessions
+        .map(|s| {
+            s.check
+                .as_ref()
+                .and_then(|c| Some((c.passed_tests.unwrap_or(0), c.failing?)))
+        })
         .collect();
-    let last = counts.len().saturating_sub(1);
-    (counts.iter().enumerate())
-        .filter_map(|(n, count)| count.map(|count| (count, n)))
-        .min_by_key(|&(count, n)| (count, std::cmp::Reverse(n)))
-        .map_or(last, |(_, n)| n)
+    let last = tallies.len().saturating_sub(1);
+    (tallies.iter().enumerate())
+        .filter_map(|(n, tally)| tally.map(|(passed, failing)| (passed, failing, n)))
+        .min_by_key(|&(passed, failing, n)| {
+            (std::cmp::Reverse(passed), failing, std::cmp::Reverse(n))
+        })
+        .map_or(last, |(_, _, n)| n)
 }
 
 /// Marks a try's session as set aside (its changes put back) or kept.
@@ -265,17 +303,19 @@ fn save(store: Option<&Store>, session: &mut Session, out: &mut dyn Output) {
 }
 
 /// A try as the result's `attempts` and the `attempt.completed` event
-/// show it.
+/// show it; `kept`: its changes are what the workspace holds.
 fn summary_of(closed: &Closed, model: &str, number: u32, kept: bool) -> AttemptSummary {
     let check = closed.session.check.as_ref();
     AttemptSummary {
         number,
         model: model.to_string(),
         session_id: closed.summary.session_id.clone(),
+        saved: closed.summary.saved,
         exit_code: closed.exit.code(),
         exit_reason: closed.summary.exit_reason.clone(),
         check_passed: check.is_some_and(|c| c.passed),
         failing: check.and_then(|c| c.failing),
+        passed_tests: check.and_then(|c| c.passed_tests),
         turns: closed.summary.turns,
         usage: closed.summary.usage,
         duration_ms: closed.summary.duration_ms,
@@ -288,7 +328,7 @@ mod tests {
     use super::*;
     use crate::session::Check;
 
-    fn with_failing(failing: Option<u32>) -> Session {
+    fn with_tally(passed_tests: Option<u32>, failing: Option<u32>) -> Session {
         let mut session = Session::new(
             crate::vocab::Mode::Code,
             "m",
@@ -303,24 +343,32 @@ mod tests {
             passed: false,
             attempts: 1,
             failing,
+            passed_tests,
         });
         session
     }
 
     #[test]
-    fn the_closest_try_has_the_fewest_failing_tests_and_is_the_latest_among_equals() {
-        let sessions = |counts: &[Option<u32>]| -> Vec<Session> {
-            counts.iter().map(|&c| with_failing(c)).collect()
+    fn the_closest_try_passes_the_most_tests_then_fails_the_fewest_and_is_the_latest_among_equals()
+    {
+        type Tally = (Option<u32>, Option<u32>);
+        let sessions = |tallies: &[Tally]| -> Vec<Session> {
+            tallies.iter().map(|&(p, f)| with_tally(p, f)).collect()
         };
-        let cases: &[(&[Option<u32>], usize)] = &[
-            (&[Some(3), Some(1), Some(2)], 1),
-            (&[Some(1), Some(1), Some(2)], 1),
-            (&[None, None], 1),
-            (&[Some(2), None], 0),
-            (&[Some(0)], 0),
+        let cases: &[(&[Tally], usize)] = &[
+            (&[(None, Some(3)), (None, Some(1)), (None, Some(2))], 1),
+            (&[(None, Some(1)), (None, Some(1)), (None, Some(2))], 1),
+            (&[(None, None), (None, None)], 1),
+            (&[(None, Some(2)), (None, None)], 0),
+            (&[(None, Some(0))], 0),
+            // A try whose tests did not import: one error, nothing passed.
+            (
+                &[(Some(0), Some(1)), (Some(1), Some(2)), (Some(1), Some(2))],
+                2,
+            ),
         ];
-        for (counts, expected) in cases {
-            assert_eq!(closest(sessions(counts).iter()), *expected, "{counts:?}");
+        for (tallies, expected) in cases {
+            assert_eq!(closest(sessions(tallies).iter()), *expected, "{tallies:?}");
         }
     }
 }

@@ -235,6 +235,7 @@ pub(crate) async fn run_once(
         passed: false,
         attempts: 0,
         failing: None,
+        passed_tests: None,
     };
     // A pipeline fails when any of its programs does: `pytest | tail -5`
     // must not pass because `tail` did.
@@ -255,10 +256,12 @@ pub(crate) async fn run_once(
     } else {
         out.warn(&message);
     }
+    let tally = super::failing_tests::tally(&outcome.content);
     let check = Check {
         exit_code: code,
         passed,
-        failing: super::failing_tests::count(&outcome.content),
+        failing: tally.map(|t| t.failing),
+        passed_tests: tally.and_then(|t| t.passed),
         ..not_run()
     };
     (check, outcome.content)
@@ -294,6 +297,7 @@ impl Round<'_> {
             passed: false,
             attempts: self.attempt,
             failing: None,
+            passed_tests: None,
         });
         let (run, output) = run_once(&plan.command, calls.rules(), calls.workspace(), out).await;
         // The check may run what the model wrote (a test script).
@@ -372,6 +376,7 @@ pub(crate) async fn run_final(
         passed: false,
         attempts,
         failing: None,
+        passed_tests: None,
     });
     session.status = stop.status();
     session.exit_reason = Some(why);
@@ -437,6 +442,7 @@ mod tests {
             passed: false,
             attempts: 1,
             failing: None,
+            passed_tests: None,
         };
         let output = format!(
             "{}\nFAILED test_a.py::test_x - assert 1 == 2\n",

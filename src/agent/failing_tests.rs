@@ -1,12 +1,34 @@
-//! How many tests a check's output says failed, read from the summary
-//! lines of the test runners `--check auto` knows. `--attempts` keeps the
-//! try that came closest: the one with the fewest failing tests.
+//! How many tests a check's output says failed and passed, read from the
+//! summary lines of the test runners `--check auto` knows. `--attempts`
+//! keeps the try that came closest: the most passing tests (a try that
+//! breaks the test module's import runs fewer), then the fewest failing.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// One runner's summary line, and what in it counts failing tests.
+/// What a check's output says of its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// Failures and errors.
+    pub failing: u32,
+    /// Tests that passed, where the output says.
+    pub passed: Option<u32>,
+}
+
+/// How a runner's output counts the tests that passed.
+enum Passed {
+    /// Group 1 of every match, added up.
+    Sum(&'static str),
+    /// One a matching line (`go test -v`'s `--- PASS:`).
+    Lines(&'static str),
+    /// Group 1 of the first match is the tests run (unittest's `Ran N
+    /// tests`): those that did not fail passed.
+    Run(&'static str),
+}
+
+/// One runner's summary line, what in it counts failing tests, and where
+/// its output counts those that passed.
 struct Summary {
     /// The summary line.
     line: &'static str,
@@ -16,94 +38,135 @@ struct Summary {
     /// Every summary line counts (`cargo test` prints one per test
     /// binary), not only the first.
     every_line: bool,
+    passed: Passed,
 }
 
 /// The runners' summaries, in the order they are tried: the first runner
-/// with a summary line in the output gives the count.
+/// with a summary line in the output gives the counts.
 const SUMMARIES: &[Summary] = &[
     // cargo test
     Summary {
         line: r"(?m)^test result: FAILED\..*$",
         count: Some(r"(\d+) failed"),
         every_line: true,
+        passed: Passed::Sum(r"(?m)^test result: \w+\. (\d+) passed"),
     },
     // pytest
     Summary {
         line: r"(?m)^=*\s*\d+ \w+(?:, \d+ \w+)* in [\d.]+s\b.*$",
         count: Some(r"(\d+) (?:failed|errors?)\b"),
         every_line: false,
+        passed: Passed::Sum(r"(?m)^=*\s*(?:\d+ \w+, )*(\d+) passed(?:, \d+ \w+)* in [\d.]+s"),
     },
     // unittest
     Summary {
         line: r"(?m)^FAILED \(.*\)$",
         count: Some(r"(?:failures|errors)=(\d+)"),
         every_line: false,
+        passed: Passed::Run(r"(?m)^Ran (\d+) tests? in"),
     },
-    // jest
+    // Jest
     Summary {
         line: r"(?m)^Tests:\s+.*\d+ total$",
         count: Some(r"(\d+) failed"),
         every_line: false,
+        passed: Passed::Sum(r"(?m)^Tests:.*?(\d+) passed"),
     },
-    // vitest
+    // Vitest
     Summary {
         line: r"(?m)^\s*Tests\s+\d+ .*\(\d+\)$",
         count: Some(r"(\d+) failed"),
         every_line: false,
+        passed: Passed::Sum(r"(?m)^\s*Tests\s+.*?(\d+) passed"),
     },
-    // mocha
+    // Mocha
     Summary {
         line: r"(?m)^\s*\d+ failing$",
         count: Some(r"(\d+) failing"),
         every_line: false,
+        passed: Passed::Sum(r"(?m)^\s*(\d+) passing"),
     },
     // node --test
     Summary {
         line: r"(?m)^(?:#|ℹ) fail \d+$",
         count: Some(r"fail (\d+)"),
         every_line: false,
+        passed: Passed::Sum(r"(?m)^(?:#|ℹ) pass (\d+)$"),
     },
     // go test
     Summary {
         line: r"(?m)^\s*--- FAIL: .*$",
         count: None,
         every_line: true,
+        passed: Passed::Lines(r"(?m)^\s*--- PASS: "),
     },
 ];
 
-/// Each summary's line and count patterns, compiled.
-static COMPILED: LazyLock<Vec<(Regex, Option<Regex>)>> = LazyLock::new(|| {
+/// Each summary's patterns, compiled: its line, its count, and what counts
+/// the tests that passed.
+struct Compiled {
+    line: Regex,
+    count: Option<Regex>,
+    passed: Regex,
+}
+
+static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
     let compile = |pattern: &str| {
-        Regex::new(pattern).unwrap_or_else(|e| panic!("a failing-tests pattern: {e}"))
+        Regex::new(pattern).unwrap_or_else(|e| panic!("a test-summary pattern: {e}"))
     };
     (SUMMARIES.iter())
-        .map(|s| (compile(s.line), s.count.map(compile)))
+        .map(|s| Compiled {
+            line: compile(s.line),
+            count: s.count.map(compile),
+            passed: compile(match s.passed {
+                Passed::Sum(p) | Passed::Lines(p) | Passed::Run(p) => p,
+            }),
+        })
         .collect()
 });
 
-/// The number of failing tests (failures and errors) `output` reports,
-/// when a known runner's summary line is in it; `None` when none is.
-pub(crate) fn count(output: &str) -> Option<u32> {
-    let (summary, (line, count)) = SUMMARIES
-        .iter()
-        .zip(COMPILED.iter())
-        .find(|(_, (line, _))| line.is_match(output))?;
-    let lines = line.find_iter(output).take(match summary.every_line {
-        true => usize::MAX,
-        false => 1,
-    });
-    let in_line = |text: &str| match count {
+/// What `output` says of its tests, when a known runner's summary line of
+/// failures is in it; `None` when none is (the tests passed, or no known
+/// runner ran).
+pub(crate) fn tally(output: &str) -> Option<Tally> {
+    let (summary, compiled) =
+        (SUMMARIES.iter().zip(COMPILED.iter())).find(|(_, c)| c.line.is_match(output))?;
+    let lines = compiled
+        .line
+        .find_iter(output)
+        .take(match summary.every_line {
+            true => usize::MAX,
+            false => 1,
+        });
+    let in_line = |text: &str| match &compiled.count {
         Some(count) => (count.captures_iter(text))
             .filter_map(|c| c.get(1)?.as_str().parse::<u32>().ok())
             .sum(),
         None => 1,
     };
-    Some(lines.map(|m| in_line(m.as_str())).sum())
+    let failing: u32 = lines.map(|m| in_line(m.as_str())).sum();
+    let numbers = || {
+        (compiled.passed.captures_iter(output))
+            .filter_map(|c| c.get(1)?.as_str().parse::<u32>().ok())
+            .collect::<Vec<u32>>()
+    };
+    let passed = match summary.passed {
+        Passed::Sum(_) => Some(numbers())
+            .filter(|n| !n.is_empty())
+            .map(|n| n.iter().sum()),
+        Passed::Lines(_) => u32::try_from(compiled.passed.find_iter(output).count()).ok(),
+        Passed::Run(_) => numbers().first().map(|run| run.saturating_sub(failing)),
+    };
+    Some(Tally { failing, passed })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::count;
+    use super::tally;
+
+    fn count(output: &str) -> Option<u32> {
+        tally(output).map(|t| t.failing)
+    }
 
     /// Each runner's summary as it prints it, and the count read from it.
     const OUTPUTS: &[(&str, &str, Option<u32>)] = &[
@@ -161,5 +224,29 @@ mod tests {
             })
             .collect();
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Where the output says how many passed: the most passing tests
+    /// tells a try that broke the test module's import (one error, no
+    /// test run) from one with two of three failing.
+    #[test]
+    fn the_tests_that_passed_are_counted_where_the_output_says() {
+        let cases: &[(&str, Option<u32>)] = &[
+            ("== 2 failed, 5 passed in 0.12s ==", Some(5)),
+            ("Ran 3 tests in 0.001s\n\nFAILED (failures=2)", Some(1)),
+            ("Ran 1 test in 0.001s\n\nFAILED (errors=1)", Some(0)),
+            (
+                "test result: ok. 4 passed; 0 failed\ntest result: FAILED. 1 passed; 2 failed",
+                Some(5),
+            ),
+            ("Tests:       2 failed, 7 passed, 9 total", Some(7)),
+            ("  3 passing (12ms)\n  2 failing", Some(3)),
+            ("# pass 3\n# fail 1", Some(3)),
+            ("--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)", Some(1)),
+            ("== 1 failed in 0.01s ==", None),
+        ];
+        for (output, passed) in cases {
+            assert_eq!(tally(output).map(|t| t.passed), Some(*passed), "{output}");
+        }
     }
 }

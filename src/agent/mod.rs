@@ -160,12 +160,13 @@ impl OneTry<'_> {
         let resume = job.resume.take();
         let resumed = resume.is_some();
         let mut opened = setup::open_session(settings, resume, &job.prompt, &model, workspace, out);
-        opened.attempt = self.attempt.clone().map(|mut attempt| {
+        // A session goes on with the mark of the run that made it.
+        if let Some(mut attempt) = self.attempt.clone() {
             if attempt.run_id.is_empty() {
                 attempt.run_id.clone_from(&opened.id);
             }
-            attempt
-        });
+            opened.attempt = Some(attempt);
+        }
         let mut session = Journal::open(opened, job.save.then_some(&store))?;
         session.task = Some(self.task);
         out.session_started(&session, resumed);

@@ -467,6 +467,7 @@ impl<'a> Turns<'a> {
                     passed: false,
                     attempts: 0,
                     failing: None,
+                    passed_tests: None,
                 });
                 session.save().ok();
                 let calls = &self.calls;

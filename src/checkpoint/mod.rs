@@ -47,10 +47,30 @@ pub(crate) struct Checkpoint {
     index: Option<index::IndexAtStart>,
     /// The inodes of the files present, to tell a rename of one not kept.
     origins: origins::Origins,
+    /// Files in the workspace that `oc`'s own stdout or stderr go to
+    /// (`oc run … > out.json 2> run.log`): never put back, or the run's
+    /// own output would be lost.
+    own_output: Vec<String>,
     /// The git directory's device and inode (`None` outside git): a run
     /// that moved or replaced it (`mv .git old && ln -s old .git`) made
     /// git list the old one's files as new ones, which undo would remove.
     git_dir: Option<(u64, u64)>,
+}
+
+/// The workspace files (relative to `root`) that this process's stdout and
+/// stderr are redirected to, as `/proc/self/fd` names them.
+fn own_output(root: &Path) -> Vec<String> {
+    let mut paths: Vec<String> = [1, 2]
+        .iter()
+        .filter_map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).ok())
+        .filter_map(|target| {
+            let rel = target.strip_prefix(root).ok()?;
+            rel.to_str().map(str::to_string)
+        })
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// The device and inode of the folder at `path` itself (not a link's).
@@ -100,6 +120,7 @@ impl Checkpoint {
             record::StoreKind::Files => None,
         };
         Ok(Checkpoint {
+            own_output: own_output(root),
             store,
             root: root.to_path_buf(),
             start,
@@ -195,6 +216,7 @@ impl Checkpoint {
                 after: Some(after),
             });
         }
+        changes.retain(|c| !self.own_output.contains(&c.path));
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         let index = match &self.index {
             Some(index) => index.finish(&self.root).ok().flatten(),

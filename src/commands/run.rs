@@ -228,10 +228,20 @@ fn attempts(run: &RunArgs, settings: &Settings, checked: bool) -> Result<u32> {
             1
         });
     };
+    if common.fallback_models.iter().any(|m| m.trim().is_empty()) {
+        return Err(Error::Usage(
+            "`--fallback-model` was given an empty name; name a model the server has (`oc models` lists them)".into(),
+        ));
+    }
     if !checked {
         return Err(Error::Usage(format!(
             "`{flag}` needs `--check`: a try is kept only when the check passes; add `--check 'COMMAND'` (or `--check auto`)"
         )));
+    }
+    if args.attempts == Some(1) && !common.fallback_models.is_empty() {
+        return Err(Error::Usage(
+            "`--fallback-model` runs only in a second try, and `--attempts 1` allows one; drop `--attempts 1` (one try a model) or raise it".into(),
+        ));
     }
     if settings.mode != Mode::Code {
         return Err(Error::Usage(format!(

@@ -152,6 +152,7 @@ mod tests {
             passed,
             attempts: 1,
             failing: None,
+            passed_tests: None,
         }
     }
 

@@ -203,6 +203,9 @@ pub(crate) struct Check {
     /// Mocha, node --test).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing: Option<u32>,
+    /// How many tests passed, where the runner's output says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_tests: Option<u32>,
 }
 
 fn default_provider() -> String {

@@ -107,8 +107,7 @@ pub(crate) struct FinetuneRecord {
     #[serde(default)]
     pub redactions: usize,
     /// Which try of a run with `--attempts` this record is: `{run_id,
-    /// number, of}` (`set_aside` when a later try replaced it); absent for
-    /// a run of one try.
+    /// number, of}`; absent for a run of one try.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<super::file::Attempt>,
 }
@@ -151,7 +150,12 @@ impl FinetuneRecord {
             truncated_turns: session.truncated_turns.clone(),
             redactions: 0,
             usage: session.usage,
-            attempt: session.attempt.clone(),
+            // Which tries were set aside is known only when the run ends;
+            // a record says which try it is and whether its check passed.
+            attempt: (session.attempt.clone()).map(|attempt| super::file::Attempt {
+                set_aside: false,
+                ..attempt
+            }),
         }
     }
 }

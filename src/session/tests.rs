@@ -122,6 +122,7 @@ fn success_needs_exit_zero_an_answer_and_a_passing_check() {
         passed: false,
         attempts: 1,
         failing: None,
+        passed_tests: None,
     });
     assert!(!succeeded(&session));
 }

@@ -188,6 +188,10 @@ impl Output for JsonOutput {
     }
 
     fn attempt_completed(&mut self, attempt: &AttemptSummary, of: u32) {
+        // A try that failed is a warning, on stderr as in text mode.
+        if !attempt.check_passed {
+            print_warning(&sanitize(&super::text::attempt_line(attempt, of)));
+        }
         self.emit(&Event::AttemptCompleted {
             schema_version: SCHEMA_VERSION,
             of,

@@ -339,14 +339,18 @@ impl Output for TextRenderer {
 
 /// One line for a try of a run with `--attempts`: its model, how its check
 /// went, what it cost, and whether the workspace keeps it.
-fn attempt_line(attempt: &AttemptSummary, of: u32) -> String {
+pub(super) fn attempt_line(attempt: &AttemptSummary, of: u32) -> String {
     let check = match (attempt.check_passed, attempt.failing) {
         (true, _) => "the check passed".to_string(),
         (false, Some(n)) => format!("the check failed ({n} failing)"),
         (false, None) => format!("{} (exit {})", attempt.exit_reason, attempt.exit_code),
     };
+    let session = match attempt.saved {
+        true => format!("session {}", attempt.session_id),
+        false => "not saved".to_string(),
+    };
     format!(
-        "attempt {} of {of} ({}): {check} · {} turn{} · {} tokens · {:.1}s · {} (session {})",
+        "attempt {} of {of} ({}): {check} · {} turn{} · {} tokens · {:.1}s · {} ({session})",
         attempt.number,
         attempt.model,
         attempt.turns,
@@ -354,6 +358,5 @@ fn attempt_line(attempt: &AttemptSummary, of: u32) -> String {
         attempt.usage.prompt_tokens + attempt.usage.completion_tokens,
         attempt.duration_ms as f64 / 1000.0,
         if attempt.kept { "kept" } else { "set aside" },
-        attempt.session_id
     )
 }

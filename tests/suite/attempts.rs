@@ -182,6 +182,23 @@ fn when_no_try_passes_the_closest_is_kept_and_undo_goes_back_to_the_start() {
     let sessions = env.sessions();
     assert_eq!(sessions[0]["attempt"]["set_aside"], Value::Null);
     assert_eq!(sessions[1]["attempt"]["set_aside"], true);
+    // The last try is told once the run has chosen: set aside.
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("attempt 2 of 2 (qwen2.5-coder:1.5b): the check failed (3 failing)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("· kept (session "), "{stderr}");
+    assert_eq!(
+        result["reverted"],
+        Value::Null,
+        "nothing is reverted in the end"
+    );
+    // Records say which try they are, not what the run later chose.
+    for record in env.finetune() {
+        assert_eq!(record["attempt"]["set_aside"], Value::Null, "{record:#}");
+        assert_eq!(record["success"], false);
+    }
 
     // `oc undo` finds the kept try, not the newest session.
     let undone = env.oc(&server).args(["undo"]).assert().success();
@@ -420,6 +437,23 @@ fn attempts_without_a_check_or_outside_a_code_run_are_usage_errors() {
             &["run", "--attempts", "0", "--check", "true", "x"],
             "--attempts",
         ),
+        (
+            &["run", "--fallback-model", " ", "--check", "true", "x"],
+            "`--fallback-model` was given an empty name",
+        ),
+        (
+            &[
+                "run",
+                "--attempts",
+                "1",
+                "--fallback-model",
+                "m",
+                "--check",
+                "true",
+                "x",
+            ],
+            "`--attempts 1` allows one",
+        ),
     ];
     for (args, words) in cases {
         let out = env.oc(&server).args(*args).assert().code(2);
@@ -430,4 +464,32 @@ fn attempts_without_a_check_or_outside_a_code_run_are_usage_errors() {
         );
     }
     assert_eq!(server.chat_requests().len(), 0);
+}
+
+/// A log of `oc`'s own stderr inside the workspace is not a change of any
+/// try: setting a try aside leaves it, so it holds the whole run.
+#[test]
+fn a_log_of_ocs_own_output_in_the_workspace_is_never_put_back() {
+    let env = workspace();
+    let replies = [a_try("BAD\n", None), a_try("GOOD\n", None)].concat();
+    let server = FakeOllama::start(replies);
+    let log = std::fs::File::create(env.work().join("run.log")).unwrap();
+    let out = env
+        .oc_process(&server)
+        .args(oc_args(&["--attempts", "2"]))
+        .stderr(log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let log = read(&env, "run.log");
+    assert!(log.contains("attempt 1 of 2"), "{log}");
+    assert!(log.contains("still fails after 1 attempt"), "{log}");
+    let sessions = env.sessions();
+    let changed = |session: &Value| -> Vec<Value> {
+        (session["checkpoint"]["changes"].as_array().unwrap().iter())
+            .map(|c| c["path"].clone())
+            .collect()
+    };
+    assert_eq!(changed(&sessions[0]), vec![json!("app.py")]);
+    assert_eq!(changed(&sessions[1]), vec![json!("app.py")]);
 }
