@@ -104,14 +104,32 @@ def check_command(task, work):
             f" && OC_ANSWER=/dev/null {task['check']}")
 
 
+CHECK_ONLY = {"--attempts", "--fallback-model"}
+
+
+def without_check_only(oc_args):
+    """`oc_args` without the options that need `--check` (`--attempts N`,
+    `--fallback-model M`): a task with no check (a question) runs once."""
+    kept, skip = [], False
+    for arg in oc_args:
+        if skip:
+            skip = False
+        elif arg in CHECK_ONLY:
+            skip = True
+        elif arg.split("=", 1)[0] not in CHECK_ONLY:
+            kept.append(arg)
+    return kept
+
+
 def run_oc(args, task, work, home, answer, model):
     cmd = [args.oc, "run", "--yes", "--output-format", "stream-json", "-o", str(answer),
            "--model", model, "--host", args.host, "--timeout", args.timeout]
-    if args.with_check and "OC_ANSWER" not in task["check"]:
+    checked = args.with_check and "OC_ANSWER" not in task["check"]
+    if checked:
         cmd += ["--check", check_command(task, work)]
     if args.seed is not None:
         cmd += ["--seed", str(args.seed)]
-    cmd += args.oc_args + [task["prompt"]]
+    cmd += (args.oc_args if checked else without_check_only(args.oc_args)) + [task["prompt"]]
     env = dict(os.environ, OC_HOME=str(home), NO_COLOR="1")
     started = time.monotonic()
     # stream-json, read as it comes: the time of the first reply, the first
