@@ -3,7 +3,8 @@
 //! (its changes put back, kept in its session's checkpoint record), and the
 //! next starts a new conversation from the tree the run found, with the next
 //! seed and model. The first try that passes is the result; when none does,
-//! the workspace holds the try that came closest (fewest failing tests).
+//! the workspace holds the try that came closest (the most passing tests,
+//! then the fewest failing).
 //! The tries share the run's `--timeout` and `--max-turns`.
 
 use std::time::Instant;
