@@ -44,6 +44,14 @@ impl<'a> Tries<'a> {
         models
     }
 
+    /// The models the tries use, in order, once each.
+    pub(crate) fn model_names(&self) -> Vec<&'a str> {
+        let mut names = self.models();
+        names.truncate(self.count as usize);
+        names.dedup();
+        names
+    }
+
     /// Which of [`Tries::models`] try `number` (from 1) uses: one each in
     /// turn, the last one for the tries left.
     pub(crate) fn model_index(&self, number: u32) -> usize {

@@ -47,7 +47,8 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         .collect::<Result<Vec<String>>>()?;
     let output_schema = output_schema(args, common)?;
     if common.dry_run {
-        return dry_run(run, &settings, &prompt, output_schema.as_ref(), &images).await;
+        let first = (prompt.as_str(), output_schema.as_ref(), images.as_slice());
+        return dry_run(run, &settings, first, attempts).await;
     }
     let mut approver = ui::approver_for_this_process();
     let mut out = output_for(args, output_schema.is_some());
@@ -137,21 +138,27 @@ fn resumed(run: &RunArgs, settings: &mut Settings) -> Result<Option<session::Ses
     }))
 }
 
-/// `--dry-run`: prints the first request a run would send, and notes on
-/// its size, protocol, check and images; sends nothing.
+/// `--dry-run`: prints the first request a run would send (`first`: its
+/// prompt, output schema and images), and notes on its size, protocol,
+/// check, tries and images; sends nothing.
 ///
-/// Errors: as the run's setup (`--check auto` finding no command, exit 2).
+/// Errors: as the run's setup (`--check auto` finding no command, exit 2;
+/// a fallback model not on the server, exit 3).
 async fn dry_run(
     run: &RunArgs,
     settings: &Settings,
-    prompt: &str,
-    output_schema: Option<&OutputSchema>,
-    images: &[String],
+    first: (&str, Option<&OutputSchema>, &[String]),
+    attempts: u32,
 ) -> Result<ExitStatus> {
-    let args = &run.prompt;
+    let (args, (prompt, output_schema, images)) = (&run.prompt, first);
     // `--check auto` says which command a run would use (exit 2 when
     // none is found, as the run would).
     let check = check_plan(args, settings, prompt)?;
+    // The models of later tries are looked up as a run would, first.
+    let tries = agent::attempts::Tries::new(settings, attempts);
+    if tries.count > 1 {
+        tries.model_infos(&settings.model_client()?).await?;
+    }
     let mut notes = ui::TextRenderer::new(false, false);
     let request = agent::dry_run(settings, prompt, output_schema, &mut notes).await?;
     ui::out(&format!("{}\n", request.body));
@@ -169,6 +176,13 @@ async fn dry_run(
         ui::print_note(
             "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",
         );
+    }
+    if tries.count > 1 {
+        ui::print_note(&format!(
+            "a run would make up to {} tries while the check fails (models: {})",
+            tries.count,
+            tries.model_names().join(", ")
+        ));
     }
     if !images.is_empty() {
         ui::print_note(&format!(

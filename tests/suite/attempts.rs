@@ -493,3 +493,35 @@ fn a_log_of_ocs_own_output_in_the_workspace_is_never_put_back() {
     assert_eq!(changed(&sessions[0]), vec![json!("app.py")]);
     assert_eq!(changed(&sessions[1]), vec![json!("app.py")]);
 }
+
+/// `--dry-run` looks up the fallback models as a run would, and says how
+/// many tries a run would make with which models.
+#[test]
+fn a_dry_run_looks_up_the_fallback_models() {
+    let env = workspace();
+    let server = FakeOllama::start(vec![]).with_model("bigger:7b", &["completion", "tools"], 32768);
+    let dry = ["run", "--dry-run", "--check", "true", "--attempts", "3"];
+    let out = env
+        .oc(&server)
+        .args(dry)
+        .args(["--fallback-model", "bigger:7b", "make app.py good"])
+        .assert()
+        .code(0);
+    assert!(
+        stderr_of(&out).contains("a run would make up to 3 tries while the check fails (models: qwen2.5-coder:1.5b, bigger:7b)"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = env
+        .oc(&server)
+        .args(dry)
+        .args(["--fallback-model", "missing:1b", "make app.py good"])
+        .assert()
+        .code(3);
+    assert!(
+        stderr_of(&out).contains("fallback model `missing:1b` is not on the Ollama server"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(server.chat_requests().len(), 0);
+}
