@@ -73,6 +73,9 @@ impl<'a> Tries<'a> {
                         "fallback model `{model}` is not on the Ollama server at {host}{available}\nPull it with `ollama pull {model}`, or change `--fallback-model` (config `fallback_models`); `oc models` lists what the server has."
                     ))
                 }
+                Error::Unavailable(why) if n > 0 => Error::Unavailable(format!(
+                    "{why}\n`{model}` is a fallback model: change `--fallback-model` (config `fallback_models`)"
+                )),
                 other => other,
             })?;
             infos.push(info);

@@ -518,10 +518,8 @@ fn a_dry_run_looks_up_the_fallback_models() {
         .args(["--fallback-model", "missing:1b", "make app.py good"])
         .assert()
         .code(3);
-    assert!(
-        stderr_of(&out).contains("fallback model `missing:1b` is not on the Ollama server"),
-        "{}",
-        stderr_of(&out)
-    );
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("`missing:1b`"), "{stderr}");
+    assert!(stderr.contains("change `--fallback-model`"), "{stderr}");
     assert_eq!(server.chat_requests().len(), 0);
 }
