@@ -34,6 +34,16 @@ pub(crate) struct UndoPlan {
 }
 
 impl UndoPlan {
+    /// Files the undo writes back or removes.
+    pub(crate) fn put_back(&self) -> Vec<String> {
+        (self.steps.iter())
+            .filter_map(|step| match step {
+                Step::Restore(path) | Step::Remove(path) => Some(path.clone()),
+                Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => None,
+            })
+            .collect()
+    }
+
     /// Files the undo leaves alone because they changed since the run.
     pub(crate) fn refused(&self) -> Vec<&str> {
         (self.steps.iter())

@@ -130,14 +130,7 @@ pub(crate) fn put_back(
         return Err(format!("left alone: {}", left.join(", ")));
     }
     crate::checkpoint::undo(record, root, &plan)?;
-    Ok((plan.steps.iter())
-        .filter_map(|step| match step {
-            crate::checkpoint::Step::Restore(p) | crate::checkpoint::Step::Remove(p) => {
-                Some(p.clone())
-            }
-            _ => None,
-        })
-        .collect())
+    Ok(plan.put_back())
 }
 
 /// Says so when the run changed the repository's own settings (`.git`'s
@@ -166,7 +159,7 @@ fn revert(
     exit: ExitStatus,
     out: &mut dyn Output,
 ) -> Result<Vec<String>, String> {
-    use crate::checkpoint::{IndexStep, Step};
+    use crate::checkpoint::IndexStep;
     let plan = crate::checkpoint::plan(record, root, false)?;
     crate::checkpoint::undo(record, root, &plan)?;
     let left: Vec<&str> = plan.refused().into_iter().chain(plan.blocked()).collect();
@@ -179,12 +172,7 @@ fn revert(
     if plan.index == IndexStep::Refused {
         out.warn("--on-fail revert left the git index alone: it stages something else since the run ended");
     }
-    let reverted: Vec<String> = (plan.steps.iter())
-        .filter_map(|step| match step {
-            Step::Restore(p) | Step::Remove(p) => Some(p.clone()),
-            Step::Unchanged(_) | Step::Refused(_) | Step::Blocked(_) => None,
-        })
-        .collect();
+    let reverted = plan.put_back();
     if reverted.is_empty() && plan.index != IndexStep::Restore {
         out.warn(&format!(
             "--on-fail revert: the run failed (exit {}); nothing could be put back",
