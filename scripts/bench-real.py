@@ -162,8 +162,19 @@ def run_oc(args, task, work, home, answer, model):
         "first_reply_seconds": first_reply,
         "first_prompt_tokens": first_prompt,
         "speed": result.get("speed") or {},
+        "attempts": [tried(a) for a in result.get("attempts") or []],
         "stderr_tail": stderr[-2000:],
     }
+
+
+def tried(attempt):
+    """One entry of the result's `attempts` array, as the summary reads it."""
+    usage = attempt.get("usage") or {}
+    return {"number": attempt.get("number"), "model": attempt.get("model"),
+            "check_passed": attempt.get("check_passed"),
+            "exit_reason": attempt.get("exit_reason"),
+            "seconds": round((attempt.get("duration_ms") or 0) / 1000, 1),
+            "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
 
 
 def run_aider(args, task, work, home, answer, model):
@@ -393,6 +404,7 @@ def summarize_rows(rows, per_task=False):
               f"{sum(first_prompts) // max(len(first_prompts), 1):11}")
     print("\n(solved: mean tasks solved per run; tokens: mean per task; 1st: the first"
           " reply's seconds from the start and its prompt tokens)")
+    summarize_tries(groups)
     if per_task:
         print(f"\n{'suite':6} {'label':28} {'model':20} {'task':26} {'solved':>7} "
               f"{'prompt tok':>11} {'seconds':>8} {'1st s':>6}")
@@ -401,6 +413,31 @@ def summarize_rows(rows, per_task=False):
                 print(f"{suite:6} {label or '-':28} {model:20} {r['task']:26} "
                       f"{'yes' if r['solved'] else 'no':>7} {r['prompt_tokens']:11} "
                       f"{r['seconds']:8.1f} {r.get('first_reply_seconds') or 0:6.1f}")
+
+
+def summarize_tries(groups):
+    """For runs that made tries (`--attempts`, `--fallback-model`): how many
+    tasks each try count would have solved. A run's first try is a one-try
+    run with the same budget, so "by try 1" is the one-try figure."""
+    tried = {key: group for key, group in groups.items()
+             if any(r.get("attempts") for r in group)}
+    if not tried:
+        return
+    print(f"\n{'suite':6} {'label':28} {'model':20} {'try':>4} {'passed by':>10} "
+          f"{'med s to end of try':>20} {'models'}")
+    for (suite, label, model), group in sorted(tried.items()):
+        runs = max(len({r["run"] for r in group}), 1)
+        most = max(len(r.get("attempts") or []) for r in group)
+        for n in range(1, most + 1):
+            passed = sum(any(a["check_passed"] for a in (r.get("attempts") or [])[:n])
+                         for r in group)
+            ends = [sum(a["seconds"] for a in (r.get("attempts") or [])[:n]) for r in group
+                    if r.get("attempts")]
+            models = sorted({a["model"] for r in group for a in (r.get("attempts") or [])[n - 1:n]})
+            print(f"{suite:6} {label or '-':28} {model:20} {n:4} {passed / runs:10.1f} "
+                  f"{statistics.median(ends):20.1f} {', '.join(models)}")
+    print("(passed by: mean tasks per run whose check passed in tries 1..n, the"
+          " check oc was given; seconds: tries 1..n together)")
 
 
 def main():

@@ -329,17 +329,31 @@ fn export_refuses_to_overwrite_its_input_and_skips_broken_bytes() {
 }
 
 /// The python that holds the trainers' packages (`atif`, `jinja2`):
-/// `OC_FT_PYTHON`, or the venv `.ci/run` makes (`target/ft-venv`).
+/// `OC_FT_PYTHON`, or the venv `scripts/ft-venv.sh` makes
+/// (`target/ft-venv`), made here on first use.
 fn trainers_python() -> String {
     if let Ok(python) = std::env::var("OC_FT_PYTHON") {
         return python;
     }
-    let venv = format!("{}/target/ft-venv/bin/python", env!("CARGO_MANIFEST_DIR"));
-    assert!(
-        std::path::Path::new(&venv).is_file(),
-        "the export checks need the `atif` and `jinja2` packages: run .ci/run once (it makes target/ft-venv), or set OC_FT_PYTHON to a python with `pip install atif jinja2`"
-    );
-    venv
+    static MADE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let made = MADE.get_or_init(|| {
+        let out = std::process::Command::new("bash")
+            .arg(format!("{root}/scripts/ft-venv.sh"))
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    });
+    if let Err(why) = made {
+        panic!(
+            "the export checks need the `atif` and `jinja2` packages, and scripts/ft-venv.sh could not install them ({why}); or set OC_FT_PYTHON to a python with `pip install atif jinja2`"
+        );
+    }
+    format!("{root}/target/ft-venv/bin/python")
 }
 
 /// Runs `script` (under `scripts/`, with `args`) of the trainers' python

@@ -1,3 +1,4 @@
+mod action;
 mod answers;
 mod architecture;
 mod attempts;

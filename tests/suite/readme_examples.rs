@@ -94,7 +94,7 @@ const RUN_HERE: [&str; 7] = [
     "--attempts 3 \"fix the failing test\"",
     "--attempts 4 \"mean of no numbers is 0.0\"",
 ];
-const NOT_HERE: [(&str, &str); 7] = [
+const NOT_HERE: [(&str, &str); 9] = [
     (
         "oc run \"fix the failing tests\"",
         "asks a person at a terminal before each change",
@@ -116,6 +116,14 @@ const NOT_HERE: [(&str, &str); 7] = [
     (
         "--runtime opencode --opencode-url",
         "needs an opencode server",
+    ),
+    (
+        "--attempts 3 --timeout 30m \"fix the failing tests\"",
+        "a GitLab CI job with an Ollama service; the action's run script runs in tests/suite/action.rs",
+    ),
+    (
+        "--timeout 20m \"fix the failing tests\" < /dev/null",
+        "a CI job in a Rust project; the same flags run in tests/suite/action.rs",
     ),
 ];
 
