@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """A stand-in Ollama server that replays recorded /api/chat streams.
 
-For trying `oc` where no Ollama runs (and for demos). It answers
-GET /api/tags and POST /api/show from the real captures in
-fixtures/ollama/, and answers each POST /api/chat with the next NDJSON file
-given on the command line, one line per HTTP chunk, exactly as Ollama frames
-its streams. Every request body is appended to --log as one JSON line.
+For trying `oc` where no Ollama runs (and for demos). It is a recording,
+not a model: whatever the prompt, the answers are the ones recorded. It
+answers GET /api/tags and POST /api/show from the real captures in
+fixtures/ollama/, and each POST /api/chat with the NDJSON file given on the
+command line for that turn of the conversation (the first file when the
+request holds no assistant message yet, the second after one, ...; the
+last file for any later turn), one line per HTTP chunk, exactly as Ollama
+frames its streams, so it serves run after run until stopped. Every
+request body is appended to --log as one JSON line.
 
     scripts/replay-ollama.py --port 11500 \
         fixtures/ollama/07-chat-stream-tool-call.ndjson \
         fixtures/ollama/08-chat-stream-after-tool-result.ndjson
     OLLAMA_HOST=127.0.0.1:11500 oc run --model qwen2.5-coder:1.5b "…"
 
-Only the model `qwen2.5-coder:1.5b` exists on it. It listens on 127.0.0.1
-only and exits after the last reply has been served.
+Only the model `qwen2.5-coder:1.5b` exists on it (and only that one is
+listed). It listens on 127.0.0.1 only, until interrupted.
 """
 
 import argparse
@@ -52,7 +56,9 @@ def main():
 
         def do_GET(self):
             if self.path == "/api/tags":
-                self.send_json(200, (FIXTURES / "03-tags.json").read_text())
+                tags = json.loads((FIXTURES / "03-tags.json").read_text())
+                tags["models"] = [m for m in tags["models"] if m.get("name") == MODEL]
+                self.send_json(200, json.dumps(tags))
             else:
                 self.send_json(404, "404 page not found")
 
@@ -67,8 +73,9 @@ def main():
                 self.send_json(404, json.dumps({"error": f"model '{model}' not found"}))
             elif self.path == "/api/show":
                 self.send_json(200, (FIXTURES / "04-show-qwen2.5-coder-1.5b.json").read_text())
-            elif self.path == "/api/chat" and replies:
-                lines = replies.pop(0)
+            elif self.path == "/api/chat":
+                turn = sum(m.get("role") == "assistant" for m in body.get("messages") or [])
+                lines = replies[min(turn, len(replies) - 1)]
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-ndjson")
                 self.send_header("Connection", "close")
@@ -81,15 +88,16 @@ def main():
                 self.wfile.write(b"0\r\n\r\n")
                 self.close_connection = True
             else:
-                self.send_json(500, json.dumps({"error": "replay server: no reply left"}))
+                self.send_json(404, "404 page not found")
 
     server = HTTPServer(("127.0.0.1", args.port), Handler)
-    print(f"replaying {len(replies)} replies on http://127.0.0.1:{args.port}", file=sys.stderr)
-    while replies:
-        server.handle_request()
-    # Serve the requests that follow the last reply (none expected) briefly.
-    server.timeout = 1
-    server.handle_request()
+    print(f"replay server on http://127.0.0.1:{args.port}: a recording, not a model; "
+          f"{len(replies)} recorded replies for {MODEL}, whatever the prompt "
+          f"(stop it with Ctrl-C or kill)", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

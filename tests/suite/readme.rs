@@ -299,3 +299,41 @@ fn options_are_found_where_the_pages_name_them() {
         ["--check", "--max-turns", "--think", "--yes"].map(String::from)
     );
 }
+
+/// A new user learns from the set-up section where runs are kept and how
+/// to keep none, and what it says holds: a run leaves its session and
+/// record in `OC_HOME`, and `--no-save` leaves neither.
+#[test]
+fn readme_says_where_runs_are_kept_and_it_is_so() {
+    let readme = page("README.md");
+    let kept = section(&readme, "### No model server yet");
+    for words in [
+        "`OC_HOME`",
+        "`~/.ollama-code`",
+        "`sessions/<id>.json`",
+        "`finetune.jsonl`",
+        "`--no-save`",
+    ] {
+        assert!(kept.contains(words), "README's set-up never says {words}");
+    }
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![
+        crate::common::Reply::answer("One."),
+        crate::common::Reply::answer("Two."),
+    ]);
+    env.oc(&server).args(["run", "say one"]).assert().success();
+    let sessions = || std::fs::read_dir(env.home.path().join("sessions")).map_or(0, |d| d.count());
+    let records = || {
+        std::fs::read_to_string(env.home.path().join("finetune.jsonl"))
+            .map_or(0, |t| t.lines().count())
+    };
+    assert_eq!((sessions(), records()), (1, 1));
+    env.oc(&server)
+        .args(["run", "--no-save", "say two"])
+        .assert()
+        .success();
+    assert_eq!((sessions(), records()), (1, 1));
+    let help = env.oc(&server).args(["run", "--help"]).assert().success();
+    let help = String::from_utf8_lossy(&help.get_output().stdout).to_string();
+    assert!(help.contains("[default: ~/.ollama-code]"), "{help}");
+}

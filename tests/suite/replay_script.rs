@@ -16,7 +16,7 @@ fn replay_script_serves_the_readme_example() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let mut server = Command::new("python3")
+    let server = Command::new("python3")
         .arg(format!("{root}/scripts/replay-ollama.py"))
         .args(["--port", &port.to_string()])
         .arg(format!(
@@ -28,6 +28,7 @@ fn replay_script_serves_the_readme_example() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let _server = Stops(server);
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "the replay server did not start");
@@ -35,18 +36,38 @@ fn replay_script_serves_the_readme_example() {
     }
     let env = TestEnv::new();
     env.write("src/main.rs", "fn main() { println!(\"hi\"); }\n");
+    // Run after run, as a reader trying the demo twice would.
+    for _ in 0..2 {
+        let out = env
+            .oc_at(&format!("127.0.0.1:{port}"))
+            .args(["run", "Read src/main.rs and tell me what it does."])
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(
+            stdout.starts_with("I understand the file `src/main.rs`"),
+            "{stdout}"
+        );
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains("● read_file src/main.rs"), "{stderr}");
+    }
+    // It lists the one model it serves, and only that one.
     let out = env
         .oc_at(&format!("127.0.0.1:{port}"))
-        .args(["run", "Read src/main.rs and tell me what it does."])
+        .args(["models", "list"])
         .assert()
         .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(
-        stdout.starts_with("I understand the file `src/main.rs`"),
-        "{stdout}"
-    );
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(stderr.contains("● read_file src/main.rs"), "{stderr}");
-    let _ = server.kill();
-    let _ = server.wait();
+    let listed = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(listed.contains("qwen2.5-coder:1.5b"), "{listed}");
+    assert_eq!(listed.lines().skip(1).count(), 1, "{listed}");
+}
+
+/// A child process stopped when the test ends, passed or not.
+struct Stops(std::process::Child);
+
+impl Drop for Stops {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
