@@ -22,6 +22,20 @@ fn main() {
             ollama_code::print_error(&err);
             std::process::exit(2);
         }
+        Err(err)
+            if err.kind() == clap::error::ErrorKind::UnknownArgument
+                && let Some(hint) = ollama_code::cli_hints::unknown_argument(
+                    &err,
+                    &std::env::args().collect::<Vec<_>>(),
+                ) =>
+        {
+            let err = anyhow::Error::new(ollama_code::error::Error::Usage(hint));
+            if wants_json() {
+                ollama_code::write_error(&format!("{err:#}"), Some(2));
+            }
+            ollama_code::print_error(&err);
+            std::process::exit(2);
+        }
         Err(err) => {
             // Scripts that asked for JSON get the error as JSON too.
             if err.use_stderr() && wants_json() {

@@ -480,11 +480,15 @@ impl<'a> CallRunner<'a> {
             self.allow_always(out, exact);
         }
         if let Some(allow) = &settled.unapproved {
-            self.denials.push(Denial {
+            let denial = Denial {
                 tool: name.to_string(),
                 detail: detail.to_string(),
                 allow: allow.clone(),
-            });
+            };
+            // A call the model repeats is one action to approve, listed once.
+            if !self.denials.contains(&denial) {
+                self.denials.push(denial);
+            }
         }
         settled
     }

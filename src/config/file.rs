@@ -50,14 +50,11 @@ pub(crate) fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
         });
     }
     let syntax = |e: serde_json::Error| {
-        let full = e.to_string();
-        let mut message = match full.rfind(" at line ") {
-            Some(cut) => full[..cut].to_string(),
-            None => full,
-        };
+        let mut message = crate::json_words::describe(&e);
         // serde_json says only "expected value" for a number or `true`
         // where a word is due: name the key and its words.
-        if message == "expected value"
+        if e.is_syntax()
+            && e.to_string().starts_with("expected value")
             && let Some((key, words)) =
                 key_before(text, e.line(), e.column()).and_then(|key| Some((key, words_of(key)?)))
         {

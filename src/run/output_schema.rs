@@ -38,7 +38,10 @@ impl OutputSchema {
         })?;
         let schema: Value = serde_json::from_str(&text).map_err(|e| {
             Error::Usage(format!(
-                "the output schema `{shown}` is not JSON ({e}); `--output-schema` takes a JSON Schema file"
+                "the output schema `{shown}` is not JSON (line {}, column {}: {}); `--output-schema` takes a JSON Schema file",
+                e.line(),
+                e.column(),
+                crate::json_words::describe(&e)
             ))
         })?;
         Self::new(schema).map_err(|why| {

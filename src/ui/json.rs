@@ -200,19 +200,7 @@ impl Output for JsonOutput {
     }
 
     fn session_completed(&mut self, summary: &RunSummary) {
-        if !summary.permission_denials.is_empty() {
-            let mut text = format!(
-                "{} action(s) needed approval and no one could give it (no terminal):",
-                summary.permission_denials.len()
-            );
-            for d in &summary.permission_denials {
-                text.push_str(&format!(
-                    "\n  - {} {}    ({})",
-                    d.tool,
-                    sanitize(&d.detail),
-                    d.allow
-                ));
-            }
+        if let Some(text) = super::output::denials_warning(&summary.permission_denials) {
             print_warning(&text);
         }
         if self.stream {

@@ -76,3 +76,31 @@ pub(crate) trait Output {
     /// The run is over.
     fn session_completed(&mut self, summary: &RunSummary);
 }
+
+/// The warning that lists the actions denied for want of approval, one
+/// line each with the `--allow` rule that would permit it, the same in
+/// every output format; `None` when nothing was denied.
+pub(crate) fn denials_warning(denials: &[crate::protocol::Denial]) -> Option<String> {
+    if denials.is_empty() {
+        return None;
+    }
+    let noun = if denials.len() == 1 {
+        "action"
+    } else {
+        "actions"
+    };
+    let mut text = format!(
+        "{} {noun} needed approval and no one could give it (no terminal):",
+        denials.len()
+    );
+    for d in denials {
+        text.push_str(&format!(
+            "\n  - {} {}    ({})",
+            d.tool,
+            super::term::sanitize(&d.detail),
+            d.allow
+        ));
+    }
+    text.push_str("\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.");
+    Some(text)
+}

@@ -314,24 +314,7 @@ impl Output for TextRenderer {
                 "not saved (--no-save)".to_string()
             }
         ));
-        let denials = &summary.permission_denials;
-        if !denials.is_empty() {
-            let mut text = format!(
-                "{} action{} needed approval and no one could give it (no terminal):",
-                denials.len(),
-                plural(denials.len())
-            );
-            for d in denials {
-                text.push_str(&format!(
-                    "\n  - {} {}    ({})",
-                    d.tool,
-                    sanitize(&d.detail),
-                    d.allow
-                ));
-            }
-            text.push_str(
-                "\nRe-run with `--yes`, or with the `--allow` rules shown, to allow them.",
-            );
+        if let Some(text) = super::output::denials_warning(&summary.permission_denials) {
             print_warning(&text);
         }
     }

@@ -184,3 +184,49 @@ fn an_oc_home_that_is_a_file_is_a_usage_error() {
         assert!(stderr.contains("is not a directory"), "{args:?}: {stderr}");
     }
 }
+
+/// A JSON file with a mistake gets the mistake in words, with where it
+/// is: never serde_json's own terms ("expected ident").
+#[test]
+fn a_json_mistake_is_said_in_words_a_reader_knows() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    env.write("bad.json", "{\"model\": nope}\n");
+    for args in [
+        vec!["run", "--config", "bad.json", "hi"],
+        vec!["run", "--output-schema", "bad.json", "hi"],
+    ] {
+        let out = env.oc(&server).args(&args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains("line 1, column 12"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("text needs double quotes"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("expected ident"), "{args:?}: {stderr}");
+    }
+}
+
+/// An option before its command, or misspelt, gets a usage error that says
+/// where it goes or what was meant, from the command's own options.
+#[test]
+fn a_misplaced_or_misspelt_option_says_where_it_goes_or_what_was_meant() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for (args, words) in [
+        (
+            vec!["-m", "x", "run", "hi"],
+            "`-m` is an option of `oc run` and goes after it",
+        ),
+        (vec!["run", "--yse", "hi"], "did you mean `--yes`?"),
+        (
+            vec!["plan", "--modle", "x", "hi"],
+            "did you mean `--model`?",
+        ),
+    ] {
+        let out = env.oc(&server).args(&args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("oc: error: "), "{args:?}: {stderr}");
+    }
+}

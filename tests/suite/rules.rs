@@ -637,3 +637,36 @@ fn write_deny_rules_hold_after_cd_and_computed_targets() {
     let stopped = rows_without(&env, &args, &still, "[exit code 0]");
     assert!(stopped.is_empty(), "did not run:\n{}", stopped.join("\n"));
 }
+
+/// A denied call the model sends again is one action to approve: listed
+/// once, in the same words in every output format.
+#[test]
+fn a_repeated_denied_call_is_listed_once_in_the_same_words_in_text_and_json() {
+    for format in ["text", "json"] {
+        let env = TestEnv::new();
+        env.write("a.txt", "old\n");
+        let write = || Reply::tool_calls(&[("bash", json!({"command": "touch b.txt"}))]);
+        let server = FakeOllama::start(vec![write(), write(), Reply::answer("Gave up.")]);
+        let out = env
+            .oc(&server)
+            .args(["run", "--output-format", format, "make b.txt"])
+            .assert()
+            .code(5);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("1 action needed approval and no one could give it (no terminal):"),
+            "{format}: {stderr}"
+        );
+        assert_eq!(
+            stderr.matches("- bash touch b.txt").count(),
+            1,
+            "{format}: {stderr}"
+        );
+        assert!(stderr.contains("Re-run with `--yes`"), "{format}: {stderr}");
+        if format == "json" {
+            let result: serde_json::Value =
+                serde_json::from_slice(&out.get_output().stdout).unwrap();
+            assert_eq!(result["permission_denials"].as_array().unwrap().len(), 1);
+        }
+    }
+}

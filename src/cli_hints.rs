@@ -1,0 +1,141 @@
+//! What to say about an option the command line got wrong, from the
+//! command's own options: an option given before its command (`oc -m x
+//! run`), or a misspelt one (`--yse` is one transposition from `--yes`,
+//! by optimal string alignment, not clap's similarity, which offers
+//! `--seed`).
+
+use clap::CommandFactory;
+use clap::error::ContextKind;
+
+/// The most edits (optimal string alignment) between a misspelt option and
+/// the one suggested; a third of the typed name when that is less.
+const MOST_EDITS: usize = 2;
+
+/// The usage error for clap's "unexpected argument" `err` on the command
+/// line `args` (the program name first), or `None` to leave it to clap.
+pub fn unknown_argument(err: &clap::Error, args: &[String]) -> Option<String> {
+    let typed = err.get(ContextKind::InvalidArg)?.to_string();
+    let flag = typed.split('=').next().unwrap_or(&typed).to_string();
+    if !flag.starts_with('-') {
+        return None;
+    }
+    let root = crate::cli::Cli::command();
+    let (at, name, command) = named_command(&root, args)?;
+    let given_at = args
+        .iter()
+        .position(|a| a.split('=').next() == Some(flag.as_str()))?;
+    let options = options_of(command);
+    if given_at < at && options.contains(&flag) {
+        return Some(format!(
+            "`{flag}` is an option of `oc {name}` and goes after it: `oc {name} {flag} …`"
+        ));
+    }
+    let closest = flag
+        .strip_prefix("--")
+        .and_then(|word| closest(word, &options));
+    Some(match closest {
+        Some(option) => format!(
+            "`oc {name}` has no option `{flag}`; did you mean `{option}`? (`oc {name} --help` lists its options)"
+        ),
+        None => {
+            format!("`oc {name}` has no option `{flag}` (`oc {name} --help` lists its options)")
+        }
+    })
+}
+
+/// The command named on the line (a subcommand's subcommand too, as in
+/// `oc sessions list`): where its name is, its full name, its definition.
+fn named_command<'a>(
+    root: &'a clap::Command,
+    args: &[String],
+) -> Option<(usize, String, &'a clap::Command)> {
+    let (mut at, mut command) = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .take_while(|(_, a)| *a != "--")
+        .find_map(|(i, a)| Some((i, root.find_subcommand(a)?)))?;
+    let mut name = command.get_name().to_string();
+    while let Some((i, sub)) = args
+        .get(at + 1)
+        .and_then(|a| Some((at + 1, command.find_subcommand(a)?)))
+    {
+        name = format!("{name} {}", sub.get_name());
+        (at, command) = (i, sub);
+    }
+    Some((at, name, command))
+}
+
+/// Every spelling of the command's visible options: `--long`, `-s` and
+/// visible aliases.
+fn options_of(command: &clap::Command) -> Vec<String> {
+    command
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .flat_map(|a| {
+            let longs = a
+                .get_long()
+                .into_iter()
+                .chain(a.get_visible_aliases().into_iter().flatten());
+            let shorts = a.get_short().into_iter().map(|s| format!("-{s}"));
+            longs
+                .map(|l| format!("--{l}"))
+                .chain(shorts)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The long option fewest edits from `word` (without its dashes), within
+/// [`MOST_EDITS`] and a third of its length.
+fn closest(word: &str, options: &[String]) -> Option<String> {
+    let most = MOST_EDITS.min(word.chars().count().div_ceil(3));
+    options
+        .iter()
+        .filter_map(|o| Some((o.strip_prefix("--")?, o)))
+        .map(|(long, o)| (strsim::osa_distance(word, long), o))
+        .filter(|(edits, _)| *edits <= most)
+        .min_by_key(|(edits, _)| *edits)
+        .map(|(_, o)| o.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::unknown_argument;
+
+    fn hint(line: &[&str]) -> Option<String> {
+        let args: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        let err = crate::cli::Cli::try_parse_from(&args).unwrap_err();
+        unknown_argument(&err, &args)
+    }
+
+    #[test]
+    fn an_option_before_its_command_is_shown_after_it() {
+        for flag in ["-m", "--model"] {
+            let said = hint(&["oc", flag, "x", "run", "hi"]).unwrap();
+            assert!(said.contains(&format!("`oc run {flag} …`")), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_option_gets_the_fewest_edits_away() {
+        let said = hint(&["oc", "run", "--yse", "hi"]).unwrap();
+        assert!(said.contains("did you mean `--yes`?"), "{said}");
+        let said = hint(&["oc", "run", "--modle", "x", "hi"]).unwrap();
+        assert!(said.contains("did you mean `--model`?"), "{said}");
+        let said = hint(&["oc", "sessions", "list", "--jsno"]).unwrap();
+        assert!(
+            said.contains("`oc sessions list` has no option `--jsno`; did you mean `--json`?"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn nothing_close_gets_no_guess() {
+        let said = hint(&["oc", "run", "--frobnicate", "hi"]).unwrap();
+        assert!(!said.contains("did you mean"), "{said}");
+        assert!(said.contains("`oc run --help` lists its options"), "{said}");
+    }
+}
