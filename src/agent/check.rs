@@ -133,7 +133,7 @@ pub(crate) async fn precheck(
         });
     }
     let started = Instant::now();
-    let (check, output) = run_once(command, rules, workspace, out).await;
+    let (check, output) = run_once(command, When::Precheck, rules, workspace, out).await;
     let elapsed = started.elapsed();
     let output = scrub(&output);
     if let Some(why) = unusable(command, check.exit_code, &output) {
@@ -220,11 +220,22 @@ pub(crate) fn refusal(command: &str, rules: &[Rule], root: &std::path::Path) -> 
     }
 }
 
+/// When a run of the check happens, as its lines say it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum When {
+    /// Before the first request: a failure is expected, and its output
+    /// shows the model what to fix, so it is a note, not a warning.
+    Precheck,
+    /// After the model's work: a failure means the task is not done.
+    After,
+}
+
 /// Runs the check once under the hard and deny rules (it is the user's own,
 /// so it needs no approval). Returns its record (with `attempts` 0 for the
 /// caller to fill) and its output.
 pub(crate) async fn run_once(
     command: &str,
+    when: When,
     rules: &[Rule],
     workspace: &Workspace,
     out: &mut dyn Output,
@@ -247,14 +258,25 @@ pub(crate) async fn run_once(
         out.warn(&format!("the check `{command}` was not run: {reason}"));
         return (not_run(), String::new());
     }
-    out.note(&format!("running the check `{command}`"));
+    let label = match when {
+        When::Precheck => " before the first request",
+        When::After => "",
+    };
+    out.note(&format!("running the check `{command}`{label}"));
     let (outcome, code) = tools::bash::run_with_status(&args, workspace).await;
     let passed = code == Some(0);
-    let message = format!("the check `{command}`: {}", outcome.summary);
-    if passed {
-        out.note(&message);
+    if passed || when == When::Precheck {
+        let shown = if passed {
+            ""
+        } else {
+            "; the model is shown its output"
+        };
+        out.note(&format!(
+            "the check `{command}`{label}: {}{shown}",
+            outcome.summary
+        ));
     } else {
-        out.warn(&message);
+        out.warn(&format!("the check `{command}`: {}", outcome.summary));
     }
     let tally = super::failing_tests::tally(&outcome.content);
     let check = Check {
@@ -299,7 +321,14 @@ impl Round<'_> {
             failing: None,
             passed_tests: None,
         });
-        let (run, output) = run_once(&plan.command, calls.rules(), calls.workspace(), out).await;
+        let (run, output) = run_once(
+            &plan.command,
+            When::After,
+            calls.rules(),
+            calls.workspace(),
+            out,
+        )
+        .await;
         // The check may run what the model wrote (a test script).
         calls.guard_rules(out);
         let run = Check {
@@ -358,7 +387,7 @@ pub(crate) async fn run_final(
     out: &mut dyn Output,
 ) -> Option<Interruption> {
     let stopped = tokio::select! {
-        (check, _) = run_once(&plan.command, rules, workspace, out) => {
+        (check, _) = run_once(&plan.command, When::After, rules, workspace, out) => {
             session.check = Some(Check { attempts, ..check });
             None
         }

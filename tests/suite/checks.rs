@@ -240,3 +240,42 @@ fn check_auto_never_takes_a_chained_or_piped_command() {
     );
     assert_eq!(super::repositories::read(&env, "notes.txt"), "precious\n");
 }
+
+/// The check before the first request is expected to fail (that is the
+/// task): it is labelled as such, and a run that then passes shows no
+/// warning for it in `json` mode, where only warnings reach stderr.
+#[test]
+fn a_failing_precheck_is_labelled_and_is_no_warning_in_a_run_that_passes() {
+    for format in ["text", "json"] {
+        let env = TestEnv::new();
+        env.write("app.py", "BAD\n");
+        env.commit_all();
+        let server = FakeOllama::start(vec![
+            Reply::tool_calls(&[("read_file", serde_json::json!({"path": "app.py"}))]),
+            Reply::tool_calls(&[(
+                "write_file",
+                serde_json::json!({"path": "app.py", "content": "GOOD\n"}),
+            )]),
+            Reply::answer("Done."),
+        ]);
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--output-format", format])
+            .args(["--check", "grep -q GOOD app.py", "make app.py good"])
+            .assert()
+            .code(0);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(!stderr.contains("warning"), "{format}: {stderr}");
+        if format == "text" {
+            assert!(
+                stderr.contains(
+                    "the check `grep -q GOOD app.py` before the first request: exit code 1"
+                ),
+                "{stderr}"
+            );
+            assert!(stderr.contains("the model is shown its output"), "{stderr}");
+        } else {
+            assert!(stderr.is_empty(), "{stderr}");
+        }
+    }
+}
