@@ -99,7 +99,7 @@ def summary(runs, code, stderr_tail):
         "|---|---|",
         f"| task | {cell(session.get('title', ''))} |",
         f"| model | `{session.get('model', '?')}` |",
-        f"| ended | {cell(session.get('exit_reason') or session.get('status', '?'))} |",
+        f"| ended | {cell(session.get('exit_detail') or session.get('exit_reason') or session.get('status', '?'))} |",
         f"| check | {cell(check_words(session.get('check')))} |",
         f"| files changed | {cell(', '.join(f'`{f}`' for f in files) or 'none')}"
         f"{' (put back: --on-fail revert)' if reverted and files else ''} |",

@@ -145,7 +145,10 @@ pub(crate) struct AttemptSummary {
     pub saved: bool,
     /// The exit code the try alone would have ended with.
     pub exit_code: i32,
+    /// Why it ended, as a stable word (see [`RunSummary::exit_reason`]).
     pub exit_reason: String,
+    /// The same in words.
+    pub exit_detail: String,
     /// Whether its `--check` passed.
     pub check_passed: bool,
     /// The failing tests its last check reported, where the runner's
@@ -231,8 +234,13 @@ pub(crate) struct RunSummary {
     /// comes back, no file changes); absent for the opencode runtime.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<crate::vocab::Task>,
-    /// In words: `answered`, `max turns (25) reached`, the error, …
+    /// Why the run ended, as a stable word for scripts: `answered`,
+    /// `denied`, `check_failed`, `max_turns`, … (`vocab::ExitReason`,
+    /// docs/output.md "Why a run ended").
     pub exit_reason: String,
+    /// The same in words, with the particulars: `max turns (25) reached`,
+    /// the server's error, the check that failed.
+    pub exit_detail: String,
     /// The process exit code (README "Exit codes").
     pub exit_code: i32,
     /// The last answer of the model (its last message's text).

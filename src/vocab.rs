@@ -342,3 +342,116 @@ pub enum Runtime {
     /// keeps the output, session and record.
     Opencode,
 }
+
+/// Why a run ended, as a stable word for scripts: `exit_reason` in the
+/// JSON result, the session and the record (docs/output.md "Why a run
+/// ended"). The words of each case (the error, the check, the limit) go to
+/// `exit_detail`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ExitReason {
+    /// The model answered (exit 0).
+    Answered,
+    /// It answered, but actions were denied for want of approval (exit 5).
+    Denied,
+    /// It answered, but `--check` still fails (exit 6).
+    CheckFailed,
+    /// `--max-turns` was reached (exit 4).
+    MaxTurns,
+    /// The model made the same call five times in a row (exit 4).
+    RepeatedCall,
+    /// Two replies in a row were cut short (exit 4).
+    CutReplies,
+    /// The model changed nothing and sent the same again (exit 4).
+    Unchanged,
+    /// The conversation does not fit the context even compacted (exit 4).
+    ContextFull,
+    /// The answer does not match `--output-schema` (exit 7).
+    SchemaMismatch,
+    /// The last reply is a tool call written as text, left unrun (exit 1).
+    UnexecutedCall,
+    /// A server error or a broken stream (exit 1).
+    Failed,
+    /// The `--check` command cannot run as written (exit 2).
+    CheckUnrunnable,
+    /// `--timeout` was reached (exit 124).
+    TimedOut,
+    /// Stopped by SIGINT (exit 130).
+    Interrupted,
+    /// Stopped by SIGTERM (exit 143).
+    Terminated,
+}
+
+impl ExitReason {
+    /// Every reason, in the order docs/output.md lists them.
+    #[cfg(test)]
+    pub(crate) const ALL: [ExitReason; 15] = [
+        ExitReason::Answered,
+        ExitReason::Denied,
+        ExitReason::CheckFailed,
+        ExitReason::MaxTurns,
+        ExitReason::RepeatedCall,
+        ExitReason::CutReplies,
+        ExitReason::Unchanged,
+        ExitReason::ContextFull,
+        ExitReason::SchemaMismatch,
+        ExitReason::UnexecutedCall,
+        ExitReason::Failed,
+        ExitReason::CheckUnrunnable,
+        ExitReason::TimedOut,
+        ExitReason::Interrupted,
+        ExitReason::Terminated,
+    ];
+
+    /// The word written to JSON.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ExitReason::Answered => "answered",
+            ExitReason::Denied => "denied",
+            ExitReason::CheckFailed => "check_failed",
+            ExitReason::MaxTurns => "max_turns",
+            ExitReason::RepeatedCall => "repeated_call",
+            ExitReason::CutReplies => "cut_replies",
+            ExitReason::Unchanged => "unchanged",
+            ExitReason::ContextFull => "context_full",
+            ExitReason::SchemaMismatch => "schema_mismatch",
+            ExitReason::UnexecutedCall => "unexecuted_call",
+            ExitReason::Failed => "failed",
+            ExitReason::CheckUnrunnable => "check_unrunnable",
+            ExitReason::TimedOut => "timed_out",
+            ExitReason::Interrupted => "interrupted",
+            ExitReason::Terminated => "terminated",
+        }
+    }
+}
+
+impl fmt::Display for ExitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExitReason;
+
+    /// docs/output.md lists every exit reason, in order, and nothing else.
+    #[test]
+    fn the_output_page_lists_every_exit_reason() {
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/output.md"))
+            .unwrap();
+        let section = page.split("### Why a run ended").nth(1).unwrap();
+        let table = section.split("\n## ").next().unwrap();
+        let listed: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .filter(|w| *w != "exit_reason")
+            .collect();
+        let known: Vec<&str> = ExitReason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(listed, known);
+        for reason in ExitReason::ALL {
+            let json = serde_json::to_string(&reason).unwrap();
+            assert_eq!(json, format!("\"{reason}\""));
+        }
+    }
+}

@@ -325,6 +325,7 @@ fn summary_of(closed: &Closed, model: &str, number: u32, kept: bool) -> AttemptS
         saved: closed.summary.saved,
         exit_code: closed.exit.code(),
         exit_reason: closed.summary.exit_reason.clone(),
+        exit_detail: closed.summary.exit_detail.clone(),
         check_passed: check.is_some_and(|c| c.passed),
         failing: check.and_then(|c| c.failing),
         passed_tests: check.and_then(|c| c.passed_tests),

@@ -408,7 +408,8 @@ pub(crate) async fn run_final(
         passed_tests: None,
     });
     session.status = stop.status();
-    session.exit_reason = Some(why);
+    session.exit_reason = Some(stop.reason().to_string());
+    session.exit_detail = Some(why);
     Some(stop)
 }
 

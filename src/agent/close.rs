@@ -64,11 +64,12 @@ impl Close<'_> {
         out: &mut dyn Output,
     ) -> Closed {
         let denied = !calls.denials.is_empty();
-        let (status, reason, mut exit) =
-            ending.verdict(self.max_turns, denied, session.check.as_ref());
+        let verdict = ending.verdict(self.max_turns, denied, session.check.as_ref());
+        let mut exit = verdict.exit;
         if session.status == Status::Running {
-            session.status = status;
-            session.exit_reason = Some(reason);
+            session.status = verdict.status;
+            session.exit_reason = Some(verdict.reason.to_string());
+            session.exit_detail = Some(verdict.detail);
         }
         let set_aside = self.retry && ending.tries_again(session.check.as_ref());
         let (final_text, summarized) = final_text(session, &calls.files_changed);
@@ -110,6 +111,7 @@ impl Close<'_> {
             status: session.status,
             task: session.task,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
+            exit_detail: session.exit_detail.clone().unwrap_or_default(),
             exit_code: exit.code(),
             final_text,
             turns: session.turns - self.first_turn,

@@ -8,6 +8,7 @@ use crate::error::{Error, ExitStatus};
 use crate::run::interrupt::Interruption;
 use crate::session::{Check, Status};
 use crate::ui::Output;
+use crate::vocab::ExitReason;
 
 /// Why an [`Ending::Unchanged`] run stopped.
 const UNCHANGED: &str = "stopped: the model changed nothing and sent the same files (or the same reply) again; try another model or a clearer prompt";
@@ -45,75 +46,115 @@ pub(crate) enum Ending {
     CheckUnrunnable(String),
 }
 
+/// How a run ended, as its session, result and record say it.
+pub(crate) struct Verdict {
+    pub status: Status,
+    /// The stable word (`exit_reason`).
+    pub reason: ExitReason,
+    /// The same in words, with the particulars (`exit_detail`).
+    pub detail: String,
+    pub exit: ExitStatus,
+}
+
 impl Ending {
-    /// The session status, the exit reason and the exit status. `denied`:
-    /// some calls needed approval no one could give; `check`: the last
-    /// `--check` run, if any.
-    pub(crate) fn verdict(
-        &self,
-        max_turns: u32,
-        denied: bool,
-        check: Option<&Check>,
-    ) -> (Status, String, ExitStatus) {
+    /// The session status, why the run ended (a stable word and its
+    /// words) and the exit status. `denied`: some calls needed approval no
+    /// one could give; `check`: the last `--check` run, if any.
+    pub(crate) fn verdict(&self, max_turns: u32, denied: bool, check: Option<&Check>) -> Verdict {
+        let verdict = |status, reason, detail: String, exit| Verdict {
+            status,
+            reason,
+            detail,
+            exit,
+        };
         match self {
             Ending::Answered | Ending::EditingDone if check.is_some_and(|c| !c.passed) => {
                 let check = check.map(|c| c.command.as_str()).unwrap_or_default();
-                (
+                verdict(
                     Status::Finished,
+                    ExitReason::CheckFailed,
                     format!("answered, but the check `{check}` failed"),
                     ExitStatus::CheckFailed,
                 )
             }
-            Ending::Answered | Ending::EditingDone if !denied => (
+            Ending::Answered | Ending::EditingDone if !denied => verdict(
                 Status::Finished,
+                ExitReason::Answered,
                 "answered".to_string(),
                 ExitStatus::Success,
             ),
-            Ending::Answered | Ending::EditingDone => (
+            Ending::Answered | Ending::EditingDone => verdict(
                 Status::Finished,
+                ExitReason::Denied,
                 "answered; some actions were denied for want of approval".to_string(),
                 ExitStatus::Denied,
             ),
-            Ending::MaxTurns => (
+            Ending::MaxTurns => verdict(
                 Status::MaxTurns,
+                ExitReason::MaxTurns,
                 format!("max turns ({max_turns}) reached"),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Failed(e) => (Status::Failed, e.to_string(), ExitStatus::Failure),
-            Ending::Interrupted(stop) => (stop.status(), stop.describe(), stop.exit_status()),
-            Ending::UnexecutedCall(why) => (
+            Ending::Failed(e) => verdict(
                 Status::Failed,
+                ExitReason::Failed,
+                e.to_string(),
+                ExitStatus::Failure,
+            ),
+            Ending::Interrupted(stop) => verdict(
+                stop.status(),
+                stop.reason(),
+                stop.describe(),
+                stop.exit_status(),
+            ),
+            Ending::UnexecutedCall(why) => verdict(
+                Status::Failed,
+                ExitReason::UnexecutedCall,
                 format!("the last reply is a tool call written as text, left unrun: {why}"),
                 ExitStatus::Failure,
             ),
-            Ending::Cut(cut) => (
+            Ending::Cut(cut) => verdict(
                 Status::Stuck,
+                ExitReason::CutReplies,
                 format!(
                     "stopped: two replies in a row were cut short ({})",
                     cut.as_str()
                 ),
                 ExitStatus::MaxTurns,
             ),
-            Ending::ContextFull(full) => (
+            Ending::ContextFull(full) => verdict(
                 Status::Stuck,
+                ExitReason::ContextFull,
                 format!(
                     "stopped: the conversation takes about {} tokens after compaction, more than the context of {} tokens",
                     full.tokens, full.num_ctx
                 ),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Stuck => (
+            Ending::Stuck => verdict(
                 Status::Stuck,
+                ExitReason::RepeatedCall,
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Unchanged => (Status::Stuck, UNCHANGED.to_string(), ExitStatus::MaxTurns),
-            Ending::SchemaMismatch(why) => (
+            Ending::Unchanged => verdict(
+                Status::Stuck,
+                ExitReason::Unchanged,
+                UNCHANGED.to_string(),
+                ExitStatus::MaxTurns,
+            ),
+            Ending::SchemaMismatch(why) => verdict(
                 Status::Failed,
+                ExitReason::SchemaMismatch,
                 format!("the answer does not match `--output-schema`: {why}"),
                 ExitStatus::SchemaMismatch,
             ),
-            Ending::CheckUnrunnable(why) => (Status::Failed, why.clone(), ExitStatus::Usage),
+            Ending::CheckUnrunnable(why) => verdict(
+                Status::Failed,
+                ExitReason::CheckUnrunnable,
+                why.clone(),
+                ExitStatus::Usage,
+            ),
         }
     }
 

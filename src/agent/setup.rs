@@ -290,6 +290,7 @@ pub(crate) fn open_session(
             session.num_ctx = model.num_ctx;
             session.status = Status::Running;
             session.exit_reason = None;
+            session.exit_detail = None;
             session.aborted_reply = None;
             session.rules_from = rules_from(settings);
             session

@@ -148,8 +148,9 @@ pub(super) fn transcript(s: &Session) -> String {
         s.id,
         s.mode.as_str(),
         s.model,
-        s.exit_reason
+        s.exit_detail
             .as_deref()
+            .or(s.exit_reason.as_deref())
             .map(|r| format!(" ({r})"))
             .unwrap_or_default(),
         s.turns,

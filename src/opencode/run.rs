@@ -24,6 +24,7 @@ use crate::signals::Signals;
 use crate::tools::Workspace;
 use crate::ui::Output;
 use crate::vocab::Confinement;
+use crate::vocab::ExitReason;
 
 /// How the followed session ended.
 enum End {
@@ -107,7 +108,7 @@ pub(crate) async fn run(
     if session.status == Status::Failed {
         out.error(
             session
-                .exit_reason
+                .exit_detail
                 .as_deref()
                 .unwrap_or("the opencode session failed"),
         );
@@ -143,6 +144,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         status: session.status,
         task: session.task,
         exit_reason: session.exit_reason.clone().unwrap_or_default(),
+        exit_detail: session.exit_detail.clone().unwrap_or_default(),
         exit_code: exit.code(),
         final_text: String::new(),
         turns: follower.turns,
@@ -274,35 +276,46 @@ impl Follow<'_> {
 fn close(session: &mut Session, end: &End, follower: &Follower, denials: &[Denial]) -> ExitStatus {
     session.turns = follower.turns;
     session.usage = follower.usage;
-    let (status, reason, exit) = match (end, &follower.error) {
-        (End::Stopped(stop), _) => (stop.status(), stop.describe(), stop.exit_status()),
-        (End::Lost(why), _) => (Status::Failed, why.clone(), ExitStatus::Unavailable),
-        (End::Idle, Some((_, message))) if message.contains("Model not found") => (
-            Status::Failed,
-            format!("opencode: {message}"),
-            ExitStatus::Unavailable,
+    let failed = |detail: String, exit| (Status::Failed, ExitReason::Failed, detail, exit);
+    let answered = |exit| {
+        (
+            Status::Finished,
+            ExitReason::Answered,
+            "answered".to_string(),
+            exit,
+        )
+    };
+    let (status, reason, detail, exit) = match (end, &follower.error) {
+        (End::Stopped(stop), _) => (
+            stop.status(),
+            stop.reason(),
+            stop.describe(),
+            stop.exit_status(),
         ),
-        (End::Idle, Some((name, message))) => (
-            Status::Failed,
-            format!("opencode: {name}: {message}"),
-            ExitStatus::Failure,
-        ),
+        (End::Lost(why), _) => failed(why.clone(), ExitStatus::Unavailable),
+        (End::Idle, Some((_, message))) if message.contains("Model not found") => {
+            failed(format!("opencode: {message}"), ExitStatus::Unavailable)
+        }
+        (End::Idle, Some((name, message))) => {
+            failed(format!("opencode: {name}: {message}"), ExitStatus::Failure)
+        }
         (End::Idle, None) if session.unexecuted_call => (
             Status::Failed,
+            ExitReason::UnexecutedCall,
             "the last reply is a tool call written as text, which opencode did not run (the model's chat template does not give the server real tool calls)".to_string(),
             ExitStatus::Failure,
         ),
-        (End::Idle, None) if !denials.is_empty() => {
-            (Status::Finished, "answered".to_string(), ExitStatus::Denied)
-        }
-        (End::Idle, None) => (
+        (End::Idle, None) if !denials.is_empty() => (
             Status::Finished,
-            "answered".to_string(),
-            ExitStatus::Success,
+            ExitReason::Denied,
+            "answered; some actions were denied for want of approval".to_string(),
+            ExitStatus::Denied,
         ),
+        (End::Idle, None) => answered(ExitStatus::Success),
     };
     session.status = status;
-    session.exit_reason = Some(reason);
+    session.exit_reason = Some(reason.to_string());
+    session.exit_detail = Some(detail);
     exit
 }
 

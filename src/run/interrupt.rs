@@ -26,6 +26,17 @@ impl Interruption {
         }
     }
 
+    /// Why the run ended, as a stable word.
+    pub(crate) fn reason(self) -> crate::vocab::ExitReason {
+        use crate::signals::Stop;
+        use crate::vocab::ExitReason;
+        match self {
+            Interruption::Signal(Stop::Interrupt) => ExitReason::Interrupted,
+            Interruption::Signal(Stop::Terminate) => ExitReason::Terminated,
+            Interruption::TimedOut(_) => ExitReason::TimedOut,
+        }
+    }
+
     /// The session status it leaves.
     pub(crate) fn status(self) -> Status {
         match self {

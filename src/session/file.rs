@@ -89,9 +89,14 @@ pub(crate) struct Session {
     /// The first line of the prompt, shortened.
     pub title: String,
     pub status: Status,
-    /// Why the run ended, in words (`answered`, `max turns (25) reached`, the error).
+    /// Why the run ended, as a stable word (`answered`, `max_turns`,
+    /// `check_failed`, … : `vocab::ExitReason`); sessions from before it
+    /// hold words here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_reason: Option<String>,
+    /// Why the run ended, in words (`max turns (25) reached`, the error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_detail: Option<String>,
     /// Model requests made.
     pub turns: u32,
     pub num_ctx: u32,
@@ -247,6 +252,7 @@ impl Session {
             title: title_of(prompt),
             status: Status::Running,
             exit_reason: None,
+            exit_detail: None,
             turns: 0,
             num_ctx,
             usage: Usage::default(),

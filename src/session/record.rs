@@ -72,7 +72,12 @@ pub(crate) struct FinetuneRecord {
     /// The run finished with an answer (and, with `--check`, the check
     /// passed).
     pub success: bool,
+    /// Why the run ended, as a stable word (docs/output.md "Why a run
+    /// ended"); records from before it hold words here.
     pub exit_reason: String,
+    /// The same in words; absent in records from before it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub exit_detail: String,
     pub turns: u32,
     pub usage: Usage,
     /// The kind of model server: `ollama` or `openai`.
@@ -138,6 +143,7 @@ impl FinetuneRecord {
             steps: trajectory.steps,
             success,
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
+            exit_detail: session.exit_detail.clone().unwrap_or_default(),
             turns: session.turns,
             host_kind: session.provider.clone(),
             runtime: session.runtime.clone(),

@@ -326,7 +326,7 @@ pub(super) fn attempt_line(attempt: &AttemptSummary, of: u32) -> String {
     let check = match (attempt.check_passed, attempt.failing) {
         (true, _) => "the check passed".to_string(),
         (false, Some(n)) => format!("the check failed ({n} failing)"),
-        (false, None) => format!("{} (exit {})", attempt.exit_reason, attempt.exit_code),
+        (false, None) => format!("{} (exit {})", attempt.exit_detail, attempt.exit_code),
     };
     let session = match attempt.saved {
         true => format!("session {}", attempt.session_id),

@@ -617,7 +617,8 @@ fn strict_export_refuses_a_timed_out_run() {
         .assert()
         .code(124);
     let records = env.finetune();
-    assert_eq!(records[1]["exit_reason"], "timed out after 2s");
+    assert_eq!(records[1]["exit_reason"], "timed_out");
+    assert_eq!(records[1]["exit_detail"], "timed out after 2s");
     let out = env
         .oc(&server)
         .args(["export-ft", "--strict"])

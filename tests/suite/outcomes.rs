@@ -388,3 +388,57 @@ fn each_text_call_of_a_reply_is_answered_on_its_own() {
         results[1]
     );
 }
+
+/// `exit_reason` is a stable word a script can match on, and
+/// `exit_detail` the same in words (docs/output.md "Why a run ended"):
+/// in the JSON result, the session and the record alike.
+#[test]
+fn exit_reason_is_a_stable_word_and_exit_detail_its_words() {
+    let read = || Reply::tool_calls(&[("read_file", serde_json::json!({"path": "a.txt"}))]);
+    for (extra, replies, code, reason, detail) in [
+        (
+            vec!["--max-turns", "1"],
+            vec![read()],
+            4,
+            "max_turns",
+            "max turns (1) reached",
+        ),
+        (
+            vec!["--check", "false", "--no-precheck", "--check-rounds", "1"],
+            vec![Reply::answer("Done.")],
+            6,
+            "check_failed",
+            "answered, but the check `false` failed",
+        ),
+        (
+            vec![],
+            vec![Reply::answer("Done.")],
+            0,
+            "answered",
+            "answered",
+        ),
+    ] {
+        let env = TestEnv::new();
+        env.write("a.txt", "x\n");
+        let server = FakeOllama::start(replies);
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--output-format", "json"])
+            .args(&extra)
+            .arg("look at a.txt")
+            .assert()
+            .code(code);
+        let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(
+            (
+                result["exit_reason"].as_str(),
+                result["exit_detail"].as_str()
+            ),
+            (Some(reason), Some(detail))
+        );
+        let session = env.session();
+        assert_eq!(session["exit_reason"], reason);
+        assert_eq!(session["exit_detail"], detail);
+        assert_eq!(env.finetune()[0]["exit_reason"], reason);
+    }
+}

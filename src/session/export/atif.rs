@@ -183,6 +183,9 @@ fn outcome(record: &FinetuneRecord) -> Value {
     if let Some(code) = record.exit_code {
         extra["exit_code"] = json!(code);
     }
+    if !record.exit_detail.is_empty() {
+        extra["exit_detail"] = json!(record.exit_detail);
+    }
     if let Some(check) = &record.check {
         extra["check"] = json!({
             "command": check.command,

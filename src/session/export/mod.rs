@@ -236,14 +236,16 @@ fn unfinished(record: &FinetuneRecord) -> Option<&str> {
         ExitStatus::Terminated,
     ]
     .map(ExitStatus::code);
-    let by_reason = record.exit_reason.starts_with("stopped by SIG")
-        || record.exit_reason.starts_with("timed out after");
-    (record.exit_code.is_some_and(|code| stopped.contains(&code)) || by_reason).then_some(
-        match record.exit_reason.as_str() {
-            "" => "interrupted",
-            reason => reason,
-        },
-    )
+    let reason = record.exit_reason.as_str();
+    // Records from before `exit_reason` was a word held the words.
+    let by_reason = ["interrupted", "terminated", "timed_out"].contains(&reason)
+        || reason.starts_with("stopped by SIG")
+        || reason.starts_with("timed out after");
+    let said = [record.exit_detail.as_str(), reason, "interrupted"]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .unwrap_or("interrupted");
+    (record.exit_code.is_some_and(|code| stopped.contains(&code)) || by_reason).then_some(said)
 }
 
 /// Whether an export of `record` keeps a reply of the model's to learn
