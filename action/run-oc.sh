@@ -12,6 +12,23 @@ oc_bin="${OC_BIN:-oc}"
 home="$(mktemp -d "$RUNNER_TEMP/oc-home.XXXXXX")"
 stdout_file="$home/stdout"
 stderr_file="$home/stderr.log"
+# Written first, so that the artifact is uploaded however the run ends.
+{
+    echo "stdout-file=$stdout_file"
+    echo "home=$home"
+} >> "${GITHUB_OUTPUT:-/dev/null}"
+
+# A cancelled job sends SIGINT or SIGTERM to every process of the step: oc
+# saves its session and exits (130, 143), and this script goes on to write
+# the summary and the exit code instead of dying with it.
+trap 'echo "oc: stopping: the job was cancelled" >&2' INT TERM
+
+# One value with the blanks around it removed.
+trim() {
+    local value="$1"
+    value="${value#"${value%%[![:space:]]*}"}"
+    printf '%s' "${value%"${value##*[![:space:]]}"}"
+}
 
 # One item per non-blank line of $1, trimmed.
 lines() {
@@ -24,14 +41,21 @@ lines() {
     return 0
 }
 
-args=(run --output-format "${INPUT_OUTPUT_FORMAT:-text}" --model "$INPUT_MODEL")
-[ -n "${INPUT_TIMEOUT:-}" ] && args+=(--timeout "$INPUT_TIMEOUT")
-[ -n "${INPUT_MAX_TURNS:-}" ] && args+=(--max-turns "$INPUT_MAX_TURNS")
+format="$(trim "${INPUT_OUTPUT_FORMAT:-}")"
+timeout="$(trim "${INPUT_TIMEOUT:-}")"
+max_turns="$(trim "${INPUT_MAX_TURNS:-}")"
+attempts="$(trim "${INPUT_ATTEMPTS:-}")"
+on_fail="$(trim "${INPUT_ON_FAIL:-}")"
+host="$(trim "${INPUT_HOST:-}")"
+base_url="$(trim "${INPUT_BASE_URL:-}")"
+args=(run --output-format "${format:-text}" --model "$(trim "$INPUT_MODEL")")
+[ -n "$timeout" ] && args+=(--timeout "$timeout")
+[ -n "$max_turns" ] && args+=(--max-turns "$max_turns")
 [ -n "${INPUT_CHECK:-}" ] && args+=(--check "$INPUT_CHECK")
-[ -n "${INPUT_ATTEMPTS:-}" ] && [ "$INPUT_ATTEMPTS" != 1 ] && args+=(--attempts "$INPUT_ATTEMPTS")
-[ -n "${INPUT_ON_FAIL:-}" ] && args+=(--on-fail "$INPUT_ON_FAIL")
-[ -n "${INPUT_HOST:-}" ] && args+=(--host "$INPUT_HOST")
-[ -n "${INPUT_BASE_URL:-}" ] && args+=(--base-url "$INPUT_BASE_URL")
+[ -n "$attempts" ] && [ "$attempts" != 1 ] && args+=(--attempts "$attempts")
+[ -n "$on_fail" ] && args+=(--on-fail "$on_fail")
+[ -n "$host" ] && args+=(--host "$host")
+[ -n "$base_url" ] && args+=(--base-url "$base_url")
 while IFS= read -r model; do args+=(--fallback-model "$model"); done < <(lines "${INPUT_FALLBACK_MODELS:-}")
 allowed=0
 while IFS= read -r rule; do args+=(--allow "$rule"); allowed=1; done < <(lines "${INPUT_ALLOW:-}")
@@ -41,7 +65,11 @@ while IFS= read -r arg; do args+=("$arg"); done < <(lines "${INPUT_ARGS:-}")
 args+=(-- "$INPUT_PROMPT")
 
 echo "oc: $oc_bin run … (OC_HOME $home)"
-# stdout and stderr go to the log as they come, and to files for the summary.
+# stdout and stderr go to the log as they come, and to files for the
+# summary. What the model writes must not act as a workflow command
+# (`::error::`, `::add-mask::`) on the runner: commands are off meanwhile.
+commands_off="oc-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+echo "::stop-commands::$commands_off"
 exec 4> >(tee "$stderr_file" >&2)
 stderr_tee=$!
 set +e
@@ -50,12 +78,9 @@ code=${PIPESTATUS[0]}
 set -e
 exec 4>&-
 wait "$stderr_tee" 2>/dev/null || true
+echo "::$commands_off::"
 
 python3 "$OC_ACTION_PATH/action/summary.py" --home "$home" --exit-code "$code" \
     --stderr "$stderr_file" --summary "${GITHUB_STEP_SUMMARY:-/dev/null}" \
     --outputs "${GITHUB_OUTPUT:-/dev/null}"
-{
-    echo "exit-code=$code"
-    echo "stdout-file=$stdout_file"
-    echo "home=$home"
-} >> "${GITHUB_OUTPUT:-/dev/null}"
+echo "exit-code=$code" >> "${GITHUB_OUTPUT:-/dev/null}"

@@ -14,6 +14,7 @@ writes the step outputs `session-id` and `files-changed` (GitHub's
 import argparse
 import json
 import pathlib
+import re
 import secrets
 
 # README "Exit codes", in a few words each.
@@ -50,21 +51,52 @@ def kept(runs):
     return (chosen or runs or [None])[-1]
 
 
+def reverted(session):
+    """Whether the run's changes were put back (`--on-fail revert`)."""
+    return bool(((session or {}).get("checkpoint") or {}).get("undone_at"))
+
+
 def files_changed(session):
+    """The files the workspace holds changed: none when they were put back."""
+    if reverted(session):
+        return []
     changes = ((session or {}).get("checkpoint") or {}).get("changes") or []
     return [c["path"] for c in changes if "path" in c]
+
+
+def quoted(name):
+    """A file name on one line: one with a control character (a newline in
+    a name the model chose) is quoted and escaped, as git quotes it."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return json.dumps(name)
+    return name
+
+
+def code(text):
+    """`text` as a Markdown code span, whatever backticks it holds."""
+    text = quoted(text)
+    run = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (run + 1)
+    pad = " " if run else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fence(text):
+    """A code fence longer than any backtick run in `text`."""
+    longest = max((len(r) for r in re.findall(r"`{3,}", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def check_words(check):
     if not check:
         return "none given"
     if check.get("passed"):
-        return f"`{check['command']}` passed"
+        return f"{code(check['command'])} passed"
     failing = check.get("failing")
     detail = f", {failing} failing" if failing else ""
-    code = check.get("exit_code")
-    code = f"exit {code}" if code is not None else "did not finish"
-    return f"`{check['command']}` failed ({code}{detail})"
+    status = check.get("exit_code")
+    status = f"exit {status}" if status is not None else "did not finish"
+    return f"{code(check['command'])} failed ({status}{detail})"
 
 
 def tokens(session):
@@ -80,32 +112,35 @@ def final_answer(session):
 
 
 def cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text for one table cell: on one line, its `|` escaped."""
+    return re.sub(r"[\r\n]+", " ", str(text)).replace("|", "\\|")
 
 
-def summary(runs, code, stderr_tail):
-    meaning = EXIT_CODES.get(code, "see README \"Exit codes\"")
-    mark = "✅" if code == 0 else "❌"
-    out = [f"### {mark} oc run: exit {code}, {meaning}", ""]
+def summary(runs, exit_code, stderr_tail):
+    meaning = EXIT_CODES.get(exit_code, "see README \"Exit codes\"")
+    mark = "✅" if exit_code == 0 else "❌"
+    out = [f"### {mark} oc run: exit {exit_code}, {meaning}", ""]
     session = kept(runs)
     if session is None:
-        out += ["oc ended before a run started; what it said:", "", "```",
-                stderr_tail.strip() or "(nothing)", "```"]
+        said = stderr_tail.strip() or "(nothing)"
+        why = ("oc ended before a run started" if exit_code in (2, 3) else
+               "no session was saved (`--no-save` or `--home` in `args`), so there is no more to show")
+        out += [f"{why}; what it said:", "", fence(said), said, fence(said)]
         return "\n".join(out) + "\n"
-    files = files_changed(session)
-    reverted = bool(((session.get("checkpoint") or {}).get("undone_at")))
+    changed = [c.get("path", "") for c in (session.get("checkpoint") or {}).get("changes") or []]
+    put_back = reverted(session)
     out += [
         "| | |",
         "|---|---|",
         f"| task | {cell(session.get('title', ''))} |",
-        f"| model | `{session.get('model', '?')}` |",
+        f"| model | {code(session.get('model', '?'))} |",
         f"| ended | {cell(session.get('exit_detail') or session.get('exit_reason') or session.get('status', '?'))} |",
         f"| check | {cell(check_words(session.get('check')))} |",
-        f"| files changed | {cell(', '.join(f'`{f}`' for f in files) or 'none')}"
-        f"{' (put back: --on-fail revert)' if reverted and files else ''} |",
+        f"| files changed | {cell(', '.join(code(f) for f in changed) or 'none')}"
+        f"{' (all put back: --on-fail revert)' if put_back and changed else ''} |",
         f"| turns · tokens | {sum(s.get('turns', 0) for s in runs)} · "
         f"{sum(tokens(s) for s in runs):,} |",
-        f"| session | `{session['id']}` |",
+        f"| session | {code(session['id'])} |",
         "",
     ]
     if len(runs) > 1:
@@ -113,20 +148,21 @@ def summary(runs, code, stderr_tail):
                 "|---|---|---|---|---|---|"]
         for s in runs:
             number = (s.get("attempt") or {}).get("number", "?")
-            out.append(f"| {number} | `{s.get('model', '?')}` | {cell(check_words(s.get('check')))} "
+            out.append(f"| {number} | {code(s.get('model', '?'))} | {cell(check_words(s.get('check')))} "
                        f"| {s.get('turns', 0)} | {tokens(s):,} | {'yes' if s is session else ''} |")
         out.append("")
     answer = final_answer(session)
     if answer:
-        out += ["<details><summary>The model's last answer</summary>", "", "```text",
-                answer[-4000:], "```", "", "</details>"]
+        shown = answer[-4000:]
+        out += ["<details><summary>The model's last answer</summary>", "",
+                fence(shown) + "text", shown, fence(shown), "", "</details>"]
     return "\n".join(out) + "\n"
 
 
 def outputs(runs):
     session = kept(runs)
     delimiter = f"OC_{secrets.token_hex(8)}"
-    files = "\n".join(files_changed(session))
+    files = "\n".join(quoted(f) for f in files_changed(session))
     return (f"session-id={(session or {}).get('id', '')}\n"
             f"files-changed<<{delimiter}\n{files}\n{delimiter}\n")
 

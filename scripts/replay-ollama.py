@@ -5,11 +5,13 @@ For trying `oc` where no Ollama runs (and for demos). It is a recording,
 not a model: whatever the prompt, the answers are the ones recorded. It
 answers GET /api/tags and POST /api/show from the real captures in
 fixtures/ollama/, and each POST /api/chat with the NDJSON file given on the
-command line for that turn of the conversation (the first file when the
-request holds no assistant message yet, the second after one, ...; the
-last file for any later turn), one line per HTTP chunk, exactly as Ollama
-frames its streams, so it serves run after run until stopped. Every
-request body is appended to --log as one JSON line.
+command line for that request of the conversation (the first file for a
+conversation's first request, the second for its next, ...; the last file
+for any later one), one line per HTTP chunk, exactly as Ollama frames its
+streams, so it serves run after run until stopped. A conversation is
+known by its first two messages; a request no longer than the one before
+it starts the conversation over. Every request body is appended to --log
+as one JSON line.
 
     scripts/replay-ollama.py --port 11500 \
         fixtures/ollama/07-chat-stream-tool-call.ndjson \
@@ -36,7 +38,21 @@ def main():
     parser.add_argument("--log", help="append each request body here as JSON lines")
     parser.add_argument("replies", nargs="+", help="NDJSON files, one per /api/chat request")
     args = parser.parse_args()
-    replies = [pathlib.Path(p).read_bytes().splitlines() for p in args.replies]
+    try:
+        replies = [pathlib.Path(p).read_bytes().splitlines() for p in args.replies]
+    except OSError as e:
+        sys.exit(f"replay-ollama.py: cannot read a reply file: {e}")
+    # Per conversation (its first two messages): requests served so far and
+    # the length of the last one.
+    conversations = {}
+
+    def reply_for(messages):
+        key = json.dumps(messages[:2], sort_keys=True)
+        served, length = conversations.get(key, (0, -1))
+        if len(messages) <= length:
+            served = 0
+        conversations[key] = (served + 1, len(messages))
+        return replies[min(served, len(replies) - 1)]
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -63,19 +79,24 @@ def main():
                 self.send_json(404, "404 page not found")
 
         def do_POST(self):
-            length = int(self.headers.get("Content-Length", 0))
-            body = json.loads(self.rfile.read(length) or b"null")
+            length = int(self.headers.get("Content-Length", 0) or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"null")
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                body = None
+            if not isinstance(body, dict):
+                self.send_json(400, json.dumps({"error": "the request body is not a JSON object"}))
+                return
             if args.log:
                 with open(args.log, "a") as log:
                     log.write(json.dumps({"path": self.path, "body": body}) + "\n")
-            model = (body or {}).get("model")
+            model = body.get("model")
             if model != MODEL:
                 self.send_json(404, json.dumps({"error": f"model '{model}' not found"}))
             elif self.path == "/api/show":
                 self.send_json(200, (FIXTURES / "04-show-qwen2.5-coder-1.5b.json").read_text())
-            elif self.path == "/api/chat":
-                turn = sum(m.get("role") == "assistant" for m in body.get("messages") or [])
-                lines = replies[min(turn, len(replies) - 1)]
+            elif self.path == "/api/chat" and isinstance(body.get("messages"), list):
+                lines = reply_for(body["messages"])
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-ndjson")
                 self.send_header("Connection", "close")
@@ -90,7 +111,11 @@ def main():
             else:
                 self.send_json(404, "404 page not found")
 
-    server = HTTPServer(("127.0.0.1", args.port), Handler)
+    try:
+        server = HTTPServer(("127.0.0.1", args.port), Handler)
+    except OSError as e:
+        sys.exit(f"replay-ollama.py: cannot listen on 127.0.0.1:{args.port}: {e.strerror}; "
+                 f"pick another --port")
     print(f"replay server on http://127.0.0.1:{args.port}: a recording, not a model; "
           f"{len(replies)} recorded replies for {MODEL}, whatever the prompt "
           f"(stop it with Ctrl-C or kill)", file=sys.stderr)

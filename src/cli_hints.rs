@@ -21,10 +21,18 @@ pub fn unknown_argument(err: &clap::Error, args: &[String]) -> Option<String> {
     }
     let root = crate::cli::Cli::command();
     let (at, name, command) = named_command(&root, args)?;
+    let options = options_of(command);
+    if let Some((option, value)) = typed.split_once(char::is_whitespace)
+        && options.iter().any(|o| o == option)
+    {
+        return Some(format!(
+            "`{typed}` reached oc as one argument: give `{option}` and its value as two arguments, or as `{option}={}` (in the GitHub Action's `args`, one per line)",
+            value.trim()
+        ));
+    }
     let given_at = args
         .iter()
         .position(|a| a.split('=').next() == Some(flag.as_str()))?;
-    let options = options_of(command);
     if given_at < at && options.contains(&flag) {
         return Some(format!(
             "`{flag}` is an option of `oc {name}` and goes after it: `oc {name} {flag} …`"
@@ -130,6 +138,12 @@ mod tests {
             said.contains("`oc sessions list` has no option `--jsno`; did you mean `--json`?"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn an_option_and_its_value_in_one_argument_are_told_apart() {
+        let said = hint(&["oc", "run", "--temperature 0.1", "hi"]).unwrap();
+        assert!(said.contains("`--temperature=0.1`"), "{said}");
     }
 
     #[test]

@@ -48,12 +48,57 @@ impl Step {
     }
 }
 
+/// The runner's files of one step: its temp folder, outputs and summary.
+struct Runner {
+    temp: tempfile::TempDir,
+}
+
+impl Runner {
+    fn outputs(&self) -> PathBuf {
+        self.temp.path().join("outputs")
+    }
+
+    fn summary(&self) -> PathBuf {
+        self.temp.path().join("summary.md")
+    }
+
+    /// What the step left, once it ended with `output`.
+    fn finish(self, output: Output) -> Step {
+        let step = Step {
+            output,
+            outputs: std::fs::read_to_string(self.outputs()).unwrap_or_default(),
+            summary: std::fs::read_to_string(self.summary()).unwrap_or_default(),
+        };
+        assert!(
+            step.output.status.success(),
+            "the step itself must succeed whatever oc's exit code: {}",
+            step.stderr()
+        );
+        // The OC_HOME it used lives under RUNNER_TEMP, which ends with this test.
+        let home = PathBuf::from(step.output("home"));
+        assert!(home.starts_with(self.temp.path()), "{}", home.display());
+        std::mem::forget(self.temp);
+        step
+    }
+}
+
 /// Runs `action/run-oc.sh` in the workspace with the given inputs (the
 /// action's names), as the action's "Run oc" step does.
 fn run_step(env: &TestEnv, server: &FakeOllama, inputs: &[(&str, &str)]) -> Step {
-    let runner = tempfile::tempdir().unwrap();
-    let outputs = runner.path().join("outputs");
-    let summary = runner.path().join("summary.md");
+    let (runner, mut cmd) = step_command(env, server, inputs);
+    let output = cmd.output().unwrap();
+    runner.finish(output)
+}
+
+/// The step's command, not yet started.
+fn step_command(
+    env: &TestEnv,
+    server: &FakeOllama,
+    inputs: &[(&str, &str)],
+) -> (Runner, std::process::Command) {
+    let runner = Runner {
+        temp: tempfile::tempdir().unwrap(),
+    };
     let mut cmd = std::process::Command::new("bash");
     cmd.arg(format!("{ROOT}/action/run-oc.sh"))
         .current_dir(env.work())
@@ -64,9 +109,9 @@ fn run_step(env: &TestEnv, server: &FakeOllama, inputs: &[(&str, &str)]) -> Step
         .envs(LOOP_DEFAULTS)
         .env("OC_BIN", assert_cmd::cargo::cargo_bin("oc"))
         .env("OC_ACTION_PATH", ROOT)
-        .env("RUNNER_TEMP", runner.path())
-        .env("GITHUB_OUTPUT", &outputs)
-        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("RUNNER_TEMP", runner.temp.path())
+        .env("GITHUB_OUTPUT", runner.outputs())
+        .env("GITHUB_STEP_SUMMARY", runner.summary())
         .env("INPUT_MODEL", MODEL)
         .env("INPUT_TIMEOUT", "1m")
         .env("INPUT_OUTPUT_FORMAT", "text");
@@ -81,22 +126,7 @@ fn run_step(env: &TestEnv, server: &FakeOllama, inputs: &[(&str, &str)]) -> Step
             value,
         );
     }
-    let output = cmd.output().unwrap();
-    let step = Step {
-        output,
-        outputs: std::fs::read_to_string(&outputs).unwrap_or_default(),
-        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
-    };
-    assert!(
-        step.output.status.success(),
-        "the step itself must succeed whatever oc's exit code: {}",
-        step.stderr()
-    );
-    // The OC_HOME it used lives under RUNNER_TEMP, which ends with this test.
-    let home = PathBuf::from(step.output("home"));
-    assert!(home.starts_with(runner.path()), "{}", home.display());
-    std::mem::forget(runner);
-    step
+    (runner, cmd)
 }
 
 fn workspace() -> TestEnv {
@@ -361,4 +391,99 @@ fn docs_ci_lists_every_input_of_the_action() {
             "docs/ci.md never names output {output}"
         );
     }
+}
+
+#[test]
+fn what_the_model_writes_cannot_act_as_a_workflow_command_or_break_the_summary() {
+    let env = workspace();
+    let answer = "Done.\n```\n</details>\n# not a heading\n::error::not a command\n```";
+    let server = FakeOllama::start(vec![Reply::answer(answer)]);
+    let step = run_step(&env, &server, &[("prompt", "explain app.py")]);
+    let log = String::from_utf8_lossy(&step.output.stdout).to_string();
+    let token = log
+        .lines()
+        .find_map(|l| l.strip_prefix("::stop-commands::"))
+        .unwrap_or_else(|| panic!("workflow commands never stopped: {log}"));
+    let (before, after) = log.split_once("::error::not a command").unwrap();
+    assert!(
+        before.contains(&format!("::stop-commands::{token}")),
+        "{log}"
+    );
+    assert!(after.contains(&format!("::{token}::")), "{log}");
+    // The answer sits in a fence longer than any it holds.
+    assert!(
+        step.summary.contains("````text\nDone.\n```\n"),
+        "{}",
+        step.summary
+    );
+    assert!(step.summary.contains("```\n````\n"), "{}", step.summary);
+}
+
+#[test]
+fn a_run_put_back_by_on_fail_revert_changed_no_file() {
+    let env = workspace();
+    let server = FakeOllama::start(writes_good());
+    let step = run_step(
+        &env,
+        &server,
+        &[
+            ("prompt", "make app.py good"),
+            ("check", "false"),
+            ("on-fail", "revert"),
+            ("args", "--no-precheck\n--check-rounds\n1"),
+        ],
+    );
+    assert_eq!(step.output("exit-code"), "6", "{}", step.stderr());
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("app.py")).unwrap(),
+        "BAD\n"
+    );
+    assert!(
+        step.output_lines("files-changed").is_empty(),
+        "{}",
+        step.outputs
+    );
+    assert!(
+        step.summary.contains("(all put back: --on-fail revert)"),
+        "{}",
+        step.summary
+    );
+}
+
+#[test]
+fn a_cancelled_job_still_gets_its_exit_code_summary_and_artifact() {
+    use std::os::unix::process::CommandExt;
+    let env = workspace();
+    let stalled = Reply::Stream {
+        lines: vec![crate::common::fake_ollama::content_chunk("Thinking ")],
+        split: None,
+        end: crate::common::fake_ollama::End::Stall,
+    };
+    let server = FakeOllama::start(vec![stalled]);
+    let (runner, mut cmd) = step_command(&env, &server, &[("prompt", "explain app.py")]);
+    cmd.process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // The request is in: the session exists.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.chat_requests().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no request came");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // As a runner cancels a step: SIGTERM to its whole process group.
+    let group = format!("-{}", child.id());
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", "--", &group])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let step = runner.finish(child.wait_with_output().unwrap());
+    assert_eq!(step.output("exit-code"), "143", "{}", step.stderr());
+    assert!(
+        step.summary.contains("exit 143, terminated (SIGTERM)"),
+        "{}",
+        step.summary
+    );
+    assert_eq!(sessions_in(&PathBuf::from(step.output("home"))), 1);
 }

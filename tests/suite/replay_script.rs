@@ -36,10 +36,13 @@ fn replay_script_serves_the_readme_example() {
     }
     let env = TestEnv::new();
     env.write("src/main.rs", "fn main() { println!(\"hi\"); }\n");
-    // Run after run, as a reader trying the demo twice would.
-    for _ in 0..2 {
+    // Run after run, as a reader trying the demo twice would; and with the
+    // files read before the first request (grounding on), whose request
+    // already holds oc's own assistant message.
+    for grounding in ["ground,nudge", "ground,nudge", ""] {
         let out = env
             .oc_at(&format!("127.0.0.1:{port}"))
+            .env("OC_DISABLE", grounding)
             .args(["run", "Read src/main.rs and tell me what it does."])
             .assert()
             .success();
@@ -69,5 +72,35 @@ impl Drop for Stops {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// A port already taken or a reply file that is not there is said in one
+/// line, not a traceback.
+#[test]
+fn replay_script_says_what_is_wrong_in_one_line() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let fixture = format!("{root}/fixtures/ollama/07-chat-stream-tool-call.ndjson");
+    for (args, words) in [
+        (
+            vec!["--port", port.as_str(), fixture.as_str()],
+            "cannot listen on 127.0.0.1:",
+        ),
+        (
+            vec!["--port", "1", "no-such-file.ndjson"],
+            "cannot read a reply file",
+        ),
+    ] {
+        let out = Command::new("python3")
+            .arg(format!("{root}/scripts/replay-ollama.py"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains(words), "{stderr}");
+        assert!(!stderr.contains("Traceback"), "{stderr}");
     }
 }
