@@ -1,11 +1,12 @@
-//! What to say about an option the command line got wrong, from the
-//! command's own options: an option given before its command (`oc -m x
-//! run`), or a misspelt one (`--yse` is one transposition from `--yes`,
-//! by optimal string alignment, not clap's similarity, which offers
-//! `--seed`).
+//! What to say about a command line that went wrong, from the commands'
+//! own names and options: a word that is no command (`oc undoo`, `oc
+//! sessions lst`, or a prompt given without `run`), an option given before
+//! its command (`oc -m x run`, `oc --yes "fix it"`), or a misspelt one
+//! (`--yse` is one transposition from `--yes`, by optimal string
+//! alignment, not clap's similarity, which offers `--seed`).
 
 use clap::CommandFactory;
-use clap::error::ContextKind;
+use clap::error::{ContextKind, ContextValue};
 
 /// The most edits (optimal string alignment) between a misspelt option and
 /// the one suggested; a third of the typed name when that is less.
@@ -15,12 +16,29 @@ const MOST_EDITS: usize = 2;
 /// line `args` (the program name first), or `None` to leave it to clap.
 pub fn unknown_argument(err: &clap::Error, args: &[String]) -> Option<String> {
     let typed = err.get(ContextKind::InvalidArg)?.to_string();
-    let flag = typed.split('=').next().unwrap_or(&typed).to_string();
+    let mut flag = typed.split('=').next().unwrap_or(&typed).to_string();
     if !flag.starts_with('-') {
         return None;
     }
+    // clap reads `-yes` as the flags `-y -e -s` and names the first it does
+    // not know: the word as written is what to hint at.
+    if let Some(short) = flag.strip_prefix('-').filter(|s| s.chars().count() == 1)
+        && !args.contains(&flag)
+        && let Some(cluster) = args
+            .iter()
+            .find(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(short))
+    {
+        flag = cluster.clone();
+    }
     let root = crate::cli::Cli::command();
-    let (at, name, command) = named_command(&root, args)?;
+    let Some((at, name, command)) = named_command(&root, args) else {
+        // No command at all: an option of `oc run` given to `oc` (`oc
+        // --yes "fix it"`).
+        let run = root.find_subcommand("run")?;
+        return options_of(run).contains(&flag).then(|| {
+            format!("`{flag}` is an option of `oc run` (and other commands), given after the command: `oc run {flag} …`")
+        });
+    };
     let options = options_of(command);
     if let Some((option, value)) = typed.split_once(char::is_whitespace)
         && options.iter().any(|o| o == option)
@@ -38,9 +56,11 @@ pub fn unknown_argument(err: &clap::Error, args: &[String]) -> Option<String> {
             "`{flag}` is an option of `oc {name}` and goes after it: `oc {name} {flag} …`"
         ));
     }
-    let closest = flag
+    // `-yes` for `--yes`: a long option written with one dash.
+    let word = flag
         .strip_prefix("--")
-        .and_then(|word| closest(word, &options));
+        .or_else(|| flag.strip_prefix('-').filter(|w| w.chars().count() > 1));
+    let closest = word.and_then(|word| closest(word, &options));
     Some(match closest {
         Some(option) => format!(
             "`oc {name}` has no option `{flag}`; did you mean `{option}`? (`oc {name} --help` lists its options)"
@@ -49,6 +69,61 @@ pub fn unknown_argument(err: &clap::Error, args: &[String]) -> Option<String> {
             format!("`oc {name}` has no option `{flag}` (`oc {name} --help` lists its options)")
         }
     })
+}
+
+/// The usage error for clap's "invalid subcommand" `err` on the command
+/// line `args`: the command it is close to (`oc undoo`, `oc sessions
+/// lst`), and, for a first word, how to give the words as a prompt (quoted
+/// for a shell), with the commands there are.
+pub fn not_a_command(err: &clap::Error, args: &[String]) -> String {
+    let word = err
+        .get(ContextKind::InvalidSubcommand)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    let root = crate::cli::Cli::command();
+    let (parent, prefix) = match named_command(&root, args) {
+        Some((_, name, command)) => (command, format!("oc {name}")),
+        None => (&root, "oc".to_string()),
+    };
+    let commands: Vec<&str> = parent
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        .map(|c| c.get_name())
+        .collect();
+    let close = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::String(name)) => Some(name.clone()),
+        Some(ContextValue::Strings(names)) => names.first().cloned(),
+        _ => None,
+    };
+    let mean = close.map(|name| format!("did you mean `{prefix} {name}`? "));
+    if prefix != "oc" {
+        return format!(
+            "`{word}` is not a command of `{prefix}`; {}its commands: {}",
+            mean.unwrap_or_default(),
+            commands.join(", ")
+        );
+    }
+    let at = args.iter().position(|a| *a == word).unwrap_or(1);
+    let prompt = shell_quote(&args[at..].join(" "));
+    let prompt_hint = format!("to give the agent a prompt, use `oc run {prompt}`");
+    let hint = match mean {
+        Some(mean) => format!(
+            "{mean}{}{}",
+            prompt_hint[..1].to_uppercase(),
+            &prompt_hint[1..]
+        ),
+        None => prompt_hint,
+    };
+    format!(
+        "`{word}` is not a command; {hint} (commands: {})",
+        commands.join(", ")
+    )
+}
+
+/// `text` as one word for a POSIX shell: single-quoted, its own single
+/// quotes written `'\''`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// The command named on the line (a subcommand's subcommand too, as in
@@ -144,6 +219,47 @@ mod tests {
     fn an_option_and_its_value_in_one_argument_are_told_apart() {
         let said = hint(&["oc", "run", "--temperature 0.1", "hi"]).unwrap();
         assert!(said.contains("`--temperature=0.1`"), "{said}");
+    }
+
+    fn not_a_command_said(line: &[&str]) -> String {
+        let args: Vec<String> = line.iter().map(|s| s.to_string()).collect();
+        let err = crate::cli::Cli::try_parse_from(&args).unwrap_err();
+        super::not_a_command(&err, &args)
+    }
+
+    #[test]
+    fn a_word_that_is_no_command_gets_the_close_one_at_its_level() {
+        let said = not_a_command_said(&["oc", "sessions", "lst"]);
+        assert!(said.contains("did you mean `oc sessions list`?"), "{said}");
+        assert!(!said.contains("prompt"), "{said}");
+        let said = not_a_command_said(&["oc", "undoo"]);
+        assert!(said.contains("did you mean `oc undo`?"), "{said}");
+    }
+
+    #[test]
+    fn a_prompt_without_run_is_given_back_whole_and_quoted() {
+        let said = not_a_command_said(&["oc", "fix", "the", "failing", "test"]);
+        assert!(
+            said.contains("use `oc run 'fix the failing test'`"),
+            "{said}"
+        );
+        let said = not_a_command_said(&["oc", "say \"hi\" to $USER's box"]);
+        assert!(
+            said.contains(r#"`oc run 'say "hi" to $USER'\''s box'`"#),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn an_option_of_run_without_a_command_says_where_it_goes() {
+        let said = hint(&["oc", "--yes", "fix it"]).unwrap();
+        assert!(said.contains("`oc run --yes …`"), "{said}");
+    }
+
+    #[test]
+    fn a_long_option_with_one_dash_gets_its_two_dash_form() {
+        let said = hint(&["oc", "run", "-yes", "hi"]);
+        assert!(said.is_some_and(|s| s.contains("did you mean `--yes`?")));
     }
 
     #[test]

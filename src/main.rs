@@ -1,6 +1,6 @@
 //! The `oc` binary: parse, run, map the outcome to an exit code in one place.
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
 fn main() {
     ollama_code::sandbox_exec_if_asked();
@@ -15,7 +15,9 @@ fn main() {
     let cli = match ollama_code::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if err.kind() == clap::error::ErrorKind::InvalidSubcommand => {
-            let err = anyhow::Error::new(ollama_code::error::Error::Usage(not_a_command(&err)));
+            let args: Vec<String> = std::env::args().collect();
+            let message = ollama_code::cli_hints::not_a_command(&err, &args);
+            let err = anyhow::Error::new(ollama_code::error::Error::Usage(message));
             if wants_json() {
                 ollama_code::write_error(&format!("{err:#}"), Some(2));
             }
@@ -52,38 +54,6 @@ fn main() {
         }
     };
     std::process::exit(code);
-}
-
-/// The usage error for a first word that is no command: the command it
-/// is close to (`oc undoo`), else how to give it as a prompt (`oc "fix the
-/// tests"` was meant for `oc run`), and the commands there are.
-fn not_a_command(err: &clap::Error) -> String {
-    use clap::error::{ContextKind, ContextValue};
-    let word = err
-        .get(ContextKind::InvalidSubcommand)
-        .map(|v| v.to_string())
-        .unwrap_or_default();
-    let close = match err.get(ContextKind::SuggestedSubcommand) {
-        Some(ContextValue::String(name)) => Some(name.clone()),
-        Some(ContextValue::Strings(names)) => names.first().cloned(),
-        _ => None,
-    };
-    let hint = match close {
-        Some(name) => {
-            format!("did you mean `oc {name}`? To give the agent a prompt, use `oc run \"{word}\"`")
-        }
-        None => format!("to give the agent a prompt, use `oc run \"{word}\"`"),
-    };
-    let commands: Vec<String> = ollama_code::cli::Cli::command()
-        .get_subcommands()
-        .filter(|c| !c.is_hide_set())
-        .map(|c| c.get_name().to_string())
-        .filter(|name| name != "help")
-        .collect();
-    format!(
-        "`{word}` is not a command; {hint} (commands: {})",
-        commands.join(", ")
-    )
 }
 
 /// Whether the command line asks for `--output-format json|stream-json`.

@@ -223,6 +223,10 @@ fn a_misplaced_or_misspelt_option_says_where_it_goes_or_what_was_meant() {
             vec!["plan", "--modle", "x", "hi"],
             "did you mean `--model`?",
         ),
+        (vec!["--yes", "fix it"], "`oc run --yes …`"),
+        (vec!["run", "-yes", "hi"], "did you mean `--yes`?"),
+        (vec!["sessions", "lst"], "did you mean `oc sessions list`?"),
+        (vec!["fix", "the", "test"], "use `oc run 'fix the test'`"),
     ] {
         let out = env.oc(&server).args(&args).assert().code(2);
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
