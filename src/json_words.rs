@@ -57,20 +57,64 @@ const WORDS: [(&str, &str); 17] = [
     ),
 ];
 
+/// serde's names of JSON's kinds of value (and of Rust types a value is
+/// read into), and the words for them.
+const KINDS: [(&str, &str); 12] = [
+    ("map", "an object"),
+    ("a map", "an object"),
+    ("sequence", "a list"),
+    ("a sequence", "a list"),
+    ("u8", "a whole number"),
+    ("u16", "a whole number"),
+    ("u32", "a whole number"),
+    ("u64", "a whole number"),
+    ("usize", "a whole number"),
+    ("f64", "a number"),
+    ("a boolean", "true or false"),
+    ("a string", "text in double quotes"),
+];
+
 /// What is wrong, in words: serde_json's message without its position
 /// (callers give line and column their own way), put in plain words when
-/// it is a syntax error the table knows; a type error ("invalid type:
-/// string \"x\", expected u32") is kept as serde_json says it.
+/// it is a syntax error the table knows, or a value of the wrong kind
+/// ("invalid type: map, expected a sequence": "an object where a list is
+/// due"); anything else as serde_json says it.
 pub(crate) fn describe(e: &serde_json::Error) -> String {
     let full = e.to_string();
     let message = match full.rfind(" at line ") {
         Some(cut) => &full[..cut],
         None => full.as_str(),
     };
+    if let Some(words) = wrong_kind(message) {
+        return words;
+    }
     WORDS
         .iter()
         .find(|(said, _)| message.starts_with(said))
         .map_or_else(|| message.to_string(), |(_, words)| words.to_string())
+}
+
+/// "invalid type: GOT, expected WANT" (or "invalid value: …") in words.
+fn wrong_kind(message: &str) -> Option<String> {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))?;
+    let (got, want) = rest.split_once(", expected ")?;
+    let word = |kind: &str| {
+        let kind = kind.trim();
+        KINDS
+            .iter()
+            .find(|(name, _)| *name == kind)
+            .map_or_else(|| kind.to_string(), |(_, words)| words.to_string())
+    };
+    let got = match got.split_once(' ') {
+        // `string "x"`, `integer `5``: the kind, then the value.
+        Some((kind @ ("string" | "integer" | "floating" | "boolean"), value)) => {
+            format!("{kind} {value}")
+        }
+        _ => word(got),
+    };
+    Some(format!("{got} where {} is due", word(want)))
 }
 
 #[cfg(test)]
@@ -104,12 +148,10 @@ mod tests {
     }
 
     #[test]
-    fn a_type_error_is_kept_as_serde_json_says_it() {
+    fn a_value_of_the_wrong_kind_is_said_in_words() {
         let e = serde_json::from_str::<u32>("\"x\"").unwrap_err();
-        assert!(
-            describe(&e).starts_with("invalid type: string"),
-            "{}",
-            describe(&e)
-        );
+        assert_eq!(describe(&e), "string \"x\" where a whole number is due");
+        let e = serde_json::from_str::<Vec<u32>>("{}").unwrap_err();
+        assert_eq!(describe(&e), "an object where a list is due");
     }
 }

@@ -61,10 +61,11 @@ pub(crate) fn parse_file(path: &Path, text: &str) -> Result<LoadedFile> {
             message = format!("`{key}` takes one of {words} (a string)");
         }
         // The names of oc's own types mean nothing to the reader.
-        if message.contains("expected struct Layer") {
+        let said = e.to_string();
+        if said.contains("expected struct Layer") {
             message = "a config file holds one JSON object of settings ({\"model\": …})".into();
         }
-        if message.contains("untagged enum Raw") {
+        if said.contains("untagged enum Raw") {
             message = "`think` takes true, false, \"low\", \"medium\" or \"high\"".into();
         }
         Error::ConfigSyntax {
