@@ -41,7 +41,12 @@ fn main() {
         Err(err) => {
             // Scripts that asked for JSON get the error as JSON too.
             if err.use_stderr() && wants_json() {
-                ollama_code::write_error(err.to_string().trim(), Some(2));
+                // The message alone, as other errors give it: without
+                // clap's `error: ` and its usage and help lines.
+                let text = err.to_string();
+                let first = text.split("\n\n").next().unwrap_or_default();
+                let message = first.trim().trim_start_matches("error: ");
+                ollama_code::write_error(message, Some(2));
             }
             err.exit();
         }

@@ -234,3 +234,26 @@ fn a_misplaced_or_misspelt_option_says_where_it_goes_or_what_was_meant() {
         assert!(stderr.starts_with("oc: error: "), "{args:?}: {stderr}");
     }
 }
+
+/// A bad value found while reading the command line is one clean message
+/// in the JSON error object, as every other error is.
+#[test]
+fn a_command_line_error_in_json_is_the_message_alone() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--output-format", "json", "--attempts", "x", "hi"])
+        .assert()
+        .code(2);
+    let error: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("invalid value 'x' for '--attempts <N>'"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("error:") && !message.contains("--help"),
+        "{message}"
+    );
+}
