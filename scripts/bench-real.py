@@ -424,7 +424,7 @@ def summarize_tries(groups):
     if not tried:
         return
     print(f"\n{'suite':6} {'label':28} {'model':20} {'try':>4} {'passed by':>10} "
-          f"{'med s to end of try':>20} {'models'}")
+          f"{'med s to end of try':>20} {'tokens':>8} {'models'}")
     for (suite, label, model), group in sorted(tried.items()):
         runs = max(len({r["run"] for r in group}), 1)
         most = max(len(r.get("attempts") or []) for r in group)
@@ -434,10 +434,13 @@ def summarize_tries(groups):
             ends = [sum(a["seconds"] for a in (r.get("attempts") or [])[:n]) for r in group
                     if r.get("attempts")]
             models = sorted({a["model"] for r in group for a in (r.get("attempts") or [])[n - 1:n]})
+            tokens = sum(a.get("tokens", 0) for r in group
+                         for a in (r.get("attempts") or [])[:n]) // max(len(group), 1)
             print(f"{suite:6} {label or '-':28} {model:20} {n:4} {passed / runs:10.1f} "
-                  f"{statistics.median(ends):20.1f} {', '.join(models)}")
+                  f"{statistics.median(ends):20.1f} {tokens:8} {', '.join(models)}")
     print("(passed by: mean tasks per run whose check passed in tries 1..n, the"
-          " check oc was given; seconds: tries 1..n together)")
+          " check oc was given; seconds: tries 1..n together; tokens: mean per task"
+          " of tries 1..n)")
 
 
 def main():
