@@ -34,8 +34,7 @@ trim() {
 lines() {
     local line
     while IFS= read -r line; do
-        line="${line#"${line%%[![:space:]]*}"}"
-        line="${line%"${line##*[![:space:]]}"}"
+        line="$(trim "$line")"
         [ -n "$line" ] && printf '%s\n' "$line"
     done <<< "$1"
     return 0
