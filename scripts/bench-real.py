@@ -443,6 +443,26 @@ def summarize_tries(groups):
           " of tries 1..n)")
 
 
+PUBLIC = ["task", "suite", "model", "label", "agent", "run", "seed", "solved", "exit",
+          "status", "turns", "prompt_tokens", "completion_tokens", "seconds",
+          "first_reply_seconds", "first_prompt_tokens"]
+
+
+def write_public(rows, out, build):
+    """`rows` as results to keep in the repository: the figures, each try's
+    outcome, and `oc`'s arguments with the check (a path here) left out."""
+    with open(out, "w") as f:
+        for row in rows:
+            kept = {k: row[k] for k in PUBLIC if k in row}
+            kept["oc_args"] = row.get("oc_args", [])
+            kept["attempts"] = [{k: a.get(k) for k in ("number", "model", "check_passed",
+                                                       "seconds", "tokens")}
+                                for a in row.get("attempts") or []]
+            if build:
+                kept["build"] = build
+            f.write(json.dumps(kept) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -474,11 +494,18 @@ def main():
                         help="copy each run's OC_HOME (sessions, records) to DIR")
     parser.add_argument("--per-task", action="store_true",
                         help="with --summarize: also one line per task and run")
+    parser.add_argument("--public", metavar="OUT",
+                        help="with --summarize: also write FILE's rows to OUT without what "
+                             "names this machine (stderr, diffs, check output, paths), "
+                             "for bench/results/")
+    parser.add_argument("--build", help="with --public: the build measured (a commit)")
     parser.add_argument("oc_args", nargs="*", help="extra arguments after --")
     args = parser.parse_args()
     if args.summarize:
         rows = [json.loads(line) for line in open(args.summarize) if line.strip()]
         summarize_rows(rows, args.per_task)
+        if args.public:
+            write_public(rows, args.public, args.build)
         return
     if args.validate:
         sys.exit(validate(args))

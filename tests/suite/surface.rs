@@ -13,7 +13,7 @@ fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
 
-/// `oc "fix the tests"` says to use `oc run "…"`; `oc undoo` asks
+/// `oc "fix the tests"` says to use `oc run '…'`; `oc undoo` asks
 /// whether `oc undo` was meant.
 #[test]
 fn a_prompt_without_a_command_points_to_run() {
@@ -21,10 +21,7 @@ fn a_prompt_without_a_command_points_to_run() {
     let server = FakeOllama::start(vec![]);
     let out = env.oc(&server).arg("fix the tests").assert().code(2);
     let stderr = stderr_of(&out);
-    assert!(
-        stderr.contains("use `oc run \"fix the tests\"`"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("use `oc run 'fix the tests'`"), "{stderr}");
     assert!(!stderr.contains("did you mean"), "{stderr}");
     // A command misspelt: the one it is close to, and every command.
     let out = env.oc(&server).arg("undoo").assert().code(2);
