@@ -44,6 +44,19 @@ pub(crate) enum Event<'a> {
         turn: u32,
         text: &'a str,
     },
+    /// A file block of a whole-file or diff reply grew by a line, or closed:
+    /// its text is not sent (the change is, as the tool call that applies
+    /// it, once the reply is read).
+    #[serde(rename = "file.block")]
+    FileBlock {
+        schema_version: u32,
+        turn: u32,
+        /// The file the reply names for it; `null` until it does.
+        path: Option<&'a str>,
+        /// Its lines so far, the fences not counted.
+        lines: usize,
+        closed: bool,
+    },
     /// The model asked for a tool; `arguments` as the model sent them (an
     /// object once parsed).
     #[serde(rename = "tool.call")]

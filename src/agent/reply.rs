@@ -2,6 +2,7 @@
 //! (content through the text-call filter), text-form calls recovered, and
 //! the reply stopped early when it repeats itself (see [`super::repetition`]).
 
+use super::edits::live::{LiveBlocks, Piece};
 use super::repetition::RepetitionDetector;
 use super::text_calls::{Filtered, TextCallFilter};
 use crate::client::{ChatRequest, Message, ModelClient, Role, ToolCall};
@@ -42,6 +43,9 @@ pub(crate) struct Reply {
     pub eval_duration: Option<u64>,
     /// Set when the reply is incomplete.
     pub cut: Option<Cut>,
+    /// The file blocks that streamed as progress, not as text (each with
+    /// its fences), in order; empty when the whole reply was shown.
+    pub withheld: Vec<String>,
 }
 
 /// The reply being streamed, kept outside the stream's future so that an
@@ -63,14 +67,26 @@ pub(crate) struct Reading {
     pub recover: bool,
     /// Recovery by shape is on.
     pub by_shape: bool,
-    /// Content is shown after the reply is read (file blocks), not as it
-    /// streams.
+    /// Content is shown after the reply is read, not as it streams
+    /// (nobody watches it).
     pub hold_content: bool,
+    /// The paths file blocks may name, when a reply's file blocks are
+    /// shown as progress while its prose streams (whole-file and diff
+    /// formats); `None` when the reply is all answer.
+    pub block_paths: Option<Vec<String>>,
     /// Stop a reply that repeats itself.
     pub stop_repetition: bool,
 }
 
 impl Reading {
+    /// The splitter for one reply's file blocks, when it is shown live.
+    fn live(&self) -> Option<LiveBlocks> {
+        self.block_paths
+            .clone()
+            .filter(|_| !self.hold_content)
+            .map(LiveBlocks::new)
+    }
+
     fn filter(&self) -> TextCallFilter {
         TextCallFilter::new(&self.tools, self.recover).by_shape(self.by_shape)
     }
@@ -91,6 +107,7 @@ pub(crate) async fn stream(
     let mut tool_calls: Vec<ToolCall> = Vec::new();
     let mut native_thinking = String::new();
     let mut filter = reading.filter();
+    let mut live = reading.live();
     let mut repetition = RepetitionDetector::default();
     let mut thinking_repetition = RepetitionDetector::default();
     let mut chunks = 0u64;
@@ -117,25 +134,32 @@ pub(crate) async fn stream(
                     drop(stream);
                     native_thinking.truncate(start);
                     let end = partial.raw.len();
-                    return Ok(stopped(reading, partial, end, native_thinking, chunks));
+                    let mut reply = stopped(reading, partial, end, native_thinking, chunks);
+                    reply.withheld = live.map(LiveBlocks::into_withheld).unwrap_or_default();
+                    return Ok(reply);
                 }
             }
             if let Some(delta) = message.content {
                 partial.raw.push_str(&delta);
                 let shown = filter.push(&delta);
-                show(out, turn, &shown, reading, partial);
+                show(out, turn, &shown, reading, live.as_mut(), partial);
                 if let Some(start) = repetition.push(&delta).filter(|_| reading.stop_repetition) {
                     // Dropping the stream closes the request: the server
                     // stops generating.
                     drop(stream);
-                    return Ok(stopped(reading, partial, start, native_thinking, chunks));
+                    let mut reply = stopped(reading, partial, start, native_thinking, chunks);
+                    reply.withheld = live.map(LiveBlocks::into_withheld).unwrap_or_default();
+                    return Ok(reply);
                 }
             }
             tool_calls.extend(message.tool_calls.unwrap_or_default());
         }
         if chunk.done {
             let shown = filter.finish();
-            show(out, turn, &shown, reading, partial);
+            show(out, turn, &shown, reading, live.as_mut(), partial);
+            if let Some(live) = live.as_mut() {
+                show_pieces(out, turn, live.finish());
+            }
             let _ = std::mem::take(partial);
             let (content, tag_thinking, text_calls) = filter.into_parts();
             let mut thinking = native_thinking;
@@ -157,6 +181,7 @@ pub(crate) async fn stream(
                 eval_count: chunk.eval_count.unwrap_or(0),
                 eval_duration: chunk.eval_duration,
                 cut,
+                withheld: live.map(LiveBlocks::into_withheld).unwrap_or_default(),
             });
         }
     }
@@ -196,24 +221,59 @@ fn stopped(
         eval_count: chunks,
         eval_duration: None,
         cut: Some(Cut::Repetition),
+        withheld: Vec::new(),
     }
 }
 
 /// Shows filtered text and keeps its thinking in case the reply is cut
-/// short. File blocks are shown once the reply is read: its prose, not the
-/// files (their diffs are shown as they are applied).
+/// short. With `live` blocks, the prose streams and a file block shows as
+/// progress (its diff is shown as it is applied, once the reply is read).
 fn show(
     out: &mut dyn Output,
     turn: u32,
     shown: &Filtered,
     reading: &Reading,
+    live: Option<&mut LiveBlocks>,
     partial: &mut PartialReply,
 ) {
     if !shown.thinking.is_empty() {
         out.thinking(turn, &shown.thinking);
         partial.thinking.push_str(&shown.thinking);
     }
-    if !shown.content.is_empty() && !reading.hold_content {
-        out.content(turn, &shown.content);
+    if shown.content.is_empty() || reading.hold_content {
+        return;
+    }
+    match live {
+        Some(live) => show_pieces(out, turn, live.push(&shown.content)),
+        None => out.content(turn, &shown.content),
+    }
+}
+
+/// Shows, once the reply is read, what did not stream: the whole `answer`
+/// when the content was held (nobody watches it), else each withheld
+/// block that stayed in the answer (code that named no file it could
+/// change), so that nothing of the answer goes unshown.
+pub(crate) fn show_after_reading(out: &mut dyn Output, turn: u32, reply: &Reply, answer: &str) {
+    if !out.streams_content() {
+        if !answer.is_empty() {
+            out.content(turn, answer);
+        }
+        return;
+    }
+    for block in &reply.withheld {
+        if answer.contains(block.trim_end()) {
+            out.content(turn, block);
+        }
+    }
+}
+
+fn show_pieces(out: &mut dyn Output, turn: u32, pieces: Vec<Piece>) {
+    for piece in pieces {
+        match piece {
+            Piece::Prose(text) => out.content(turn, &text),
+            Piece::Block(block) => {
+                out.file_block(turn, block.path.as_deref(), block.lines, block.closed)
+            }
+        }
     }
 }

@@ -167,10 +167,7 @@ impl<'a> Turns<'a> {
         };
         let mut message = reply.message.clone();
         let parsed = self.protocol.read_reply(&mut message, turn);
-        // Held text goes out before the turn is reported complete.
-        if self.holds_content(out) && !message.content.is_empty() {
-            out.content(turn, &message.content);
-        }
+        reply::show_after_reading(out, turn, &reply, &message.content);
         self.count_usage(session, &reply, sent, out);
         self.cut = reply.cut;
         if let Some(cut) = reply.cut {
@@ -423,13 +420,6 @@ impl<'a> Turns<'a> {
         Ok(true)
     }
 
-    /// Whether a reply's text is shown once it is read rather than as it
-    /// streams: file blocks (their prose is shown, not the files), or an
-    /// output nobody watches.
-    fn holds_content(&self, out: &dyn Output) -> bool {
-        self.protocol.done_when_calls_succeed() || !out.streams_content()
-    }
-
     /// Whether a reply holds a tool call written as text that was left as
     /// text (`--text-tools off` with tool calls offered).
     fn holds_unrun_call(&self, content: &str) -> bool {
@@ -605,7 +595,8 @@ impl<'a> Turns<'a> {
             tools: self.protocol.text_call_tools().to_vec(),
             recover: self.settings.text_tools == TextTools::Auto && self.model.calls_in_text(),
             by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
-            hold_content: self.holds_content(out),
+            hold_content: !out.streams_content(),
+            block_paths: self.protocol.block_paths(),
             stop_repetition: self.settings.enabled(Heuristic::RepetitionGuard),
         };
         let turn = session.turns;

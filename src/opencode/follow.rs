@@ -258,6 +258,7 @@ mod tests {
             self.0.push(("usage", usage.prompt_tokens.to_string()));
         }
         fn compacted(&mut self, _: u32, _: u64, _: u64) {}
+        fn file_block(&mut self, _: u32, _: Option<&str>, _: usize, _: bool) {}
         fn progress(&mut self, _: u32, _: u64) {}
         fn tool_call(&mut self, _: u32, _: &str, name: &str, detail: &str, _: &Value) {
             self.0.push(("call", format!("{name} {detail}")));

@@ -106,6 +106,16 @@ impl Output for JsonOutput {
         }
     }
 
+    fn file_block(&mut self, turn: u32, path: Option<&str>, lines: usize, closed: bool) {
+        self.emit(&Event::FileBlock {
+            schema_version: SCHEMA_VERSION,
+            turn,
+            path,
+            lines,
+            closed,
+        });
+    }
+
     fn turn_completed(
         &mut self,
         turn: u32,

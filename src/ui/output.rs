@@ -16,6 +16,10 @@ pub(crate) trait Output {
     fn thinking(&mut self, turn: u32, delta: &str);
     /// A piece of the answer.
     fn content(&mut self, turn: u32, delta: &str);
+    /// A file block of a whole-file or diff reply grew to `lines` lines, or
+    /// closed (`closed`); `path` once the reply names its file. Its text is
+    /// not shown: the change is, as a diff, when it is applied.
+    fn file_block(&mut self, turn: u32, path: Option<&str>, lines: usize, closed: bool);
     /// Whether the answer is worth showing as it streams (someone watches
     /// it), or only once each reply is read: then reasoning a model ends
     /// with a lone `</think>` never reaches the answer.

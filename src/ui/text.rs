@@ -33,6 +33,10 @@ pub(crate) struct TextRenderer {
     spinner: Option<indicatif::ProgressBar>,
     /// When the first chunk of the current reply arrived.
     first_chunk: Option<std::time::Instant>,
+    /// Chunks of the current reply so far.
+    chunks: u64,
+    /// The file block streaming now: its name and lines so far.
+    block: Option<(String, usize)>,
     /// Show tool results, not only their summaries (`--verbose`).
     verbose: bool,
     /// `--output-schema`: the replies stream to stderr, and stdout gets
@@ -58,6 +62,26 @@ fn indented_head(text: &str, max: usize) -> String {
     shown.join("\n    ")
 }
 
+/// `n` lines, in words: `1 line`, `12 lines`.
+fn lines_of(n: usize) -> String {
+    match n {
+        1 => "1 line".to_string(),
+        n => format!("{n} lines"),
+    }
+}
+
+/// A spinner on stderr, for a person watching it (`watched`).
+fn spinner(watched: bool) -> Option<indicatif::ProgressBar> {
+    if !watched {
+        return None;
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    spinner.set_message("waiting for the model");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(spinner)
+}
+
 impl TextRenderer {
     /// A renderer for this process's stdout and stderr; `verbose` shows
     /// every tool result, not only its summary.
@@ -69,6 +93,8 @@ impl TextRenderer {
             content_ends_with_newline: true,
             spinner: None,
             first_chunk: None,
+            chunks: 0,
+            block: None,
             verbose,
             json_answer: false,
         }
@@ -80,6 +106,24 @@ impl TextRenderer {
     pub(crate) fn answering_with_json(mut self, json_answer: bool) -> Self {
         self.json_answer = json_answer;
         self
+    }
+
+    /// The spinner's line while a reply streams: the file block coming,
+    /// or the tokens so far and their rate.
+    fn show_progress(&self) {
+        let (Some(spinner), Some(first)) = (&self.spinner, self.first_chunk) else {
+            return;
+        };
+        let seconds = first.elapsed().as_secs_f64().max(0.001);
+        let rate = format!(
+            "{} tokens ({:.0}/s)",
+            self.chunks,
+            self.chunks as f64 / seconds
+        );
+        spinner.set_message(match &self.block {
+            Some((name, lines)) => format!("receiving {name}: {}, {rate}", lines_of(*lines)),
+            None => format!("receiving the reply: {rate}"),
+        });
     }
 
     fn stop_spinner(&mut self) {
@@ -114,14 +158,9 @@ impl Output for TextRenderer {
 
     fn turn_started(&mut self, _turn: u32) {
         self.close_line();
-        // A spinner only for a person watching stderr.
-        if !self.quiet && std::io::stderr().is_terminal() {
-            let spinner = indicatif::ProgressBar::new_spinner();
-            spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            spinner.set_message("waiting for the model");
-            spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-            self.spinner = Some(spinner);
-        }
+        self.block = None;
+        self.chunks = 0;
+        self.spinner = spinner(!self.quiet && std::io::stderr().is_terminal());
     }
 
     fn thinking(&mut self, _turn: u32, delta: &str) {
@@ -174,13 +213,32 @@ impl Output for TextRenderer {
         if chunks <= 1 {
             self.first_chunk = Some(std::time::Instant::now());
         }
-        if let (Some(spinner), Some(first)) = (&self.spinner, self.first_chunk) {
-            let seconds = first.elapsed().as_secs_f64().max(0.001);
-            spinner.set_message(format!(
-                "receiving the reply: {chunks} tokens ({:.0}/s)",
-                chunks as f64 / seconds
-            ));
+        self.chunks = chunks;
+        self.show_progress();
+    }
+
+    /// A spinner line while a block streams (`receiving utils.py: 12
+    /// lines`), and one dim line on stderr once it closes; its diff follows
+    /// when it is applied.
+    fn file_block(&mut self, _turn: u32, path: Option<&str>, lines: usize, closed: bool) {
+        if self.quiet {
+            return;
         }
+        let name = sanitize(path.unwrap_or("a code block")).to_string();
+        if closed {
+            self.block = None;
+            self.close_line();
+            let dim = style(self.color, Style::new().dim());
+            let line = format!("[{name} in the reply: {}]", lines_of(lines));
+            err_line(&dim.apply_to(line).to_string());
+            return;
+        }
+        if self.spinner.is_none() {
+            self.close_line();
+            self.spinner = spinner(std::io::stderr().is_terminal());
+        }
+        self.block = Some((name, lines));
+        self.show_progress();
     }
 
     fn turn_completed(

@@ -45,7 +45,9 @@ pub(crate) enum End {
 pub(crate) enum Reply {
     /// A 200 NDJSON stream. `split`: write the chunked body in pieces of this
     /// many bytes (cutting through lines and characters) instead of one line
-    /// per chunk.
+    /// per chunk. Without `split`, a line `#sleep MS` pauses, and a line
+    /// `#wait PATH` holds the rest back until the file PATH exists (at most
+    /// 20 s): a test sees what `oc` shows before the reply is over.
     Stream {
         lines: Vec<String>,
         split: Option<usize>,
@@ -554,6 +556,18 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Resu
                     .and_then(|p| p.strip_prefix("#sleep "))
                 {
                     std::thread::sleep(Duration::from_millis(ms.trim().parse().unwrap_or(0)));
+                    continue;
+                }
+                if let Some(gate) = std::str::from_utf8(piece)
+                    .ok()
+                    .and_then(|p| p.strip_prefix("#wait "))
+                {
+                    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+                    while !std::path::Path::new(gate.trim()).exists()
+                        && std::time::Instant::now() < deadline
+                    {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
                     continue;
                 }
                 let newline: &[u8] = if split.is_none() {

@@ -40,6 +40,10 @@ fn delta(delta: Value) -> String {
 /// The SSE events that say what one scripted Ollama NDJSON line says.
 /// `calls` counts the tool calls so far (indexes go on across lines).
 pub(crate) fn events_of(line: &str, calls: &mut usize, saw_calls: &mut bool) -> Vec<String> {
+    // A pause of the script (`#sleep MS`, `#wait PATH`) stays one.
+    if line.starts_with('#') {
+        return vec![line.to_string()];
+    }
     // Each call gets its own id, as real servers give (random ones there).
     let Ok(chunk) = serde_json::from_str::<Value>(line) else {
         // Garbage stays garbage.

@@ -305,11 +305,11 @@ fn an_answer_asking_for_the_file_it_was_shown_is_told_to_answer() {
     assert_eq!(second.matches("raise ValueError").count(), 1, "{second}");
 }
 
-/// In the whole-file format a reply's text is held until it is read (it
-/// may hold file blocks): with stream-json its `content.delta` still comes
-/// before the turn's `turn.completed`. Before: after it.
+/// In the whole-file format an answer streams as it comes, chunk by chunk,
+/// each `content.delta` before the turn's `turn.completed`. Before: held
+/// until the reply was read, one delta.
 #[test]
-fn held_text_is_streamed_before_its_turn_completes() {
+fn an_answer_in_the_whole_format_streams_before_its_turn_completes() {
     let env = stats_repo();
     let server = FakeOllama::start(vec![Reply::answer("It raises ValueError.")]);
     let out = env
@@ -323,16 +323,25 @@ fn held_text_is_streamed_before_its_turn_completes() {
         ])
         .assert()
         .success();
-    let types: Vec<String> = stdout_of(&out)
+    let events: Vec<Value> = stdout_of(&out)
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
-        .filter(|t| t.contains("content.delta") || t.contains("turn.completed"))
+        .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(
-        types,
-        ["\"content.delta\"", "\"turn.completed\""],
-        "{}",
-        stdout_of(&out)
+    let completed = events
+        .iter()
+        .position(|e| e["type"] == "turn.completed")
+        .unwrap();
+    let deltas: Vec<&str> = events[..completed]
+        .iter()
+        .filter(|e| e["type"] == "content.delta")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas.concat(), "It raises ValueError.", "{events:?}");
+    assert_eq!(deltas.len(), 6, "one delta a chunk of 4 characters");
+    assert!(
+        events[completed..]
+            .iter()
+            .all(|e| e["type"] != "content.delta")
     );
 }
 

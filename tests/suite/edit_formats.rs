@@ -503,3 +503,95 @@ fn a_small_file_sent_in_part_changes_only_what_it_holds() {
         )
     );
 }
+
+/// A whole-format reply streams as it comes: its prose as `content.delta`,
+/// chunk by chunk, and its file block as `file.block` progress (the path,
+/// the lines so far), before the reply is over. The block's text is never a
+/// delta, and the file changes only once the reply has been read. Before:
+/// one delta, after the reply.
+#[test]
+fn a_whole_format_reply_streams_its_prose_and_its_block_as_progress() {
+    use std::io::BufRead;
+    let env = off_by_one();
+    let gate = env.home.path().join("gate");
+    let fixed = UTILS.replace("items[-n - 1:]", "items[-n:]");
+    let prose = "The slice starts one item early.\n\n";
+    let mut lines: Vec<String> = prose
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(4)
+        .map(|c| content_chunk(&c.iter().collect::<String>()))
+        .collect();
+    let block = format!("utils.py\n```python\n{fixed}```\n");
+    let block_lines: Vec<String> = block.split_inclusive('\n').map(content_chunk).collect();
+    lines.extend_from_slice(&block_lines[..4]);
+    lines.push(format!("#wait {}", gate.display()));
+    lines.extend_from_slice(&block_lines[4..]);
+    lines.push(content_chunk("Done."));
+    lines.push(done_chunk("stop"));
+    let server = FakeOllama::start(vec![Reply::lines(lines)]);
+    let mut child = env
+        .oc_process(&server)
+        .env("OC_EDIT_FORMAT", "whole")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "--output-format", "stream-json", PROMPT])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (events_tx, events) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let _ = events_tx.send(serde_json::from_str(&line.unwrap()).unwrap());
+        }
+    });
+    // Before the gate opens: the prose so far, and the block growing.
+    let mut before = Vec::new();
+    while !before
+        .iter()
+        .any(|e: &Value| e["type"] == "file.block" && e["lines"] == 2)
+    {
+        let event = events
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no block progress while the reply streams: {before:?}"));
+        before.push(event);
+    }
+    let deltas = |events: &[Value]| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| e["type"] == "content.delta")
+            .map(|e| e["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(deltas(&before).concat(), format!("{prose}utils.py\n"));
+    assert!(deltas(&before).len() > 5, "chunk by chunk: {before:?}");
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|e| e["type"] == "file.block")
+        .collect();
+    assert_eq!(progress[0]["path"], "utils.py");
+    assert_eq!(progress[0]["lines"], 1);
+    assert_eq!(progress[0]["closed"], false);
+    assert!(before.iter().all(|e| e["type"] != "turn.completed"));
+    assert_eq!(read(&env, "utils.py"), UTILS, "nothing applied mid-reply");
+    std::fs::write(&gate, "").unwrap();
+    let status = child.wait().unwrap();
+    let after: Vec<Value> = events.iter().collect();
+    assert!(status.success(), "{after:?}");
+    let closed = after
+        .iter()
+        .position(|e| e["type"] == "file.block" && e["closed"] == true)
+        .unwrap();
+    assert_eq!(after[closed]["path"], "utils.py");
+    assert_eq!(after[closed]["lines"], fixed.lines().count());
+    let call = after.iter().position(|e| e["type"] == "tool.call").unwrap();
+    assert!(
+        closed < call,
+        "the block closes before its change is applied"
+    );
+    let all: Vec<Value> = before.into_iter().chain(after).collect();
+    assert_eq!(deltas(&all).concat(), format!("{prose}utils.py\nDone."));
+    assert_eq!(read(&env, "utils.py"), fixed);
+}

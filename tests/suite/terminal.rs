@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::common::fake_ollama::{content_chunk, done_chunk};
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
 
 const ENTER: &str = "\r";
@@ -21,6 +22,16 @@ struct Terminal {
 
 impl Terminal {
     fn start(env: &TestEnv, server: &FakeOllama, args: &[&str]) -> Terminal {
+        Terminal::start_with(env, server, args, &[])
+    }
+
+    /// Like [`Terminal::start`], with `extra` variables set last.
+    fn start_with(
+        env: &TestEnv,
+        server: &FakeOllama,
+        args: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Terminal {
         let oc = assert_cmd::cargo::cargo_bin("oc");
         let mut line = shlex::try_quote(&oc.to_string_lossy()).unwrap().to_string();
         for arg in args {
@@ -37,6 +48,7 @@ impl Terminal {
             .env("TERM", "xterm")
             .env("NO_COLOR", "1")
             .envs(crate::common::LOOP_DEFAULTS)
+            .envs(extra.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -163,4 +175,62 @@ fn always_saves_the_rule_and_stops_asking() {
     // The second write was allowed by the saved rule, without asking.
     assert_eq!(decisions[2]["source"], "rule");
     assert_eq!(decisions[2]["rule"], "write(a.txt)");
+}
+
+/// On a terminal a whole-format reply streams: its prose shows while the
+/// reply is still coming, its file block as a progress line (the path, the
+/// lines so far); the change is shown as a diff once the reply is read.
+#[test]
+fn a_whole_format_reply_streams_on_the_terminal() {
+    let env = TestEnv::new();
+    env.write("utils.py", "def last(items):\n    return items[-2]\n");
+    let gate = env.home.path().join("gate");
+    let mut lines: Vec<String> = ["The index ", "is one ", "too far.\n\n"]
+        .iter()
+        .map(|t| content_chunk(t))
+        .collect();
+    for line in ["utils.py\n", "```python\n", "def last(items):\n"] {
+        lines.push(content_chunk(line));
+    }
+    lines.push(format!("#wait {}", gate.display()));
+    for line in ["    return items[-1]\n", "```\n", "Done."] {
+        lines.push(content_chunk(line));
+    }
+    lines.push(done_chunk("stop"));
+    let server = FakeOllama::start(vec![Reply::lines(lines)]);
+    let term = Terminal::start_with(
+        &env,
+        &server,
+        &[
+            "run",
+            "--yes",
+            "--edit-format",
+            "whole",
+            "fix last in utils.py",
+        ],
+        &[("OC_DISABLE", "")],
+    );
+    term.wait_for("The index is one too far.");
+    term.wait_for("receiving utils.py: 1 line");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("utils.py")).unwrap(),
+        "def last(items):\n    return items[-2]\n",
+        "nothing applied while the reply streams"
+    );
+    std::fs::write(&gate, "").unwrap();
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("[utils.py in the reply: 2 lines]"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("+    return items[-1]"),
+        "the diff: {screen}"
+    );
+    assert!(screen.contains("Done."), "{screen}");
+    assert!(
+        !screen.contains("```"),
+        "the block is not shown as text: {screen}"
+    );
 }

@@ -63,18 +63,18 @@ fn lines_of(reply: &str) -> Vec<Line<'_>> {
 }
 
 /// The backtick run that opens a fence, and its info string.
-fn fence_open(line: &str) -> Option<(usize, &str)> {
+pub(super) fn fence_open(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start();
     let ticks = trimmed.len() - trimmed.trim_start_matches('`').len();
     (ticks >= 3).then(|| (ticks, trimmed[ticks..].trim()))
 }
 
-fn is_fence_close(line: &str, ticks: usize) -> bool {
+pub(super) fn is_fence_close(line: &str, ticks: usize) -> bool {
     let trimmed = line.trim();
     trimmed.len() >= ticks && trimmed.chars().all(|c| c == '`')
 }
 
-fn is_search(line: &str) -> bool {
+pub(super) fn is_search(line: &str) -> bool {
     let t = line.trim();
     t.starts_with("<<<<<") && t.trim_start_matches('<').trim() == "SEARCH"
 }
@@ -84,7 +84,7 @@ fn is_divider(line: &str) -> bool {
     t.len() >= 5 && t.chars().all(|c| c == '=')
 }
 
-fn is_replace_end(line: &str) -> bool {
+pub(super) fn is_replace_end(line: &str) -> bool {
     let t = line.trim();
     t.starts_with(">>>>>") && t.trim_start_matches('>').trim() == "REPLACE"
 }

@@ -8,6 +8,7 @@
 pub(crate) mod blocks;
 pub(crate) mod convert;
 pub(crate) mod file_blocks;
+pub(crate) mod live;
 pub(crate) mod lookaround;
 pub(crate) mod partial;
 pub(crate) mod shown;
@@ -76,6 +77,17 @@ impl Protocol {
             Protocol::ToolCalls { fenced: true, .. } => Cow::Owned(fenced_wire(messages)),
             Protocol::ToolCalls { fenced: false, .. } => Cow::Borrowed(messages),
             Protocol::FileBlocks(blocks) => Cow::Owned(blocks.wire(messages)),
+        }
+    }
+
+    /// The paths a reply's file blocks may name, when its blocks are
+    /// changes (the text edit formats, a task that is not an answer): then
+    /// a reply streams without them ([`live::LiveBlocks`]). `None` when
+    /// every byte of a reply is the answer.
+    pub(crate) fn block_paths(&self) -> Option<Vec<String>> {
+        match self {
+            Protocol::FileBlocks(blocks) if !blocks.answers() => Some(blocks.scope.known()),
+            _ => None,
         }
     }
 
