@@ -51,11 +51,11 @@ impl Answerer<'_, '_> {
             let name = call.function.name.clone();
             let content = match self.repeats.check(&name, &call.function.arguments) {
                 Repeat::Stop => {
-                    session.messages.push(Message::tool_result(
+                    session.push(Message::tool_result(
                         &name,
                         &id,
                         "error: not run: the same call again",
-                    ));
+                    ))?;
                     session.close_calls("error: not run: the run was stopped")?;
                     return Ok(Answered::Stuck);
                 }
@@ -81,7 +81,7 @@ impl Answerer<'_, '_> {
                     let outcome = self
                         .calls
                         .run(
-                            session,
+                            session.unsaved(),
                             out,
                             (&id, &name),
                             &call.function.arguments,
@@ -89,7 +89,7 @@ impl Answerer<'_, '_> {
                         )
                         .await;
                     if !outcome.ok {
-                        session.failed_tool_calls.push(id.clone());
+                        session.unsaved().failed_tool_calls.push(id.clone());
                         failed.push(call.clone());
                     }
                     let content = match outcome.ok && name == "read_file" {
@@ -101,12 +101,10 @@ impl Answerer<'_, '_> {
                 }
             };
             if content.starts_with("error: not run") {
-                session.failed_tool_calls.push(id.clone());
+                session.unsaved().failed_tool_calls.push(id.clone());
                 failed.push(call.clone());
             }
-            session
-                .messages
-                .push(Message::tool_result(&name, &id, content));
+            session.push(Message::tool_result(&name, &id, content))?;
         }
         Ok(Answered::All { failed })
     }

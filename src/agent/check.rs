@@ -302,15 +302,15 @@ pub(crate) struct Round<'a> {
 
 impl Round<'_> {
     /// Runs the check under the rules of `calls` and records it in the
-    /// session. When it fails and attempts and turns are left, its output
-    /// (secrets scrubbed) goes back to the model and this returns true (the
-    /// run goes on).
+    /// session. When it fails and attempts and turns are left, this returns
+    /// the message that gives its output (secrets scrubbed) back to the
+    /// model: the run goes on.
     pub(crate) async fn run(
         &self,
         calls: &CallRunner<'_>,
         session: &mut Session,
         out: &mut dyn Output,
-    ) -> bool {
+    ) -> Option<Message> {
         let plan = self.plan;
         // On record before it runs: an interrupted check counts as failed.
         session.check = Some(Check {
@@ -337,7 +337,7 @@ impl Round<'_> {
         };
         session.check = Some(run.clone());
         if run.passed || run.exit_code.is_none() {
-            return false;
+            return None;
         }
         if self.attempt >= plan.max_attempts {
             out.warn(&format!(
@@ -346,17 +346,14 @@ impl Round<'_> {
                 self.attempt,
                 if self.attempt == 1 { "" } else { "s" }
             ));
-            return false;
+            return None;
         }
         if !self.turns_left {
-            return false;
+            return None;
         }
         out.note("the check failed; its output goes back to the model");
         let output = calls.scrub(&output).1;
-        session
-            .messages
-            .push(Message::text(Role::User, feedback(&run, &output, self.how)));
-        true
+        Some(Message::text(Role::User, feedback(&run, &output, self.how)))
     }
 }
 

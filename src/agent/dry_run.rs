@@ -80,7 +80,7 @@ pub(crate) async fn dry_run(
     if let Some(schema) = schema {
         structured::instruct(&mut session, schema);
     }
-    let messages = protocol.wire(&session.messages);
+    let messages = protocol.wire(session.messages());
     let request = ChatRequest {
         model: &settings.model,
         messages: &messages,
@@ -99,7 +99,7 @@ pub(crate) async fn dry_run(
     };
     Ok(DryRun {
         body,
-        system_bytes: session.messages.first().map_or(0, |m| m.content.len()),
+        system_bytes: session.messages().first().map_or(0, |m| m.content.len()),
         tools_bytes,
         protocol: format!("{} ({source})", describe_protocol(&protocol, &model)),
     })

@@ -168,7 +168,7 @@ impl OneTry<'_> {
             opened.attempt = Some(attempt);
         }
         let mut session = Journal::open(opened, job.save.then_some(&store))?;
-        session.task = Some(self.task);
+        session.unsaved().task = Some(self.task);
         out.session_started(&session, resumed);
         let (first_turn, usage_before) = (session.turns, session.usage);
 
@@ -184,7 +184,7 @@ impl OneTry<'_> {
                 return Ok((Ending::CheckUnrunnable(why), None));
             }
             if let Some(schema) = schema {
-                structured::instruct(&mut session, schema);
+                structured::instruct(session.unsaved(), schema);
             }
             structured::run_to_answer(&mut turns, &mut session, schema, out).await
         };
@@ -194,8 +194,10 @@ impl OneTry<'_> {
         };
         if let Ending::Interrupted(stop) = &ending {
             out.warn(&format!("{}; saving the session", stop.describe()));
-            turns.keep_partial_reply(&mut session);
-            session.answer_unanswered_calls("interrupted: result unknown");
+            turns.keep_partial_reply(session.unsaved());
+            session
+                .unsaved()
+                .answer_unanswered_calls("interrupted: result unknown");
         }
         let attempts = turns.check_runs() + 1;
         let context = turns.context(&session);
@@ -205,8 +207,15 @@ impl OneTry<'_> {
         let calls = turns.calls;
         if let Some(plan) = job.check.as_ref().filter(|_| ending.runs_final_check()) {
             let (rules, ws) = (calls.rules(), workspace);
-            let check =
-                check::run_final(plan, attempts, rules, ws, interruptions, &mut session, out);
+            let check = check::run_final(
+                plan,
+                attempts,
+                rules,
+                ws,
+                interruptions,
+                session.unsaved(),
+                out,
+            );
             if let Some(stop) = check.await {
                 ending = Ending::Interrupted(stop);
             }
@@ -227,7 +236,8 @@ impl OneTry<'_> {
             revert_on_fail: job.revert_on_fail,
             retry: self.retry,
         };
-        Ok(close.run(&mut session, &ending, calls, out))
+        // Close saves the session as the run ends.
+        Ok(close.run(session.unsaved(), &ending, calls, out))
     }
 }
 
@@ -237,7 +247,7 @@ impl OneTry<'_> {
 /// Errors: [`Error::Usage`] naming the model's capabilities.
 fn check_vision(job: &Job, info: &ModelInfo, settings: &Settings) -> Result<()> {
     let resumed_images = (job.resume.iter())
-        .flat_map(|s| &s.messages)
+        .flat_map(|s| s.messages())
         .any(|m| !m.images.is_empty());
     if (job.images.is_empty() && !resumed_images) || info.has("vision") {
         return Ok(());

@@ -97,6 +97,9 @@ impl<'a> Start<'a> {
 
 /// Adds the prompt (and, unless `start.ground` is false, the files it is
 /// about, the failing check and the map) to the session.
+///
+/// Unsaved: what it adds is scrubbed of the run's secrets before the
+/// caller saves it, so no secret reaches the session file.
 pub(crate) async fn open(
     session: &mut Session,
     prompt: String,
@@ -105,7 +108,7 @@ pub(crate) async fn open(
     start: Start<'_>,
     out: &mut dyn Output,
 ) {
-    let prompt_at = session.messages.len();
+    let prompt_at = session.messages().len();
     let decided_at = session.permissions.len();
     show(session, prompt, protocol, calls, start, out).await;
     scrub_built(session, prompt_at, calls);
@@ -125,9 +128,9 @@ pub(crate) async fn open(
 /// `AGENTS.md`, a function or a file named after it) for the next run to
 /// send.
 fn scrub_built(session: &mut Session, prompt_at: usize, calls: &CallRunner<'_>) {
-    let opening = prompt_at..session.messages.len();
+    let opening = prompt_at..session.messages().len();
     for at in std::iter::once(0).chain(opening) {
-        let Some(message) = session.messages.get_mut(at) else {
+        let Some(message) = session.messages_unsaved().get_mut(at) else {
             continue;
         };
         if let (true, clean) = calls.scrub(&message.content) {
@@ -219,7 +222,7 @@ async fn show(
             };
             blocks.tests_editable = grounding.tests_editable;
             let text = blocks.opening(&prompt, &files, &context);
-            session.messages.push(Message::text(Role::User, text));
+            session.push_unsaved(Message::text(Role::User, text));
         }
         Protocol::ToolCalls { offered, .. } => {
             let text = if context.is_empty() {
@@ -227,7 +230,7 @@ async fn show(
             } else {
                 format!("{prompt}\n\n{context}")
             };
-            session.messages.push(Message::text(Role::User, text));
+            session.push_unsaved(Message::text(Role::User, text));
             if offered.contains(&crate::tools::ToolName::ReadFile) {
                 read_as_calls(&grounding.files, calls, session, start.budget, out).await;
             }
@@ -241,7 +244,7 @@ async fn show(
 /// instructions; at least [`MIN_FILE_BYTES`].
 fn files_budget(session: &Session, prompt: &str, context: &str) -> usize {
     let total = FIRST_REQUEST_TOKENS * CHARS_PER_TOKEN / 10;
-    let held: usize = session.messages.iter().map(|m| m.content.len()).sum();
+    let held: usize = session.messages().iter().map(|m| m.content.len()).sum();
     let fixed = held + prompt.len() + context.len() + INSTRUCTIONS_BYTES;
     total.saturating_sub(fixed).max(MIN_FILE_BYTES)
 }
@@ -473,7 +476,7 @@ async fn read_as_calls(
             ..ToolCall::new("read_file", arguments)
         })
         .collect();
-    session.messages.push(Message {
+    session.push_unsaved(Message {
         tool_calls: tool_calls.clone(),
         ..Message::text(Role::Assistant, "")
     });
@@ -492,8 +495,6 @@ async fn read_as_calls(
         if !outcome.ok {
             session.failed_tool_calls.push(id.clone());
         }
-        session
-            .messages
-            .push(Message::tool_result("read_file", &id, outcome.content));
+        session.push_unsaved(Message::tool_result("read_file", &id, outcome.content));
     }
 }

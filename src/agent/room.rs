@@ -51,47 +51,47 @@ impl Room<'_> {
         let Some(limit) = self.compact_at.map(|pct| num_ctx * u64::from(pct) / 100) else {
             return Ok(Ok(()));
         };
-        let measured = tokens(&session.messages, meter);
+        let measured = tokens(session.messages(), meter);
         if measured <= limit || meter.compacted_recently(measured, num_ctx) {
             return Ok(Ok(()));
         }
-        let estimate_before = request_tokens(&wire(&session.messages), self.schemas);
+        let estimate_before = request_tokens(&wire(session.messages()), self.schemas);
         let target = (num_ctx * TARGET_PERCENT / 100).min(limit * 2 / 3);
         let turn = session.turns + 1;
-        let mut markers = compaction::stub_old_results(&mut session.messages, turn);
+        let mut markers = compaction::stub_old_results(session.messages_unsaved(), turn);
         // The measured figure described the old conversation; before and
         // after are both told on the same (scaled) estimate.
         meter.reset();
         let before = meter.tokens(estimate_before);
         // A summary costs a model request: only when the stubs were not
         // enough, and only of a part worth it.
-        if tokens(&session.messages, meter) > limit
-            && let Some(range) = compaction::summarisable(&session.messages)
-            && worth_summarising(&session.messages[range.clone()], num_ctx)
+        if tokens(session.messages(), meter) > limit
+            && let Some(range) = compaction::summarisable(session.messages())
+            && worth_summarising(&session.messages()[range.clone()], num_ctx)
         {
             let text = compaction::transcript(
-                &session.messages[range.clone()],
+                &session.messages()[range.clone()],
                 (num_ctx as usize * BYTES_PER_TOKEN) / 2,
             );
             let (summary, usage) = self.summarise(&text).await?;
             session.usage.prompt_tokens += usage.prompt_tokens;
             session.usage.completion_tokens += usage.completion_tokens;
             markers.push(compaction::replace_with_summary(
-                &mut session.messages,
+                session.messages_unsaved(),
                 range,
                 &summary,
                 turn,
             ));
         }
-        let mut now = tokens(&session.messages, meter);
+        let mut now = tokens(session.messages(), meter);
         while now > num_ctx * 95 / 100 {
             let Some(marker) =
-                compaction::cut_largest_result(&mut session.messages, now - target, turn)
+                compaction::cut_largest_result(session.messages_unsaved(), now - target, turn)
             else {
                 break;
             };
             markers.push(marker);
-            now = tokens(&session.messages, meter);
+            now = tokens(session.messages(), meter);
         }
         meter.compacted(now, limit);
         if !markers.is_empty() {

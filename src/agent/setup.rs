@@ -308,7 +308,7 @@ pub(crate) fn open_session(
             session.provider = settings.provider.as_str().to_string();
             session.sandbox = Some(workspace.sandbox().confinement());
             session.rules_from = rules_from(settings);
-            session.messages.push(Message::text(Role::System, system));
+            session.push_unsaved(Message::text(Role::System, system));
             session
         }
     }

@@ -18,7 +18,7 @@ use crate::ui::Output;
 /// Ends the prompt's message (the last user message) with the schema.
 pub(crate) fn instruct(session: &mut Session, schema: &OutputSchema) {
     if let Some(prompt) = session
-        .messages
+        .messages_unsaved()
         .iter_mut()
         .rev()
         .find(|m| m.role == Role::User)
@@ -63,7 +63,7 @@ pub(crate) async fn run_to_answer(
                     "Your answer does not match the JSON Schema: {why}. {}",
                     schema.instruction()
                 );
-                session.messages.push(Message::text(Role::User, text));
+                session.push(Message::text(Role::User, text))?;
             }
             Err(why) => return Ok((Ending::SchemaMismatch(why), None)),
         }

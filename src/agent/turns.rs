@@ -124,7 +124,7 @@ impl<'a> Turns<'a> {
             if session.turns - self.first_turn >= self.settings.max_turns {
                 return Ok(Ending::MaxTurns);
             }
-            if let Err(full) = self.make_room(session, out).await? {
+            if let Err(full) = self.make_room(session.unsaved(), out).await? {
                 session.close_calls("error: not run: the context is full")?;
                 return Ok(Ending::ContextFull(full));
             }
@@ -154,13 +154,13 @@ impl<'a> Turns<'a> {
         session: &mut Journal<'_>,
         out: &mut dyn Output,
     ) -> Result<Option<(Message, ReadCalls)>> {
-        session.turns += 1;
+        session.unsaved().turns += 1;
         let turn = session.turns;
         out.turn_started(turn);
         let sent = self.request_estimate(session);
         let reply = match self.stream_reply(session, out).await {
             Err(Error::ToolsRejected(why)) if self.can_fall_back() => {
-                self.fall_back_to_fenced(session, &why, out);
+                self.fall_back_to_fenced(session.unsaved(), &why, out);
                 self.stream_reply(session, out).await?
             }
             other => other?,
@@ -168,10 +168,10 @@ impl<'a> Turns<'a> {
         let mut message = reply.message.clone();
         let parsed = self.protocol.read_reply(&mut message, turn);
         reply::show_after_reading(out, turn, &reply, &message.content);
-        self.count_usage(session, &reply, sent, out);
+        self.count_usage(session.unsaved(), &reply, sent, out);
         self.cut = reply.cut;
         if let Some(cut) = reply.cut {
-            guards::note_cut(session, cut, self.options.num_predict, out);
+            guards::note_cut(session.unsaved(), cut, self.options.num_predict, out);
         }
         self.cuts_in_a_row = if reply.cut.is_some() {
             self.cuts_in_a_row + 1
@@ -184,8 +184,8 @@ impl<'a> Turns<'a> {
             && message.tool_calls.is_empty()
             && self.protocol.echoes() == 0
             && self.protocol.unplaced() == 0;
-        session.messages.push(message.clone());
-        normalize::record_repairs(session, out, &message, &parsed);
+        session.push(message.clone())?;
+        normalize::record_repairs(session.unsaved(), out, &message, &parsed);
         match self.empty_replies.check(empty) {
             EmptyReply::Nudge => {
                 out.warn("the model sent an empty reply; asking it once to go on");
@@ -218,7 +218,7 @@ impl<'a> Turns<'a> {
             return Ok(step);
         }
         if self.holds_unrun_call(&message.content) {
-            session.unexecuted_call = true;
+            session.unsaved().unexecuted_call = true;
             return Ok(Step::End(Ending::UnexecutedCall(
                 "`--text-tools off` leaves it as text; drop it to run such calls",
             )));
@@ -240,7 +240,7 @@ impl<'a> Turns<'a> {
         let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
         let unrun = self.protocol.unrun_call(&message.content, by_shape);
         if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
-            session.unexecuted_call = true;
+            session.unsaved().unexecuted_call = true;
             return Ok(Step::End(Ending::UnexecutedCall(why)));
         }
         Ok(Step::End(Ending::Answered))
@@ -451,7 +451,7 @@ impl<'a> Turns<'a> {
         let mut precheck = match self.check.filter(|plan| plan.precheck) {
             Some(plan) => {
                 // On record before it runs: an interrupted check failed.
-                session.precheck = Some(Check {
+                session.unsaved().precheck = Some(Check {
                     command: plan.command.clone(),
                     exit_code: None,
                     passed: false,
@@ -467,7 +467,7 @@ impl<'a> Turns<'a> {
                 match ran {
                     Ok(precheck) => Some(precheck),
                     Err(unrunnable) => {
-                        session.precheck = unrunnable.check;
+                        session.unsaved().precheck = unrunnable.check;
                         return Err(unrunnable.message);
                     }
                 }
@@ -484,16 +484,19 @@ impl<'a> Turns<'a> {
                 .unwrap_or_default();
         }
         if let Some(p) = &precheck {
-            session.precheck = Some(p.check.clone());
+            session.unsaved().precheck = Some(p.check.clone());
         }
         let start = opening::Start::for_run(self.settings, &self.model, precheck.as_ref());
         let (protocol, calls) = (&mut self.protocol, &mut self.calls);
-        let prompt_at = session.messages.len();
-        opening::open(session, prompt, protocol, calls, start, out).await;
+        let prompt_at = session.messages().len();
+        opening::open(session.unsaved(), prompt, protocol, calls, start, out).await;
         // The opening's first message is the user's prompt; the images go with it.
-        if let Some(message) = session.messages.get_mut(prompt_at) {
+        if let Some(message) = session.unsaved().messages_unsaved().get_mut(prompt_at) {
             message.images = images;
         }
+        // The opening is on disk before the first request, which may take
+        // minutes; a file that cannot be written fails the next save.
+        session.save().ok();
         Ok(())
     }
 
@@ -520,11 +523,16 @@ impl<'a> Turns<'a> {
             turns_left: session.turns - self.first_turn < self.settings.max_turns,
             how: self.protocol.how_to_change(),
         };
-        let goes_on = round.run(&self.calls, session, out).await;
-        if goes_on {
-            session.save()?;
+        match round.run(&self.calls, session.unsaved(), out).await {
+            Some(feedback) => {
+                session.push(feedback)?;
+                Ok(true)
+            }
+            None => {
+                session.save()?;
+                Ok(false)
+            }
         }
-        Ok(goes_on)
     }
 
     /// Keeps a reply cut short by a signal or the timeout in the session.
@@ -557,7 +565,7 @@ impl<'a> Turns<'a> {
         self.protocol = self.model.protocol(&self.settings.cwd);
         let own_prompt = self.settings.system_prompt.is_none();
         if let Some(system) = session
-            .messages
+            .messages_unsaved()
             .first_mut()
             .filter(|m| own_prompt && m.role == Role::System)
         {
@@ -567,7 +575,7 @@ impl<'a> Turns<'a> {
 
     /// Sends the conversation and streams the reply, printing as it comes.
     async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
-        let messages = self.protocol.wire(&session.messages);
+        let messages = self.protocol.wire(session.messages());
         let reroll = std::mem::take(&mut self.reroll) && self.settings.enabled(Heuristic::Reroll);
         let tools = if std::mem::take(&mut self.tools_off) {
             &[]
@@ -633,7 +641,7 @@ impl<'a> Turns<'a> {
     /// The estimated tokens of the next request, as it goes on the wire.
     fn request_estimate(&self, session: &Session) -> u64 {
         request_tokens(
-            &self.protocol.wire(&session.messages),
+            &self.protocol.wire(session.messages()),
             self.model.wire_schemas(),
         )
     }

@@ -160,7 +160,7 @@ pub(super) fn transcript(s: &Session) -> String {
         short_time(&s.updated_at),
     );
     text.push_str(&undo_text(s));
-    for message in &s.messages {
+    for message in s.messages() {
         text.push('\n');
         text.push_str(&message_text(message));
     }

@@ -86,7 +86,7 @@ pub(crate) async fn run(
         approver,
     };
     let end = tokio::select! {
-        end = follow.until_idle(&mut events, &mut follower, &mut session, &mut denials, out) => end,
+        end = follow.until_idle(&mut events, &mut follower, session.unsaved(), &mut denials, out) => end,
         stop = interruptions.next() => End::Stopped(stop),
     };
     if let End::Stopped(stop) = &end {
@@ -99,12 +99,16 @@ pub(crate) async fn run(
         }
     }
     match client.messages(&remote).await {
-        Ok(transcript) => session.messages = to_messages(&transcript),
+        Ok(transcript) => {
+            if let Err(e) = session.replace_messages(to_messages(&transcript)) {
+                out.warn(&format!("the session could not be saved: {e}"));
+            }
+        }
         Err(e) => out.warn(&format!("the opencode transcript could not be read: {e}")),
     }
     let final_text = last_answer(&session);
-    session.unexecuted_call = is_call_written_as_text(&final_text);
-    let mut exit = close(&mut session, &end, &follower, &denials);
+    session.unsaved().unexecuted_call = is_call_written_as_text(&final_text);
+    let mut exit = close(session.unsaved(), &end, &follower, &denials);
     if session.status == Status::Failed {
         out.error(
             session
@@ -116,12 +120,12 @@ pub(crate) async fn run(
     if let Some(path) = (job.last_message_file.as_deref()).filter(|_| matches!(end, End::Idle)) {
         exit = write_last_message(path, &final_text, exit, out);
     }
-    session.exit_code = Some(exit.code());
+    session.unsaved().exit_code = Some(exit.code());
     let checkpoint = job.checkpoint.as_ref();
-    let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, &mut session, exit, out);
+    let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, session.unsaved(), exit, out);
     if let Some(store) = session.store() {
         let trajectory = steps::trajectory(&session, &|messages| messages.to_vec());
-        save_with_record(store, &mut session, &[], trajectory, out);
+        save_with_record(store, session.unsaved(), &[], trajectory, out);
     }
     let summary = RunSummary {
         saved: job.save,

@@ -18,7 +18,7 @@ pub(crate) fn trajectory(
     wire: &dyn Fn(&[Message]) -> Vec<Message>,
 ) -> Trajectory {
     let mut steps = of(
-        &session.messages,
+        session.messages(),
         &session.failed_tool_calls,
         session.check.as_ref(),
     );
@@ -29,7 +29,7 @@ pub(crate) fn trajectory(
         step.usage = Some(*usage);
     }
     Trajectory {
-        messages: wire(&session.messages),
+        messages: wire(session.messages()),
         steps,
     }
 }
@@ -231,7 +231,7 @@ mod tests {
             "p",
             4096,
         );
-        session.messages = vec![
+        *session.messages_unsaved() = vec![
             reply(&[("read_file", "call_g1_0")]),
             Message::tool_result("read_file", "call_g1_0", "x"),
             Message::text(Role::Assistant, "Fixed."),

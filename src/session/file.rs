@@ -101,8 +101,10 @@ pub(crate) struct Session {
     pub turns: u32,
     pub num_ctx: u32,
     pub usage: Usage,
-    /// Every message sent or received, system prompt first.
-    pub messages: Vec<Message>,
+    /// Every message sent or received, system prompt first: read with
+    /// [`Session::messages`]; changed through a [`super::Journal`], which
+    /// saves each push, or by the methods named `unsaved`.
+    pub(super) messages: Vec<Message>,
     /// The reply that was streaming when the run was interrupted: kept here,
     /// flagged aborted, and not in `messages`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -276,6 +278,23 @@ impl Session {
 }
 
 impl Session {
+    /// The conversation, system prompt first.
+    pub(crate) fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Adds `message` without saving: for a session not yet written (its
+    /// system prompt), or a message the same step saves right after.
+    pub(crate) fn push_unsaved(&mut self, message: Message) {
+        self.messages.push(message);
+    }
+
+    /// The conversation to change in place (compaction, the opening's
+    /// prompt), unsaved: the caller saves once it is done.
+    pub(crate) fn messages_unsaved(&mut self) -> &mut Vec<Message> {
+        &mut self.messages
+    }
+
     /// Every message of the session: the conversation, then what the
     /// compaction markers replaced and put in place.
     pub(crate) fn all_messages(&mut self) -> impl Iterator<Item = &mut Message> {

@@ -4,7 +4,7 @@
 //! on disk; calls a run stops before running are answered, so the next
 //! request (a resumed run's) is a valid conversation.
 
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 
 use super::file::Session;
 use super::store::Store;
@@ -12,7 +12,8 @@ use crate::client::Message;
 use crate::error::Result;
 
 /// A session and where it is saved (`None` with `--no-save`). Reads as the
-/// [`Session`] it holds.
+/// [`Session`] it holds; changes go through its methods: [`Journal::push`]
+/// saves, [`Journal::unsaved`] says it does not.
 #[derive(Debug)]
 pub(crate) struct Journal<'a> {
     session: Session,
@@ -35,6 +36,23 @@ impl<'a> Journal<'a> {
     pub(crate) fn push(&mut self, message: Message) -> Result<()> {
         self.session.messages.push(message);
         self.save()
+    }
+
+    /// Puts `messages` in place of the conversation and saves (a
+    /// conversation another runtime kept, read back whole).
+    ///
+    /// Errors: the session file cannot be written.
+    pub(crate) fn replace_messages(&mut self, messages: Vec<Message>) -> Result<()> {
+        self.session.messages = messages;
+        self.save()
+    }
+
+    /// The session to change without saving now: its fields (turns,
+    /// usage, checks), and its conversation only through the methods named
+    /// `unsaved`. The next save writes it; a push through
+    /// [`Journal::push`] is saved at once.
+    pub(crate) fn unsaved(&mut self) -> &mut Session {
+        &mut self.session
     }
 
     /// Saves the session as it stands.
@@ -67,12 +85,6 @@ impl Deref for Journal<'_> {
 
     fn deref(&self) -> &Session {
         &self.session
-    }
-}
-
-impl DerefMut for Journal<'_> {
-    fn deref_mut(&mut self) -> &mut Session {
-        &mut self.session
     }
 }
 

@@ -632,3 +632,84 @@ fn architecture_functions_stay_short() {
         long.found.join("\n")
     );
 }
+
+/// Where a change to the conversation may skip the save, and why: every
+/// other change goes through `Journal::push`, which saves at once.
+const UNSAVED_CONVERSATION: [(&str, &str); 6] = [
+    (
+        "agent/setup.rs",
+        "the system prompt of a session not yet written",
+    ),
+    (
+        "agent/opening.rs",
+        "the opening, scrubbed of secrets before it is saved",
+    ),
+    (
+        "agent/turns.rs",
+        "the prompt's images and a fallback's system prompt, saved with the opening or the turn",
+    ),
+    ("agent/room.rs", "compaction in place, saved with the turn"),
+    (
+        "agent/structured.rs",
+        "the schema's instruction, added to the prompt before the first request",
+    ),
+    ("run/steps.rs", "a unit test's conversation"),
+];
+
+/// The Journal rule (ARCHITECTURE.md): a session's conversation changes
+/// only through `Journal`, whose pushes are saved at once, or through the
+/// methods named `unsaved`, in the places [`UNSAVED_CONVERSATION`] lists.
+#[test]
+fn architecture_every_message_pushed_is_saved_or_said_unsaved() {
+    let journal = std::fs::read_to_string(src_dir().join("session/journal.rs")).unwrap();
+    let journal = syn::parse_file(&journal).unwrap();
+    for item in &journal.items {
+        if let syn::Item::Impl(block) = item
+            && let Some((_, trait_path, _)) = &block.trait_
+        {
+            let name = trait_path.segments.last().unwrap().ident.to_string();
+            assert_ne!(name, "DerefMut", "a Journal lends no `&mut Session` unsaid");
+        }
+    }
+    let file = std::fs::read_to_string(src_dir().join("session/file.rs")).unwrap();
+    let file = syn::parse_file(&file).unwrap();
+    let session = file
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Struct(s) if s.ident == "Session" => Some(s),
+            _ => None,
+        })
+        .unwrap();
+    let messages = session
+        .fields
+        .iter()
+        .find(|f| f.ident.as_ref().is_some_and(|i| i == "messages"))
+        .unwrap();
+    assert!(
+        matches!(&messages.vis, syn::Visibility::Restricted(r) if r.path.is_ident("super")),
+        "Session::messages is seen only by the session module"
+    );
+    let mut unlisted = Vec::new();
+    let root = src_dir();
+    let mut files = vec![root.clone()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let relative = path.strip_prefix(&root).unwrap().display().to_string();
+        if relative.starts_with("session/") || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let unsaved = text.contains("push_unsaved(") || text.contains("messages_unsaved(");
+        if unsaved && !UNSAVED_CONVERSATION.iter().any(|(f, _)| *f == relative) {
+            unlisted.push(relative);
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "unsaved changes to the conversation outside the listed places: {unlisted:?}"
+    );
+}
