@@ -60,7 +60,24 @@ allowed=0
 while IFS= read -r rule; do args+=(--allow "$rule"); allowed=1; done < <(lines "${INPUT_ALLOW:-}")
 [ "$allowed" = 1 ] || args+=(--yes)
 while IFS= read -r rule; do args+=(--deny "$rule"); done < <(lines "${INPUT_DENY:-}")
-while IFS= read -r arg; do args+=("$arg"); done < <(lines "${INPUT_ARGS:-}")
+# An option an input sets once may not come again in `args`: oc would
+# refuse it without naming the input.
+declare -A set_by=([--output-format]=output-format [--model]=model [-m]=model)
+[ -n "$timeout" ] && set_by[--timeout]=timeout
+[ -n "$max_turns" ] && set_by[--max-turns]=max-turns
+[ -n "${INPUT_CHECK:-}" ] && set_by[--check]=check
+[ -n "$attempts" ] && [ "$attempts" != 1 ] && set_by[--attempts]=attempts
+[ -n "$on_fail" ] && set_by[--on-fail]=on-fail
+[ -n "$host" ] && set_by[--host]=host
+[ -n "$base_url" ] && set_by[--base-url]=base-url
+twice=""
+while IFS= read -r arg; do
+    name="${arg%%=*}"
+    if [ -n "${set_by[$name]:-}" ]; then
+        twice="oc: error: \`$name\` is set by the input \`${set_by[$name]}\` and again in \`args\`; give it in one place"
+    fi
+    args+=("$arg")
+done < <(lines "${INPUT_ARGS:-}")
 args+=(-- "$INPUT_PROMPT")
 
 echo "oc: $oc_bin run … (OC_HOME $home)"
@@ -72,8 +89,13 @@ echo "::stop-commands::$commands_off"
 exec 4> >(tee "$stderr_file" >&2)
 stderr_tee=$!
 set +e
-OC_HOME="$home" "$oc_bin" "${args[@]}" < /dev/null 2>&4 | tee "$stdout_file"
-code=${PIPESTATUS[0]}
+if [ -n "$twice" ]; then
+    echo "$twice" >&4
+    code=2
+else
+    OC_HOME="$home" "$oc_bin" "${args[@]}" < /dev/null 2>&4 | tee "$stdout_file"
+    code=${PIPESTATUS[0]}
+fi
 set -e
 exec 4>&-
 wait "$stderr_tee" 2>/dev/null || true

@@ -62,7 +62,7 @@ impl ModelSetup {
         } else {
             if settings.think_explicit && settings.think.is_on() {
                 out.warn(&format!(
-                    "model `{}` cannot think (no `thinking` capability); `--think` is ignored",
+                    "model `{}` cannot think (no `thinking` capability); the think setting (`--think`, config `think`) is ignored",
                     settings.model
                 ));
             }

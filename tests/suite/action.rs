@@ -280,6 +280,30 @@ fn a_run_that_cannot_start_says_why_in_the_summary() {
     assert_eq!(step.output("session-id"), "");
 }
 
+/// An option set by an input and again in `args` is refused by name,
+/// input included, before `oc` runs (exit 2, in the summary too).
+#[test]
+fn an_option_given_by_an_input_and_in_args_names_the_input() {
+    let env = workspace();
+    let server = FakeOllama::start(writes_good());
+    for args in ["--max-turns\n3", "--max-turns=3"] {
+        let step = run_step(
+            &env,
+            &server,
+            &[
+                ("prompt", "make app.py good"),
+                ("max-turns", "5"),
+                ("args", args),
+            ],
+        );
+        assert_eq!(step.output("exit-code"), "2", "{}", step.stderr());
+        let said = "`--max-turns` is set by the input `max-turns` and again in `args`";
+        assert!(step.stderr().contains(said), "{}", step.stderr());
+        assert!(step.summary.contains(said), "{}", step.summary);
+    }
+    assert!(server.chat_requests().is_empty());
+}
+
 #[test]
 fn a_prompt_that_starts_with_a_dash_is_the_prompt_not_an_option() {
     let env = workspace();

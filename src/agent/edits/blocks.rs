@@ -290,7 +290,11 @@ fn path_in_line(line: &str, known: &[String]) -> Option<String> {
         .unwrap_or(stripped)
         .trim();
     let whole = clean_path(stripped);
-    if !whole.contains(char::is_whitespace) && looks_like_path(&whole) {
+    // A known file's name may hold spaces (`my notes.md`): the whole line
+    // names it, not its last word.
+    if names_known(&whole, known)
+        || (!whole.contains(char::is_whitespace) && looks_like_path(&whole))
+    {
         return Some(whole);
     }
     let mut named: Vec<String> = stripped
@@ -340,8 +344,8 @@ fn part_header(text: &str, known: &[String]) -> Option<String> {
 /// the fence.
 fn bare_path(line: &str, known: &[String]) -> Option<String> {
     let path = clean_path(line.trim());
-    (!path.contains(char::is_whitespace) && looks_like_path(&path) && names_known(&path, known))
-        .then_some(path)
+    let one_word = !path.contains(char::is_whitespace) && looks_like_path(&path);
+    ((one_word || path.contains(' ')) && names_known(&path, known)).then_some(path)
 }
 
 /// Whether every line of a fence's body is a look-around request line
@@ -506,6 +510,24 @@ mod tests {
         let (prose, blocks) = shape("The fix:\n```python\nx = 1\n```\nDone.");
         assert_eq!(blocks, [whole(None, "x = 1\n")]);
         assert_eq!(prose, "The fix:\nDone.");
+    }
+
+    #[test]
+    fn a_known_name_with_a_space_is_one_path() {
+        let known = vec!["docs/my notes.md".to_string(), "notes.md".to_string()];
+        for reply in [
+            "docs/my notes.md\n```\nhi\n```",
+            "`docs/my notes.md`\n```\nhi\n```",
+            "**\"docs/my notes.md\"**\n```\nhi\n```",
+            "```\n<!-- docs/my notes.md -->\nhi\n```",
+        ] {
+            let parsed = parse(reply, &known);
+            assert_eq!(
+                parsed.blocks[0].path.as_deref(),
+                Some("docs/my notes.md"),
+                "{reply}"
+            );
+        }
     }
 
     #[test]
