@@ -29,7 +29,7 @@ pub(crate) struct CallRunner<'a> {
     /// The permission rules, with those added by "always" answers.
     rules: Vec<Rule>,
     /// Files the model has read or written in this run.
-    seen: tools::Seen,
+    seen: tools::FilesSeen,
     /// Values scrubbed from every tool result.
     secrets: Secrets,
     /// Undoes any change a command makes to `./.ollama-code.json`.
@@ -58,7 +58,7 @@ impl<'a> CallRunner<'a> {
             offered,
             approver,
             rules: settings.rules.clone(),
-            seen: tools::Seen::default(),
+            seen: tools::FilesSeen::default(),
             secrets: Secrets::gather(workspace.root(), &[&settings.api_key_env]),
             project_config: ProjectConfigGuard::new(&settings.project_config, workspace.root()),
             denials: Vec::new(),

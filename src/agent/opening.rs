@@ -17,7 +17,7 @@ use super::edits::Protocol;
 use super::edits::shown::ShownFile;
 use super::excerpts::{self, Focus, Pointed};
 use super::file_kind::is_test;
-use super::grounding::{self, Evidence, Grounded, Grounding, Leads, Role as FileRole};
+use super::grounding::{self, Evidence, FileRole, Grounded, Grounding, Leads};
 use super::relevance;
 use super::repo_map;
 use super::setup::ModelSetup;

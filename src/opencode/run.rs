@@ -14,8 +14,8 @@ use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::permissions::Approver;
 use crate::protocol::{Context, Denial, RunSummary, SCHEMA_VERSION};
+use crate::run::calls_in_text::is_call_written_as_text;
 use crate::run::interrupt::{Interruption, Interruptions};
-use crate::run::text_calls::is_call_written_as_text;
 use crate::run::{
     Job, open_workspace, save_with_record, settle_checkpoint, steps, write_last_message,
 };

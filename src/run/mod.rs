@@ -4,6 +4,7 @@
 //! failed, the record's steps, and how a run ends on disk (session file,
 //! fine-tuning record, checkpoint, `-o`). It imports neither runtime.
 
+pub(crate) mod calls_in_text;
 pub(crate) mod interrupt;
 pub(crate) mod job;
 pub(crate) mod nudges;
@@ -11,7 +12,6 @@ pub(crate) mod output_schema;
 pub(crate) mod python_calls;
 pub(crate) mod record;
 pub(crate) mod steps;
-pub(crate) mod text_calls;
 pub(crate) mod workspace;
 
 pub(crate) use job::{CheckPlan, Job};

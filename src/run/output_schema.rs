@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::text_calls::fence_body;
+use super::calls_in_text::fence_body;
 use crate::error::{Error, Result};
 
 /// A JSON Schema the final answer must match, compiled.

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::text_calls::{TextCall, fence_body, repair_name};
+use super::calls_in_text::{TextCall, fence_body, repair_name};
 use crate::tools::ToolName;
 
 /// What a fence body written as Python calls amounts to.

@@ -152,15 +152,15 @@ struct SeenFile {
 /// `write_file` refuses to replace an existing file the model has not
 /// looked at in this run, seen only in part, or that changed on disk since;
 /// the write guards judge a new text against the file as the run first met
-/// it (see [`Seen::first_text`]).
+/// it (see [`FilesSeen::first_text`]).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Seen {
+pub(crate) struct FilesSeen {
     files: HashMap<PathBuf, SeenFile>,
     /// Edits applied in this run: path, `old_string`, `new_string`.
     edits: Vec<(PathBuf, String, String)>,
 }
 
-impl Seen {
+impl FilesSeen {
     /// Notes that the model has seen the whole current content of `real`.
     pub(crate) fn insert(&mut self, real: &Path) {
         let file = self.entry(real);
@@ -305,7 +305,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("notes.txt");
         std::fs::write(&file, "a\nb\nc\nd\n").unwrap();
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         seen.insert_lines(&file, 1, 2, 4);
         assert_eq!(seen.partly(&file), Some((2, 4)));
         seen.insert_lines(&file, 4, 4, 4);
@@ -322,7 +322,7 @@ mod tests {
     fn a_file_the_run_creates_has_no_first_text() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("new.txt");
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         seen.note_before(&file, None);
         assert!(!seen.contains(&file));
         std::fs::write(&file, "mine\n").unwrap();

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::change::{FileChange, Seen};
+use super::change::{FileChange, FilesSeen};
 use super::edit_match;
 use super::workspace::Workspace;
 
@@ -29,7 +29,7 @@ pub(crate) struct Args {
 /// `replace_all`), and the result says so; otherwise the error shows the
 /// lines as they are now. The same edit sent again once it is in the file
 /// is "already applied" and changes nothing.
-pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
+pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &FilesSeen) -> Result<FileChange, String> {
     let path = ws.resolve(&args.path)?;
     let display = &path.display;
     super::file_text::regular_file(&path.real).map_err(|why| format!("{display} {why}"))?;
@@ -142,11 +142,11 @@ mod tests {
             replace_all: Some(all),
         };
         assert!(
-            prepare(&args("nope.rs", false), &ws, &Seen::default())
+            prepare(&args("nope.rs", false), &ws, &FilesSeen::default())
                 .unwrap_err()
                 .contains("write_file")
         );
-        let change = prepare(&args("f.rs", true), &ws, &Seen::default()).unwrap();
+        let change = prepare(&args("f.rs", true), &ws, &FilesSeen::default()).unwrap();
         assert_eq!(
             change.note,
             "replaced 2 occurrences at lines 1, 2 (match: exact)"

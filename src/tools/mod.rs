@@ -25,7 +25,7 @@ pub(crate) mod write_file;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub(crate) use change::{FileChange, Seen};
+pub(crate) use change::{FileChange, FilesSeen};
 pub(crate) use file_text::decode_text;
 pub(crate) use name::ToolName;
 pub(crate) use outcome::ToolOutcome;
@@ -129,7 +129,7 @@ impl ToolInput {
 pub(crate) fn prepare_change(
     input: &ToolInput,
     ws: &Workspace,
-    seen: &Seen,
+    seen: &FilesSeen,
     syntax_guard: bool,
 ) -> Result<Option<FileChange>, String> {
     let change = match input {
@@ -152,7 +152,7 @@ pub(crate) fn prepare_change(
 }
 
 /// Runs a call that is not a prepared file change (see [`prepare_change`]).
-pub(crate) async fn execute(input: &ToolInput, ws: &Workspace, seen: &Seen) -> ToolOutcome {
+pub(crate) async fn execute(input: &ToolInput, ws: &Workspace, seen: &FilesSeen) -> ToolOutcome {
     match input {
         ToolInput::ReadFile(args) => read_file::run(args, ws),
         ToolInput::MoveFile(args) => move_file::run(args, ws, seen),

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::change::Seen;
+use super::change::FilesSeen;
 use super::outcome::ToolOutcome;
 use super::workspace::Workspace;
 
@@ -29,7 +29,7 @@ fn replaced_loss(
     from: &std::path::Path,
     to: &std::path::Path,
     display: &str,
-    seen: &Seen,
+    seen: &FilesSeen,
 ) -> Option<String> {
     if seen.created(to) {
         return None;
@@ -49,7 +49,7 @@ fn replaced_loss(
 
 /// Replacing an existing file needs `overwrite` and, as for `write_file`,
 /// that the model has read (or written) it in this run.
-pub(crate) fn run(args: &Args, ws: &Workspace, seen: &Seen) -> ToolOutcome {
+pub(crate) fn run(args: &Args, ws: &Workspace, seen: &FilesSeen) -> ToolOutcome {
     // A symlink is moved as a link; its target stays where it is.
     let from = match ws.resolve_link(&args.from) {
         Ok(p) => p,
@@ -146,7 +146,7 @@ mod tests {
 
     /// Runs with every file counted as read, as after read_file.
     fn run_seen(args: &Args, ws: &Workspace) -> ToolOutcome {
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         for entry in std::fs::read_dir(ws.root()).unwrap().flatten() {
             seen.insert(&entry.path());
         }
@@ -165,7 +165,7 @@ mod tests {
             to: "b.txt".into(),
             overwrite: Some(true),
         };
-        let out = run(&args, &ws, &Seen::default());
+        let out = run(&args, &ws, &FilesSeen::default());
         assert!(
             !out.ok && out.content.contains("has not been read"),
             "{}",

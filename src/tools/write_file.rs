@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::change::{FileChange, Seen};
+use super::change::{FileChange, FilesSeen};
 use super::losses::{self, Loss};
 use super::workspace::Workspace;
 
@@ -25,7 +25,7 @@ pub(crate) struct Args {
 ///
 /// Errors: a directory, an unreadable file, or an existing file not seen in
 /// this run (read it first).
-pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &Seen) -> Result<FileChange, String> {
+pub(crate) fn prepare(args: &Args, ws: &Workspace, seen: &FilesSeen) -> Result<FileChange, String> {
     if args.path.trim_end().ends_with('/') {
         return Err(format!(
             "`{}` ends with `/`; give the path of a file, not a directory",
@@ -269,7 +269,7 @@ mod tests {
     fn creates_parents_then_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         let args = Args {
             path: "a/b/c.txt".into(),
             content: "one\ntwo\n".into(),
@@ -328,7 +328,7 @@ mod tests {
         std::fs::write(dir.path().join("big.txt"), &text).unwrap();
         std::fs::write(dir.path().join("dos.txt"), "\u{feff}a\r\nb\r\n").unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         let args = Args {
             path: "big.txt".into(),
             content: "short\n".into(),
@@ -368,7 +368,7 @@ mod tests {
         std::fs::write(&file, "old").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         seen.insert(&file.canonicalize().unwrap());
         let args = Args {
             path: "run.sh".into(),
@@ -385,7 +385,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let seen = Seen::default();
+        let seen = FilesSeen::default();
         let args = Args {
             path: "new/deep/file.txt".into(),
             content: "x".into(),
@@ -431,7 +431,7 @@ mod tests {
         let ws = Workspace::new(dir.path()).unwrap();
         let file = dir.path().join("lib.py");
         std::fs::write(&file, "a = 1\n").unwrap();
-        let mut seen = Seen::default();
+        let mut seen = FilesSeen::default();
         seen.insert(&file);
         let err = prepare(&write("lib.py", "", None), &ws, &seen).unwrap_err();
         assert!(err.contains("set \"allow_shrink\": true"), "{err}");

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::blocks::{BlockKind, FileBlock};
 use super::partial;
-use super::splice::{self, Seen, splice, without_placeholders};
+use super::splice::{self, ShownParts, splice, without_placeholders};
 use super::unseen::{self, Revealed};
 use crate::client::ToolCall;
 use crate::tools::losses::{self, Loss, elision, kept_share};
@@ -36,7 +36,7 @@ pub(crate) struct Scope {
     pub shown: BTreeMap<String, Vec<String>>,
     /// What the model was shown of each file in parts: definitions by
     /// name, and line ranges.
-    pub seen: BTreeMap<String, Seen>,
+    pub seen: BTreeMap<String, ShownParts>,
     /// The text of each shown file when the run first showed it: a whole
     /// block is judged against it, so what the model added in this run is
     /// its own to take out again.
@@ -216,7 +216,7 @@ fn definition_calls(
     revealed: &mut Vec<(String, Revealed)>,
 ) -> Option<Vec<EditCall>> {
     let old = crate::fsutil::read_to_string(root.join(path)).unwrap_or_default();
-    let seen = Seen {
+    let seen = ShownParts {
         first: scope.first.get(path).cloned(),
         ..scope.seen.get(path).cloned().unwrap_or_default()
     };

@@ -15,7 +15,7 @@ use super::lookaround::{self, MAX_REQUESTS};
 use super::shown::{ShownFile, with_newline};
 use super::unseen::Revealed;
 use crate::agent::excerpts::{self, Focus, Pointed};
-use crate::agent::grounding::Role as FileRole;
+use crate::agent::grounding::FileRole;
 use crate::client::{Message, Role, ToolCall};
 use crate::tools::{ToolName, Workspace};
 use answer::{unplaced_code, without_requests, without_spans};

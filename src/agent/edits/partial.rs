@@ -8,7 +8,7 @@
 
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
-use super::splice::{Seen, applied, splice, without_placeholders};
+use super::splice::{ShownParts, applied, splice, without_placeholders};
 use crate::tools::losses::{self, elision};
 use crate::tools::outline;
 
@@ -44,9 +44,9 @@ pub(crate) fn edits(path: &str, old: &str, content: &str) -> Option<Vec<(String,
     if !changes_one {
         return None;
     }
-    let seen = Seen {
+    let seen = ShownParts {
         lines: vec![(1, usize::MAX)],
-        ..Seen::default()
+        ..ShownParts::default()
     };
     let spliced = splice(path, old, &placed, &seen).ok()?;
     if spliced.edits.is_empty() || !spliced.unseen.is_empty() || !spliced.left_out.is_empty() {

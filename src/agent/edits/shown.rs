@@ -3,7 +3,7 @@
 //! path, its lines and the definition it is, with an outline of the rest.
 
 use crate::agent::excerpts::Parts;
-use crate::agent::grounding::Role as FileRole;
+use crate::agent::grounding::FileRole;
 
 /// A file shown to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -54,7 +54,7 @@ pub(crate) struct Unseen {
 
 /// What the model was shown of a file in parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Seen {
+pub(crate) struct ShownParts {
     /// Qualified names of the definitions shown (`Signer.sign`).
     pub definitions: Vec<String>,
     /// Line ranges shown, 1-based and inclusive.
@@ -64,7 +64,7 @@ pub(crate) struct Seen {
     pub first: Option<String>,
 }
 
-impl Seen {
+impl ShownParts {
     /// Whether the model saw all of `def`: it was shown by name, or its
     /// lines lie in what was shown.
     fn covers(&self, def: &Definition) -> bool {
@@ -86,7 +86,12 @@ impl Seen {
 ///
 /// Errors (for the model): the file's type has no grammar, the block holds
 /// no definition, or a new one cannot be placed.
-pub(crate) fn splice(path: &str, old: &str, block: &str, seen: &Seen) -> Result<Spliced, String> {
+pub(crate) fn splice(
+    path: &str,
+    old: &str,
+    block: &str,
+    seen: &ShownParts,
+) -> Result<Spliced, String> {
     let no_grammar = || {
         format!(
             "{path} is shown in parts and its definitions cannot be read; send SEARCH/REPLACE blocks for it"
@@ -163,9 +168,9 @@ struct File<'a> {
     lines: &'a [&'a str],
     defs: &'a [Definition],
     unit: Unit,
-    seen: &'a Seen,
+    seen: &'a ShownParts,
     python: bool,
-    /// [`Seen::first`] with `\n` line ends.
+    /// [`ShownParts::first`] with `\n` line ends.
     first: Option<String>,
 }
 

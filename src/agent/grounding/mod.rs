@@ -48,7 +48,7 @@ const MAX_MENTIONING_FILES: usize = 6;
 
 /// Why a file is part of the grounding, and whether it may change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Role {
+pub(crate) enum FileRole {
     /// The task is about changing it.
     Editable,
     /// Shown for reference (tests, docs, callers).
@@ -61,7 +61,7 @@ pub(crate) enum Role {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Grounded {
     pub path: String,
-    pub role: Role,
+    pub role: FileRole,
     /// Lines the evidence points at in this file (1-based): a failing
     /// check's traceback, the functions the failing tests ran, the
     /// definitions the prompt's words match.
@@ -161,7 +161,7 @@ pub(crate) fn select(
     );
     // Found from what the prompt names or the check points at, rather
     // than through the tests.
-    let direct = picked.iter().any(|g| g.role != Role::ReadOnly);
+    let direct = picked.iter().any(|g| g.role != FileRole::ReadOnly);
     if !failing_tests {
         add_tests_of_editable(&mut picked, root, &files);
     }
@@ -185,7 +185,7 @@ pub(crate) fn select(
     }
     if leads.trails {
         for trail in trails::follow(&named, root, &files, task != Task::Answer) {
-            add(&mut picked, &trail.path, Role::Editable, &trail.why);
+            add(&mut picked, &trail.path, FileRole::Editable, &trail.why);
             if let Some(g) = picked.iter_mut().find(|g| g.path == trail.path) {
                 for line in trail.lines {
                     if !g.uses.contains(&line) {
@@ -200,19 +200,19 @@ pub(crate) fn select(
     let map = add_fallback(&mut picked, prompt, &story, root, &files, direct);
     // Nothing editable but context: the context is what may change, but
     // a test only when the task is about tests or nothing else is code.
-    if !picked.iter().any(|g| g.role != Role::ReadOnly) {
+    if !picked.iter().any(|g| g.role != FileRole::ReadOnly) {
         let code_besides_tests = files.iter().any(|f| is_source_name(f) && !is_test(f));
         for g in &mut picked {
             if !is_test(&g.path) || tests_editable || !code_besides_tests {
-                g.role = Role::Editable;
+                g.role = FileRole::Editable;
             }
         }
     }
     // A task about tests may change every test it is shown.
     if tests_editable {
         let shown_tests = picked.iter_mut().filter(|g| is_test(&g.path));
-        for g in shown_tests.filter(|g| g.role == Role::ReadOnly) {
-            g.role = Role::Editable;
+        for g in shown_tests.filter(|g| g.role == FileRole::ReadOnly) {
+            g.role = FileRole::Editable;
         }
     }
     picked.sort_by_key(|g| g.role);
@@ -243,7 +243,7 @@ fn named_files(instruction: &str, files: &[String], task: Task) -> Vec<Grounded>
                 add(
                     &mut picked,
                     &token,
-                    Role::New,
+                    FileRole::New,
                     "the prompt names it, to create",
                 );
             }
@@ -290,7 +290,7 @@ fn add_code_names(
     for name in names {
         for (path, role) in files_for_name(name, root, files, tests_editable) {
             if !(failing_tests && is_test(&path) && !tests_editable) {
-                let why = if role == Role::Editable {
+                let why = if role == FileRole::Editable {
                     format!("it holds `{name}`, which the prompt names")
                 } else {
                     format!("it uses `{name}`, which the prompt names")
@@ -306,12 +306,17 @@ fn add_code_names(
 fn add_tests_of_editable(picked: &mut Vec<Grounded>, root: &Path, files: &[String]) {
     let editable: Vec<String> = picked
         .iter()
-        .filter(|g| g.role == Role::Editable && !is_test(&g.path))
+        .filter(|g| g.role == FileRole::Editable && !is_test(&g.path))
         .map(|g| g.path.clone())
         .collect();
     for path in &editable {
         for test in tests_of(path, root, files) {
-            add(picked, &test, Role::ReadOnly, &format!("it tests {path}"));
+            add(
+                picked,
+                &test,
+                FileRole::ReadOnly,
+                &format!("it tests {path}"),
+            );
         }
     }
 }
@@ -321,7 +326,12 @@ fn add_tests_of_editable(picked: &mut Vec<Grounded>, root: &Path, files: &[Strin
 fn add_imported(picked: &mut Vec<Grounded>, tests: &[String], root: &Path, files: &[String]) {
     for test in tests {
         for path in imported_by(test, root, files) {
-            add(picked, &path, Role::Editable, &format!("{test} imports it"));
+            add(
+                picked,
+                &path,
+                FileRole::Editable,
+                &format!("{test} imports it"),
+            );
         }
     }
 }
@@ -352,8 +362,13 @@ fn add_fallback(
         words.extend(super::relevance::words(story));
         let ranked = repo_map::rank(root, files, &words);
         let best = ranked.iter().find(|r| r.score > 0.0 && !is_test(&r.path));
-        if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == Role::Editable)) {
-            add(picked, &best.path, Role::Editable, "the map ranks it first");
+        if let Some(best) = best.filter(|_| !picked.iter().any(|g| g.role == FileRole::Editable)) {
+            add(
+                picked,
+                &best.path,
+                FileRole::Editable,
+                "the map ranks it first",
+            );
         }
         Some(ranked)
     } else {
@@ -377,7 +392,7 @@ fn add_suspects(picked: &mut Vec<Grounded>, suspects: &[Suspect], files: &[Strin
             suspect.name,
             rank + 1
         );
-        add(picked, &suspect.path, Role::Editable, &why);
+        add(picked, &suspect.path, FileRole::Editable, &why);
         add_lines(picked, &suspect.path, &[suspect.line]);
     }
 }
@@ -408,7 +423,7 @@ fn add_word_hits(
         .take(MAX_WORD_HITS)
     {
         let why = format!("the prompt's words match `{}`", hit.name);
-        add(picked, &hit.path, Role::Editable, &why);
+        add(picked, &hit.path, FileRole::Editable, &why);
         add_lines(picked, &hit.path, &[hit.line]);
         let short = hit.name.rsplit('.').next().unwrap_or(&hit.name);
         names.push(short.to_string());
@@ -421,7 +436,12 @@ fn add_word_hits(
 /// reference; the other files that mention it (imports, re-exports, docs)
 /// only when none defines it or the task is a rename (`everywhere`), where
 /// all of them may change (docs stay for reference).
-fn files_for_name(name: &str, root: &Path, files: &[String], rename: bool) -> Vec<(String, Role)> {
+fn files_for_name(
+    name: &str,
+    root: &Path,
+    files: &[String],
+    rename: bool,
+) -> Vec<(String, FileRole)> {
     let mentioning = files_mentioning(name, root, files);
     let definers: Vec<&String> = mentioning
         .iter()
@@ -433,9 +453,9 @@ fn files_for_name(name: &str, root: &Path, files: &[String], rename: bool) -> Ve
     for path in &mentioning {
         let test = is_test(path) && !rename;
         let role = if is_doc(path) || test {
-            Role::ReadOnly
+            FileRole::ReadOnly
         } else {
-            Role::Editable
+            FileRole::Editable
         };
         if test {
             tests += 1;
@@ -465,9 +485,9 @@ fn add_failure(picked: &mut Vec<Grounded>, failure: &[Location], root: &Path, fi
     order.sort_by_key(|p| is_test(p));
     for path in order.into_iter().take(MAX_TRACEBACK_FILES) {
         let role = if is_test(&path) {
-            Role::ReadOnly
+            FileRole::ReadOnly
         } else {
-            Role::Editable
+            FileRole::Editable
         };
         add(
             picked,
@@ -512,7 +532,7 @@ fn test_story(names: &[String], tests: &[String], picked: &[Grounded], root: &Pa
 
 /// Adds `path` with `role` because of `why`; editable wins over read-only
 /// when two reasons meet, and its reason is the one said.
-fn add(picked: &mut Vec<Grounded>, path: &str, role: Role, why: &str) {
+fn add(picked: &mut Vec<Grounded>, path: &str, role: FileRole, why: &str) {
     match picked.iter_mut().find(|g| g.path == path) {
         Some(g) if role < g.role => {
             g.role = role;
@@ -542,11 +562,11 @@ fn add_lines(picked: &mut [Grounded], path: &str, lines: &[usize]) {
 }
 
 /// Tests and docs are context by default; everything else may change.
-fn default_role(path: &str) -> Role {
+fn default_role(path: &str) -> FileRole {
     if is_test(path) || is_doc(path) {
-        Role::ReadOnly
+        FileRole::ReadOnly
     } else {
-        Role::Editable
+        FileRole::Editable
     }
 }
 #[cfg(test)]

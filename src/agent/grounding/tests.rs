@@ -11,7 +11,7 @@ fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, Role)> {
+fn picked(prompt: &str, dir: &tempfile::TempDir) -> Vec<(String, FileRole)> {
     select(
         prompt,
         dir.path(),
@@ -38,24 +38,24 @@ fn named_files_with_tests_as_context() {
             &dir
         ),
         [
-            ("utils.py".to_string(), Role::Editable),
-            ("test_utils.py".to_string(), Role::ReadOnly)
+            ("utils.py".to_string(), FileRole::Editable),
+            ("test_utils.py".to_string(), FileRole::ReadOnly)
         ]
     );
     // A named file brings the tests that import it, for reference.
     assert_eq!(
         picked("Fix the bug in utils.py", &dir),
         [
-            ("utils.py".to_string(), Role::Editable),
-            ("test_utils.py".to_string(), Role::ReadOnly)
+            ("utils.py".to_string(), FileRole::Editable),
+            ("test_utils.py".to_string(), FileRole::ReadOnly)
         ]
     );
     // A named test brings the module it imports.
     assert_eq!(
         picked("Make test_utils.py pass", &dir),
         [
-            ("utils.py".to_string(), Role::Editable),
-            ("test_utils.py".to_string(), Role::ReadOnly)
+            ("utils.py".to_string(), FileRole::Editable),
+            ("test_utils.py".to_string(), FileRole::ReadOnly)
         ]
     );
 }
@@ -71,25 +71,25 @@ fn tails_code_names_and_new_files() {
     ]);
     assert_eq!(
         picked("In ci.yml, use Python 3.12.", &dir),
-        [(".github/workflows/ci.yml".to_string(), Role::Editable)]
+        [(".github/workflows/ci.yml".to_string(), FileRole::Editable)]
     );
     let rename = picked("Rename `get_usr` to get_user everywhere.", &dir);
     assert_eq!(
         rename,
         [
-            ("api.py".to_string(), Role::Editable),
-            ("tests/test_api.py".to_string(), Role::Editable),
-            ("users.py".to_string(), Role::Editable),
-            ("README.md".to_string(), Role::ReadOnly),
+            ("api.py".to_string(), FileRole::Editable),
+            ("tests/test_api.py".to_string(), FileRole::Editable),
+            ("users.py".to_string(), FileRole::Editable),
+            ("README.md".to_string(), FileRole::ReadOnly),
         ]
     );
     assert_eq!(
         picked("Create a file validators.py with is_email(text).", &dir),
-        [("validators.py".to_string(), Role::New)]
+        [("validators.py".to_string(), FileRole::New)]
     );
     assert!(
         picked("Write test_users.py with tests for users.py.", &dir)
-            .contains(&("test_users.py".to_string(), Role::New))
+            .contains(&("test_users.py".to_string(), FileRole::New))
     );
     // A short name counts when called, not as a word.
     assert_eq!(
@@ -100,7 +100,7 @@ fn tails_code_names_and_new_files() {
     assert!(
         !picked("Does Node.js matter here?", &dir)
             .iter()
-            .any(|(_, role)| *role == Role::New)
+            .any(|(_, role)| *role == FileRole::New)
     );
 }
 
@@ -114,8 +114,8 @@ fn a_small_repository_is_shown_when_nothing_is_named() {
     assert_eq!(
         picked("The tests fail. Fix the code, not the tests.", &dir),
         [
-            ("inventory.py".to_string(), Role::Editable),
-            ("test_inventory.py".to_string(), Role::ReadOnly)
+            ("inventory.py".to_string(), FileRole::Editable),
+            ("test_inventory.py".to_string(), FileRole::ReadOnly)
         ]
     );
 }
@@ -161,7 +161,7 @@ fn evidence_points_at_the_code_under_test_not_the_test() {
     let prices = grounding.files.iter().find(|g| g.path == "shop/prices.py");
     assert_eq!(
         prices.map(|g| (g.role, g.lines.clone())),
-        Some((Role::Editable, vec![1]))
+        Some((FileRole::Editable, vec![1]))
     );
     assert!(prices.is_some_and(|g| g.why.contains("`gross`")));
     // Without the spectrum the test is still only evidence.
@@ -180,7 +180,7 @@ fn evidence_points_at_the_code_under_test_not_the_test() {
         .files
         .iter()
         .find(|g| g.path == "tests/test_prices.py");
-    assert_eq!(test.map(|g| g.role), Some(Role::ReadOnly));
+    assert_eq!(test.map(|g| g.role), Some(FileRole::ReadOnly));
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn words_of_a_symptom_find_the_definition() {
     let tokens = grounding.files.iter().find(|g| g.path == "app/tokens.py");
     assert_eq!(
         tokens.map(|g| (g.role, g.lines.clone())),
-        Some((Role::Editable, vec![1]))
+        Some((FileRole::Editable, vec![1]))
     );
     assert!(
         tokens.is_some_and(|g| g.why.contains("`issue`")),
@@ -239,14 +239,14 @@ fn a_task_about_tests_may_change_the_tests_it_names() {
     ] {
         let files = picked(prompt, &dir);
         assert!(
-            files.contains(&("tests/test_calc.py".to_string(), Role::Editable)),
+            files.contains(&("tests/test_calc.py".to_string(), FileRole::Editable)),
             "{prompt}: {files:?}"
         );
     }
     // Not when the prompt keeps them.
     let files = picked("test_add fails. Fix the code, not the tests.", &dir);
     assert!(
-        !files.contains(&("tests/test_calc.py".to_string(), Role::Editable)),
+        !files.contains(&("tests/test_calc.py".to_string(), FileRole::Editable)),
         "{files:?}"
     );
 }
@@ -276,7 +276,7 @@ fn a_test_task_found_by_words_changes_the_tests_of_that_code() {
     let dir = repo(&files);
     let picked = picked("Fix the test for chunked: it splits wrongly.", &dir);
     assert!(
-        picked.contains(&("tests/test_iters.py".to_string(), Role::Editable)),
+        picked.contains(&("tests/test_iters.py".to_string(), FileRole::Editable)),
         "{picked:?}"
     );
 }

@@ -1,17 +1,17 @@
 use super::*;
 
 /// The model saw everything.
-fn all() -> Seen {
-    Seen {
+fn all() -> ShownParts {
+    ShownParts {
         lines: vec![(1, usize::MAX)],
-        ..Seen::default()
+        ..ShownParts::default()
     }
 }
 
-fn names(list: &[&str]) -> Seen {
-    Seen {
+fn names(list: &[&str]) -> ShownParts {
+    ShownParts {
         definitions: list.iter().map(|s| s.to_string()).collect(),
-        ..Seen::default()
+        ..ShownParts::default()
     }
 }
 use pretty_assertions::assert_eq;
@@ -119,7 +119,7 @@ fn what_the_model_wrote_it_may_change_again() {
         "\n    def added(self):\n        return 1\n\n\ndef helper(x):",
     );
     let block = "def added(self):\n    return 2\n";
-    let seen = Seen {
+    let seen = ShownParts {
         first: Some(first),
         ..names(&["Signer.step_9"])
     };
@@ -327,9 +327,9 @@ fn shadows_main_blocks_and_shifted_lines() {
     );
     // A new function before an unseen one moves it down.
     let block = "def first():\n    return 0\n\n\ndef helper():\n    return 9\n";
-    let seen = Seen {
+    let seen = ShownParts {
         lines: vec![(1, 3)],
-        ..Seen::default()
+        ..ShownParts::default()
     };
     let spliced = splice("w.py", old, block, &seen).unwrap();
     let helper = &spliced.unseen[0];
@@ -339,7 +339,7 @@ fn shadows_main_blocks_and_shifted_lines() {
     assert_eq!(lines[helper.end_line - 1], "    return 2");
 }
 
-/// Seen in an attack on the splice: a new top-level function (or a usage
+/// ShownParts in an attack on the splice: a new top-level function (or a usage
 /// example's assignment) named like a method replaced that method; a bare
 /// method that several shown classes have went to one picked by its text.
 #[test]
