@@ -383,6 +383,15 @@ pub(crate) enum ExitReason {
 }
 
 impl ExitReason {
+    /// Whether the run gave an answer (`answered`, `denied`,
+    /// `check_failed`): then `-o FILE` gets it.
+    pub(crate) fn answered(self) -> bool {
+        matches!(
+            self,
+            ExitReason::Answered | ExitReason::Denied | ExitReason::CheckFailed
+        )
+    }
+
     /// Every reason, in the order docs/output.md lists them.
     #[cfg(test)]
     pub(crate) const ALL: [ExitReason; 15] = [

@@ -14,8 +14,9 @@ use crate::checkpoint::Checkpoint;
 use crate::client::Message;
 use crate::error::ExitStatus;
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::run::{save_with_record, settle_checkpoint, steps, write_last_message};
-use crate::session::{Session, Status, Store, Usage};
+use crate::run::Finish;
+use crate::run::finish::Finished;
+use crate::session::{Session, Store, Usage};
 use crate::ui::Output;
 use crate::vocab::Confinement;
 
@@ -65,12 +66,6 @@ impl Close<'_> {
     ) -> Closed {
         let denied = !calls.denials.is_empty();
         let verdict = ending.verdict(self.max_turns, denied, session.check.as_ref());
-        let mut exit = verdict.exit;
-        if session.status == Status::Running {
-            session.status = verdict.status;
-            session.exit_reason = Some(verdict.reason.to_string());
-            session.exit_detail = Some(verdict.detail);
-        }
         let set_aside = self.retry && ending.tries_again(session.check.as_ref());
         let (final_text, summarized) = final_text(session, &calls.files_changed);
         // With `--output-schema`, `-o` gets the JSON value, as stdout does.
@@ -83,26 +78,16 @@ impl Close<'_> {
             // the json `final_text` say.
             out.content(session.turns, &format!("{final_text}\n"));
         }
-        // Only an answer is written: a run stopped short has none, whatever
-        // text its last reply had.
-        if let Some(path) = (self.last_message_file)
-            .filter(|_| !set_aside && matches!(ending, Ending::Answered | Ending::EditingDone))
-        {
-            exit = write_last_message(path, &answer, exit, out);
-        }
-        session.exit_code = Some(exit.code());
-        if let Some(attempt) = &mut session.attempt {
-            attempt.set_aside = set_aside;
-        }
-        let reverted = match set_aside {
-            true => crate::run::set_aside(self.checkpoint, session, out),
-            false => settle_checkpoint(self.checkpoint, self.revert_on_fail, session, exit, out),
+        let finish = Finish {
+            last_message_file: self.last_message_file,
+            checkpoint: self.checkpoint,
+            revert_on_fail: self.revert_on_fail,
+            store: self.store,
+            schemas: self.schemas,
         };
-        if let Some(store) = self.store {
-            let wire = |messages: &[Message]| self.protocol.wire(messages).into_owned();
-            let trajectory = steps::trajectory(session, &wire);
-            save_with_record(store, session, self.schemas, trajectory, out);
-        }
+        let wire = |messages: &[Message]| self.protocol.wire(messages).into_owned();
+        let Finished { exit, reverted } =
+            finish.apply(session, verdict, &answer, set_aside, &wire, out);
         ending.explain(session.turns - self.first_turn, out);
         let summary = RunSummary {
             schema_version: SCHEMA_VERSION,

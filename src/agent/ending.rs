@@ -5,6 +5,7 @@ use super::guards::REPEAT_STOP;
 use super::reply::Cut;
 use super::room::ContextFull;
 use crate::error::{Error, ExitStatus};
+use crate::run::RunVerdict;
 use crate::run::interrupt::Interruption;
 use crate::session::{Check, Status};
 use crate::ui::Output;
@@ -46,27 +47,17 @@ pub(crate) enum Ending {
     CheckUnrunnable(String),
 }
 
-/// How a run ended, as its session, result and record say it.
-pub(crate) struct Verdict {
-    pub status: Status,
-    /// The stable word (`exit_reason`).
-    pub reason: ExitReason,
-    /// The same in words, with the particulars (`exit_detail`).
-    pub detail: String,
-    pub exit: ExitStatus,
-}
-
 impl Ending {
     /// The session status, why the run ended (a stable word and its
     /// words) and the exit status. `denied`: some calls needed approval no
     /// one could give; `check`: the last `--check` run, if any.
-    pub(crate) fn verdict(&self, max_turns: u32, denied: bool, check: Option<&Check>) -> Verdict {
-        let verdict = |status, reason, detail: String, exit| Verdict {
-            status,
-            reason,
-            detail,
-            exit,
-        };
+    pub(crate) fn verdict(
+        &self,
+        max_turns: u32,
+        denied: bool,
+        check: Option<&Check>,
+    ) -> RunVerdict {
+        let verdict = RunVerdict::new;
         match self {
             Ending::Answered | Ending::EditingDone if check.is_some_and(|c| !c.passed) => {
                 let check = check.map(|c| c.command.as_str()).unwrap_or_default();

@@ -16,9 +16,7 @@ use crate::permissions::Approver;
 use crate::protocol::{Context, Denial, RunSummary, SCHEMA_VERSION};
 use crate::run::calls_in_text::is_call_written_as_text;
 use crate::run::interrupt::{Interruption, Interruptions};
-use crate::run::{
-    Job, open_workspace, save_with_record, settle_checkpoint, steps, write_last_message,
-};
+use crate::run::{Finish, Job, RunVerdict, open_workspace};
 use crate::session::{Journal, Session, Status, Store};
 use crate::signals::Signals;
 use crate::tools::Workspace;
@@ -108,25 +106,22 @@ pub(crate) async fn run(
     }
     let final_text = last_answer(&session);
     session.unsaved().unexecuted_call = is_call_written_as_text(&final_text);
-    let mut exit = close(session.unsaved(), &end, &follower, &denials);
-    if session.status == Status::Failed {
-        out.error(
-            session
-                .exit_detail
-                .as_deref()
-                .unwrap_or("the opencode session failed"),
-        );
+    session.unsaved().turns = follower.turns;
+    session.unsaved().usage = follower.usage;
+    let verdict = verdict_of(&session, &end, &follower, &denials);
+    if verdict.status == Status::Failed {
+        out.error(&verdict.detail);
     }
-    if let Some(path) = (job.last_message_file.as_deref()).filter(|_| matches!(end, End::Idle)) {
-        exit = write_last_message(path, &final_text, exit, out);
-    }
-    session.unsaved().exit_code = Some(exit.code());
-    let checkpoint = job.checkpoint.as_ref();
-    let reverted = settle_checkpoint(checkpoint, job.revert_on_fail, session.unsaved(), exit, out);
-    if let Some(store) = session.store() {
-        let trajectory = steps::trajectory(&session, &|messages| messages.to_vec());
-        save_with_record(store, session.unsaved(), &[], trajectory, out);
-    }
+    let finish = Finish {
+        last_message_file: job.last_message_file.as_deref(),
+        checkpoint: job.checkpoint.as_ref(),
+        revert_on_fail: job.revert_on_fail,
+        store: session.store(),
+        schemas: &[],
+    };
+    let wire = |messages: &[crate::client::Message]| messages.to_vec();
+    let finished = finish.apply(session.unsaved(), verdict, &final_text, false, &wire, out);
+    let (exit, reverted) = (finished.exit, finished.reverted);
     let summary = RunSummary {
         saved: job.save,
         reverted,
@@ -277,9 +272,7 @@ impl Follow<'_> {
 /// The session's status and reason, and the exit status: an interruption's
 /// own; a lost stream 3; an error of the session 3 for an unknown model,
 /// 1 otherwise; denials for want of approval 5.
-fn close(session: &mut Session, end: &End, follower: &Follower, denials: &[Denial]) -> ExitStatus {
-    session.turns = follower.turns;
-    session.usage = follower.usage;
+fn verdict_of(session: &Session, end: &End, follower: &Follower, denials: &[Denial]) -> RunVerdict {
     let failed = |detail: String, exit| (Status::Failed, ExitReason::Failed, detail, exit);
     let answered = |exit| {
         (
@@ -317,10 +310,12 @@ fn close(session: &mut Session, end: &End, follower: &Follower, denials: &[Denia
         ),
         (End::Idle, None) => answered(ExitStatus::Success),
     };
-    session.status = status;
-    session.exit_reason = Some(reason.to_string());
-    session.exit_detail = Some(detail);
-    exit
+    RunVerdict {
+        status,
+        reason,
+        detail,
+        exit,
+    }
 }
 
 /// `provider/model` (opencode's names), e.g. `ollama/qwen2.5-coder:1.5b`.

@@ -2,9 +2,11 @@
 //! server's loop that oc follows): the [`Job`] a run is given, the
 //! workspace it opens, how it is interrupted, the words that mark a reply
 //! failed, the record's steps, and how a run ends on disk (session file,
-//! fine-tuning record, checkpoint, `-o`). It imports neither runtime.
+//! fine-tuning record, checkpoint, `-o`: `finish`). It imports neither
+//! runtime.
 
 pub(crate) mod calls_in_text;
+pub(crate) mod finish;
 pub(crate) mod interrupt;
 pub(crate) mod job;
 pub(crate) mod nudges;
@@ -14,9 +16,8 @@ pub(crate) mod record;
 pub(crate) mod steps;
 pub(crate) mod workspace;
 
+pub(crate) use finish::{Finish, RunVerdict};
 pub(crate) use job::{CheckPlan, Job};
 pub(crate) use output_schema::OutputSchema;
-pub(crate) use record::{
-    put_back, save_with_record, set_aside, settle_checkpoint, write_last_message,
-};
+pub(crate) use record::{put_back, write_last_message};
 pub(crate) use workspace::open_workspace;

@@ -713,3 +713,47 @@ fn architecture_every_message_pushed_is_saved_or_said_unsaved() {
         "unsaved changes to the conversation outside the listed places: {unlisted:?}"
     );
 }
+
+/// One end of a run (ARCHITECTURE.md): both runtimes end through
+/// `run::Finish` (the verdict on record, `-o`, the checkpoint, the session
+/// and record saved), and nothing outside `run` saves a record or settles
+/// a checkpoint itself.
+#[test]
+fn architecture_both_runtimes_end_a_run_through_finish() {
+    let krate = Crate::load();
+    let names_finish = |module: &[&str]| {
+        let module: ModPath = module.iter().map(|s| s.to_string()).collect();
+        krate.named.get(&module).is_some_and(|paths| {
+            paths.iter().any(|p| {
+                p.first().is_some_and(|c| c == "run") && p.last().is_some_and(|l| l == "Finish")
+            })
+        })
+    };
+    assert!(
+        names_finish(&["agent", "close"]),
+        "agent::close ends through run::Finish"
+    );
+    assert!(
+        names_finish(&["opencode", "run"]),
+        "opencode::run ends through run::Finish"
+    );
+    let mut found = Vec::new();
+    for (module, paths) in krate.named.iter().filter(|(m, _)| !within(m, &["run"])) {
+        for path in paths {
+            let own = [
+                "save_with_record",
+                "settle_checkpoint",
+                "set_aside",
+                "record",
+            ];
+            if within(path, &["run"]) && path.iter().skip(1).any(|p| own.contains(&p.as_str())) {
+                found.push(format!("{} names {}", name(module), path.join("::")));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the end of a run is written by run::Finish alone:\n{}",
+        found.join("\n")
+    );
+}

@@ -290,7 +290,8 @@ fn a_dropped_event_stream_is_opened_again_once() {
 }
 
 /// A real run where the model wrote its call as text: opencode ran
-/// nothing, and the run must not look like a success.
+/// nothing, and the run must not look like a success. Before: its text
+/// went to `-o` as an answer.
 #[test]
 fn a_call_written_as_text_is_not_a_success() {
     let env = TestEnv::new();
@@ -298,9 +299,15 @@ fn a_call_written_as_text_is_not_a_success() {
         "60-text-call-event.sse",
         "60-text-call-messages.json",
     ));
-    let out = oc(&env, &fake).arg("Read notes.txt").assert().code(1);
+    let answer = env.work().join("answer.txt");
+    let out = (oc(&env, &fake).arg("-o").arg(&answer))
+        .arg("Read notes.txt")
+        .assert()
+        .code(1);
     let stderr = stderr_of(out.get_output());
     assert!(stderr.contains("tool call written as text"), "{stderr}");
+    // No answer, so no `-o` file: one rule in both runtimes.
+    assert!(!answer.exists());
     let record = &env.finetune()[0];
     assert_eq!(record["success"], false);
     assert_eq!(record["unexecuted_call"], true);
