@@ -43,9 +43,6 @@ pub(crate) struct Reply {
     pub eval_duration: Option<u64>,
     /// Set when the reply is incomplete.
     pub cut: Option<Cut>,
-    /// The file blocks that streamed as progress, not as text (each with
-    /// its fences), in order; empty when the whole reply was shown.
-    pub withheld: Vec<String>,
 }
 
 /// The reply being streamed, kept outside the stream's future so that an
@@ -134,9 +131,7 @@ pub(crate) async fn stream(
                     drop(stream);
                     native_thinking.truncate(start);
                     let end = partial.raw.len();
-                    let mut reply = stopped(reading, partial, end, native_thinking, chunks);
-                    reply.withheld = live.map(LiveBlocks::into_withheld).unwrap_or_default();
-                    return Ok(reply);
+                    return Ok(stopped(reading, partial, end, native_thinking, chunks));
                 }
             }
             if let Some(delta) = message.content {
@@ -147,9 +142,7 @@ pub(crate) async fn stream(
                     // Dropping the stream closes the request: the server
                     // stops generating.
                     drop(stream);
-                    let mut reply = stopped(reading, partial, start, native_thinking, chunks);
-                    reply.withheld = live.map(LiveBlocks::into_withheld).unwrap_or_default();
-                    return Ok(reply);
+                    return Ok(stopped(reading, partial, start, native_thinking, chunks));
                 }
             }
             tool_calls.extend(message.tool_calls.unwrap_or_default());
@@ -181,7 +174,6 @@ pub(crate) async fn stream(
                 eval_count: chunk.eval_count.unwrap_or(0),
                 eval_duration: chunk.eval_duration,
                 cut,
-                withheld: live.map(LiveBlocks::into_withheld).unwrap_or_default(),
             });
         }
     }
@@ -221,7 +213,6 @@ fn stopped(
         eval_count: chunks,
         eval_duration: None,
         cut: Some(Cut::Repetition),
-        withheld: Vec::new(),
     }
 }
 
@@ -249,21 +240,11 @@ fn show(
     }
 }
 
-/// Shows, once the reply is read, what did not stream: the whole `answer`
-/// when the content was held (nobody watches it), else each withheld
-/// block that stayed in the answer (code that named no file it could
-/// change), so that nothing of the answer goes unshown.
-pub(crate) fn show_after_reading(out: &mut dyn Output, turn: u32, reply: &Reply, answer: &str) {
-    if !out.streams_content() {
-        if !answer.is_empty() {
-            out.content(turn, answer);
-        }
-        return;
-    }
-    for block in &reply.withheld {
-        if answer.contains(block.trim_end()) {
-            out.content(turn, block);
-        }
+/// Shows the `answer` once the reply is read, when its content was held
+/// (nobody watches it as it streams).
+pub(crate) fn show_held(out: &mut dyn Output, turn: u32, answer: &str) {
+    if !out.streams_content() && !answer.is_empty() {
+        out.content(turn, answer);
     }
 }
 

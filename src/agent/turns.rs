@@ -167,7 +167,7 @@ impl<'a> Turns<'a> {
         };
         let mut message = reply.message.clone();
         let parsed = self.protocol.read_reply(&mut message, turn);
-        reply::show_after_reading(out, turn, &reply, &message.content);
+        reply::show_held(out, turn, &message.content);
         self.count_usage(session.unsaved(), &reply, sent, out);
         self.cut = reply.cut;
         if let Some(cut) = reply.cut {

@@ -158,7 +158,6 @@ mod tests {
             eval_count: eval,
             eval_duration: Some(eval_ms * 1_000_000),
             cut: None,
-            withheld: Vec::new(),
         }
     }
 

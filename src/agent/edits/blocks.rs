@@ -127,10 +127,7 @@ pub(crate) fn parse(reply: &str, known: &[String]) -> ParsedReply {
         }
         if is_search(lines[i].text) {
             // SEARCH/REPLACE written without a fence.
-            let end = (i..lines.len())
-                .rev()
-                .find(|&j| is_replace_end(lines[j].text));
-            if let Some(end) = end.filter(|&e| e > i) {
+            if let Some(end) = unfenced_end(&lines, i) {
                 let pairs = replace_pairs(&lines[i..=end]);
                 let (path, start) = header(&lines, i, floor, known);
                 if !pairs.is_empty() {
@@ -160,6 +157,26 @@ pub(crate) fn parse(reply: &str, known: &[String]) -> ParsedReply {
         prose: squeeze_blank_lines(prose.trim()),
         blocks,
     }
+}
+
+/// The last line of the unfenced SEARCH/REPLACE pairs that start at line
+/// `search`: pairs follow each other (blank lines between), and anything
+/// else after a `>>>>>>> REPLACE` (prose, the next file's path) ends them.
+fn unfenced_end(lines: &[Line<'_>], search: usize) -> Option<usize> {
+    let mut end = None;
+    let mut j = search;
+    while j < lines.len() {
+        if is_replace_end(lines[j].text) {
+            end = Some(j);
+            let next = (j + 1..lines.len()).find(|&k| !lines[k].text.trim().is_empty());
+            match next {
+                Some(k) if is_search(lines[k].text) => j = k,
+                _ => break,
+            }
+        }
+        j += 1;
+    }
+    end
 }
 
 /// `body` without the blank lines at its end.
@@ -510,6 +527,27 @@ mod tests {
         let (prose, blocks) = shape("The fix:\n```python\nx = 1\n```\nDone.");
         assert_eq!(blocks, [whole(None, "x = 1\n")]);
         assert_eq!(prose, "The fix:\nDone.");
+    }
+
+    #[test]
+    fn unfenced_search_replace_for_two_files_are_two_blocks() {
+        let pair = |old: &str, new: &str| {
+            format!("<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
+        };
+        let reply = format!(
+            "utils.py\n{}\n{}\nAlso:\n\nsrc/sum.js\n{}That is all.",
+            pair("a = 1", "a = 2"),
+            pair("b = 1", "b = 2"),
+            pair("c = 1", "c = 2")
+        );
+        let (prose, blocks) = shape(&reply);
+        let paths: Vec<_> = blocks.iter().map(|(p, _)| p.as_deref()).collect();
+        assert_eq!(paths, [Some("utils.py"), Some("src/sum.js")]);
+        let BlockKind::Replace(first) = &blocks[0].1 else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(first.len(), 2, "pairs one after another are one block");
+        assert_eq!(prose, "Also:\n\nThat is all.");
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! is applied (or refused) when the reply has been read.
 //!
 //! Blocks are told apart as [`super::blocks::parse`] tells them in the whole
-//! reply: a fence (```` ``` ````) or a `<<<<<<< SEARCH` line opens one, its
-//! path comes from the same header rules, and a fence that `parse` does not
-//! take for a file (an empty one, look-around requests) goes out as prose
-//! once it closes.
+//! reply: a fence (```` ``` ````) or a `<<<<<<< SEARCH` line opens one, and
+//! its path comes from the same header rules. A fence that names no file by
+//! its first line (a command to run, an example, look-around requests) is
+//! prose and streams as such, in its place; if the reply's reading later
+//! puts it in a file, its change is shown then.
 
 use super::blocks::{self, fence_open, is_fence_close, is_replace_end, is_search};
 
@@ -49,6 +50,8 @@ struct OpenBlock {
     closer: Closer,
     lines: usize,
     path: Option<String>,
+    /// It names no file: it streams as prose.
+    prose: bool,
 }
 
 /// Splits streamed content into prose and file-block progress.
@@ -63,8 +66,6 @@ pub(crate) struct LiveBlocks {
     /// The prose is out up to here.
     shown_to: usize,
     open: Option<OpenBlock>,
-    /// The text of every block not shown, fences included, in order.
-    withheld: Vec<String>,
 }
 
 impl LiveBlocks {
@@ -76,7 +77,6 @@ impl LiveBlocks {
             line_start: 0,
             shown_to: 0,
             open: None,
-            withheld: Vec::new(),
         }
     }
 
@@ -102,6 +102,7 @@ impl LiveBlocks {
     pub(crate) fn finish(&mut self) -> Vec<Piece> {
         let mut pieces = Vec::new();
         match self.open.take() {
+            Some(open) if open.prose => self.prose_to(self.text.len(), &mut pieces),
             Some(mut open) => {
                 // A last line without its newline: a closing fence, or one
                 // more line of the block.
@@ -114,11 +115,6 @@ impl LiveBlocks {
             None => self.prose_to(self.text.len(), &mut pieces),
         }
         pieces
-    }
-
-    /// The blocks that were not shown, each with its fences, in order.
-    pub(crate) fn into_withheld(self) -> Vec<String> {
-        self.withheld
     }
 
     /// The line from `self.line_start` to `end` (its newline included) came.
@@ -138,12 +134,21 @@ impl LiveBlocks {
                         closer,
                         lines: usize::from(matches!(closer, Closer::Replace)),
                         path: None,
+                        prose: false,
                     });
                 }
                 None => self.prose_to(end, pieces),
             }
             return;
         };
+        if open.prose {
+            let closed = closes(open.closer, line);
+            self.prose_to(end, pieces);
+            if !closed {
+                self.open = Some(open);
+            }
+            return;
+        }
         self.shown_to = end;
         if closes(open.closer, line) {
             if matches!(open.closer, Closer::Replace) {
@@ -153,8 +158,17 @@ impl LiveBlocks {
             return;
         }
         open.lines += 1;
-        if open.path.is_none() {
+        if open.lines == 1 && matches!(open.closer, Closer::Fence(_)) {
+            let search = is_search(line);
             open.path = self.block_ending_at(end).and_then(|b| b.path);
+            if open.path.is_none() && !search {
+                // No file named: the block is prose, shown from its fence.
+                open.prose = true;
+                self.shown_to = open.start;
+                self.prose_to(end, pieces);
+                self.open = Some(open);
+                return;
+            }
         }
         pieces.push(Piece::Block(BlockProgress {
             path: open.path.clone(),
@@ -167,19 +181,19 @@ impl LiveBlocks {
     /// The block `open` ends at `end`: reported closed when the reply's
     /// reading takes it for a file block, else shown as prose.
     fn close(&mut self, open: OpenBlock, end: usize, pieces: &mut Vec<Piece>) {
-        self.shown_to = end;
-        let text = self.text[open.start..end].to_string();
         match self.block_ending_at(end) {
             Some(block) => {
+                self.shown_to = end;
                 pieces.push(Piece::Block(BlockProgress {
                     path: block.path.or(open.path),
                     lines: open.lines,
                     closed: true,
                 }));
-                self.withheld.push(text);
             }
-            None if !text.is_empty() => pieces.push(Piece::Prose(text)),
-            None => {}
+            None => {
+                self.shown_to = self.shown_to.min(open.start);
+                self.prose_to(end, pieces);
+            }
         }
     }
 
@@ -224,9 +238,9 @@ mod tests {
         vec!["utils.py".to_string()]
     }
 
-    /// `reply` fed in pieces of `size` bytes: the prose as it came, and the
-    /// block reports.
-    fn feed(reply: &str, size: usize) -> (String, Vec<BlockProgress>, Vec<String>) {
+    /// `reply` fed in pieces of `size` characters: the prose as it came,
+    /// and the block reports.
+    fn feed(reply: &str, size: usize) -> (String, Vec<BlockProgress>) {
         let mut live = LiveBlocks::new(known());
         let mut pieces = Vec::new();
         let chars: Vec<char> = reply.chars().collect();
@@ -242,7 +256,7 @@ mod tests {
                 Piece::Block(p) => progress.push(p),
             }
         }
-        (prose, progress, live.into_withheld())
+        (prose, progress)
     }
 
     #[test]
@@ -250,7 +264,7 @@ mod tests {
         let reply =
             "I fixed the sum.\n\nutils.py\n```python\ndef add(a, b):\n    return a + b\n```\nDone.";
         for size in [1, 3, 7, 1000] {
-            let (prose, progress, withheld) = feed(reply, size);
+            let (prose, progress) = feed(reply, size);
             assert_eq!(prose, "I fixed the sum.\n\nutils.py\nDone.", "size {size}");
             assert_eq!(
                 progress.last(),
@@ -261,10 +275,6 @@ mod tests {
                 })
             );
             assert_eq!(progress.len(), 3, "one report a line and one at the close");
-            assert_eq!(
-                withheld,
-                vec!["```python\ndef add(a, b):\n    return a + b\n```\n"]
-            );
         }
     }
 
@@ -288,8 +298,9 @@ mod tests {
     }
 
     #[test]
-    fn a_path_in_a_first_line_comment_is_found_as_the_block_grows() {
-        let (_, progress, _) = feed("```python\n# utils.py\nx = 1\n```\n", 5);
+    fn a_path_in_a_first_line_comment_is_found() {
+        let (prose, progress) = feed("```python\n# utils.py\nx = 1\n```\n", 5);
+        assert_eq!(prose, "");
         assert_eq!(progress[0].path.as_deref(), Some("utils.py"));
         assert!(progress.last().unwrap().closed);
     }
@@ -297,40 +308,48 @@ mod tests {
     #[test]
     fn search_replace_without_a_fence_is_a_block() {
         let reply = "utils.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\nok\n";
-        let (prose, progress, withheld) = feed(reply, 4);
+        let (prose, progress) = feed(reply, 4);
         assert_eq!(prose, "utils.py\nok\n");
         let last = progress.last().unwrap();
         assert_eq!(
             (last.path.as_deref(), last.lines, last.closed),
             (Some("utils.py"), 5, true)
         );
-        assert_eq!(withheld.len(), 1);
     }
 
     #[test]
-    fn a_fence_that_is_no_file_block_is_shown_as_prose_when_it_closes() {
-        // Look-around requests in a fence: `parse` takes no block from it.
-        let reply = "First I need to see it.\n```\nREAD utils.py\n```\nBye";
-        let (prose, progress, withheld) = feed(reply, 2);
-        assert_eq!(prose, reply);
-        assert!(progress.iter().all(|p| !p.closed));
-        assert!(withheld.is_empty());
+    fn a_fence_that_names_no_file_streams_as_prose_in_its_place() {
+        for reply in [
+            "First:\n```bash\npytest -q\n```\nutils.py\n```python\nx = 1\n```\nThen:\n```sh\npytest\n```\nDone.",
+            "  ```bash\n  pytest -q\n  ```\nutils.py\n```python\nx = 1\n```\nDone.",
+            "First I need to see it.\n```\nREAD utils.py\n```\nBye",
+        ] {
+            for size in [1, 4, 1000] {
+                let (prose, progress) = feed(reply, size);
+                let without_block = reply.replace("```python\nx = 1\n```\n", "");
+                assert_eq!(prose, without_block, "{reply:?} in {size}");
+                assert!(
+                    progress
+                        .iter()
+                        .all(|p| p.path.as_deref() == Some("utils.py"))
+                );
+            }
+        }
     }
 
     #[test]
     fn a_block_left_open_ends_with_the_reply() {
-        let (prose, progress, withheld) = feed("utils.py\n```python\nx = 1\ny = 2", 3);
+        let (prose, progress) = feed("utils.py\n```python\nx = 1\ny = 2", 3);
         assert_eq!(prose, "utils.py\n");
         let last = progress.last().unwrap();
         assert!(last.closed);
         assert_eq!(last.lines, 2);
         assert_eq!(last.path.as_deref(), Some("utils.py"));
-        assert_eq!(withheld, vec!["```python\nx = 1\ny = 2"]);
     }
 
     #[test]
     fn a_closing_fence_without_a_newline_is_not_a_line() {
-        let (_, progress, _) = feed("utils.py\n```python\nx = 1\n```", 4);
+        let (_, progress) = feed("utils.py\n```python\nx = 1\n```", 4);
         assert_eq!(
             progress.last().map(|p| (p.lines, p.closed)),
             Some((1, true))
@@ -339,7 +358,7 @@ mod tests {
 
     #[test]
     fn inline_code_and_tags_at_a_line_start_wait_only_for_the_line() {
-        let (prose, progress, _) = feed("`add` now adds.\n<b>bold</b>\n", 2);
+        let (prose, progress) = feed("`add` now adds.\n<b>bold</b>\n", 2);
         assert_eq!(prose, "`add` now adds.\n<b>bold</b>\n");
         assert!(progress.is_empty());
     }
