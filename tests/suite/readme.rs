@@ -182,7 +182,10 @@ fn the_readme_command_table_names_every_command() {
 /// harness's.
 const OTHER_PROGRAMS: &[(&str, &[&str])] = &[
     ("ARCHITECTURE.md", &["--nocapture"]),
-    ("docs/benchmarks.md", &["--calibrate", "--stderr"]),
+    (
+        "docs/benchmarks.md",
+        &["--calibrate", "--stderr", "--summarize"],
+    ),
     ("docs/model-servers.md", &["--alias", "--jinja"]),
     (
         "docs/permissions.md",
