@@ -184,24 +184,20 @@ impl<'a> Turns<'a> {
             && message.tool_calls.is_empty()
             && self.protocol.echoes() == 0
             && self.protocol.unplaced() == 0;
-        session.push(message.clone())?;
+        // The repairs go on record with the reply, in its one save.
         normalize::record_repairs(session.unsaved(), out, &message, &parsed);
+        session.push(message.clone())?;
         match self.empty_replies.check(empty) {
             EmptyReply::Nudge => {
                 out.warn("the model sent an empty reply; asking it once to go on");
                 session.push(Message::text(Role::User, self.protocol.empty_reply_nudge()))?;
                 Ok(None)
             }
-            EmptyReply::GiveUp => {
-                session.save()?;
-                Err(Error::Server(
-                    "the model sent two empty replies in a row; try another model or a clearer prompt".into(),
-                ))
-            }
-            EmptyReply::Fine => {
-                session.save()?;
-                Ok(Some((message, parsed)))
-            }
+            EmptyReply::GiveUp => Err(Error::Server(
+                "the model sent two empty replies in a row; try another model or a clearer prompt"
+                    .into(),
+            )),
+            EmptyReply::Fine => Ok(Some((message, parsed))),
         }
     }
 

@@ -16,7 +16,7 @@ pub(crate) mod record;
 pub(crate) mod steps;
 pub(crate) mod workspace;
 
-pub(crate) use finish::{Finish, RunVerdict};
+pub(crate) use finish::{Finish, Finished, RunVerdict};
 pub(crate) use job::{CheckPlan, Job};
 pub(crate) use output_schema::OutputSchema;
 pub(crate) use record::{put_back, write_last_message};

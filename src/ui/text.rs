@@ -70,14 +70,15 @@ fn lines_of(n: usize) -> String {
     }
 }
 
-/// A spinner on stderr, for a person watching it (`watched`).
-fn spinner(watched: bool) -> Option<indicatif::ProgressBar> {
+/// A spinner on stderr saying `message`, for a person watching it
+/// (`watched`).
+fn spinner(watched: bool, message: &str) -> Option<indicatif::ProgressBar> {
     if !watched {
         return None;
     }
     let spinner = indicatif::ProgressBar::new_spinner();
     spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    spinner.set_message("waiting for the model");
+    spinner.set_message(message.to_string());
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(spinner)
 }
@@ -160,7 +161,10 @@ impl Output for TextRenderer {
         self.close_line();
         self.block = None;
         self.chunks = 0;
-        self.spinner = spinner(!self.quiet && std::io::stderr().is_terminal());
+        self.spinner = spinner(
+            !self.quiet && std::io::stderr().is_terminal(),
+            "waiting for the model",
+        );
     }
 
     fn thinking(&mut self, _turn: u32, delta: &str) {
@@ -235,7 +239,7 @@ impl Output for TextRenderer {
         }
         if self.spinner.is_none() {
             self.close_line();
-            self.spinner = spinner(std::io::stderr().is_terminal());
+            self.spinner = spinner(std::io::stderr().is_terminal(), "receiving the reply");
         }
         self.block = Some((name, lines));
         self.show_progress();
