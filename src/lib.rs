@@ -17,6 +17,7 @@ pub(crate) mod config;
 pub(crate) mod env_vars;
 pub mod error;
 pub(crate) mod fsutil;
+pub(crate) mod heuristics;
 pub(crate) mod images;
 pub(crate) mod input;
 pub(crate) mod json_words;

@@ -247,6 +247,12 @@ pub(crate) struct RunSummary {
     /// comes back, no file changes); absent for the opencode runtime.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<crate::vocab::Task>,
+    /// Why the task may not be what the prompt meant: an answer guessed
+    /// from a verb that asks for either ("show …"), or an answer whose
+    /// reply held changes to files that were not made. Absent when there
+    /// is no doubt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_warning: Option<String>,
     /// Why the run ended, as a stable word for scripts: `answered`,
     /// `denied`, `check_failed`, `max_turns`, … (`vocab::ExitReason`,
     /// docs/output.md "Why a run ended").

@@ -191,68 +191,6 @@ impl Provider {
     }
 }
 
-/// A heuristic of the agent that `OC_DISABLE` can switch off, so that the
-/// benchmark can measure what it is worth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Heuristic {
-    /// Reading the files the prompt is about before the first turn.
-    Ground,
-    /// One nudge for a reply that describes the change instead of making it.
-    Nudge,
-    /// Refusing a write that breaks a file's syntax.
-    SyntaxGuard,
-    /// Recovering text-form calls by their shape: in fences of any label,
-    /// with a bare tool name, after an echoed tool response.
-    ShapeRecovery,
-    /// Stopping a reply that repeats itself.
-    RepetitionGuard,
-    /// Asking again with livelier sampling after the model repeated itself.
-    Reroll,
-    /// Running a failing check's failing tests again under a tracer, to
-    /// rank the functions they executed (spectrum-based fault localisation).
-    Spectrum,
-    /// Showing the definitions the prompt's words match (BM25 over the
-    /// repository's definitions) when nothing else points into code.
-    Words,
-    /// Showing where the prompt's names lead besides their definitions:
-    /// the uses of a name no file defines, and where the names a new one
-    /// joins are listed.
-    Trails,
-}
-
-impl Heuristic {
-    /// All of them, with their names.
-    pub(crate) const ALL: [(Heuristic, &'static str); 9] = [
-        (Heuristic::Ground, "ground"),
-        (Heuristic::Nudge, "nudge"),
-        (Heuristic::SyntaxGuard, "syntax-guard"),
-        (Heuristic::ShapeRecovery, "shape-recovery"),
-        (Heuristic::RepetitionGuard, "repetition-guard"),
-        (Heuristic::Reroll, "reroll"),
-        (Heuristic::Spectrum, "spectrum"),
-        (Heuristic::Words, "words"),
-        (Heuristic::Trails, "trails"),
-    ];
-
-    /// Parses a comma-separated list such as `ground,nudge`.
-    pub(crate) fn parse_list(text: &str) -> Result<Vec<Heuristic>, String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .map(|name| {
-                Heuristic::ALL
-                    .iter()
-                    .find(|(_, n)| *n == name)
-                    .map(|(h, _)| *h)
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = Heuristic::ALL.iter().map(|(_, n)| *n).collect();
-                        format!("`{name}` is not a heuristic; known: {}", known.join(", "))
-                    })
-            })
-            .collect()
-    }
-}
-
 /// Sampling options the user set (flag or config file). Only those are
 /// sent in `options` of `/api/chat`; anything unset is left to the model's
 /// own Modelfile parameters and the server's defaults.

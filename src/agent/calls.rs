@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::config::Settings;
+use crate::heuristics::Heuristic;
 use crate::permissions::project_config::{self, ProjectConfigGuard};
 use crate::permissions::rules::{Action, Rule};
 use crate::permissions::{
@@ -18,7 +19,7 @@ use crate::secrets::Secrets;
 use crate::session::Session;
 use crate::tools::{self, FileChange, ResolvedPath, ToolInput, ToolName, ToolOutcome, Workspace};
 use crate::ui::Output;
-use crate::vocab::{Heuristic, Mode};
+use crate::vocab::Mode;
 
 /// Runs the calls of one run and keeps what they add up to.
 pub(crate) struct CallRunner<'a> {

@@ -94,6 +94,7 @@ impl Close<'_> {
             saved: self.store.is_some(),
             status: session.status,
             task: session.task,
+            task_warning: session.task_warning.clone(),
             exit_reason: session.exit_reason.clone().unwrap_or_default(),
             exit_detail: session.exit_detail.clone().unwrap_or_default(),
             exit_code: exit.code(),

@@ -55,8 +55,14 @@ pub(crate) async fn dry_run(
     let client = settings.model_client()?;
     let workspace = open_workspace(&settings.cwd)?;
     let (info, source) = describe_model(&client, settings).await?;
-    let task = route::decide(settings.task, settings.mode, prompt);
+    let task = route::decide(
+        settings.task,
+        settings.mode,
+        prompt,
+        settings.enabled(crate::heuristics::Heuristic::Route),
+    );
     if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
+        // Said on stderr; a dry run writes no result to keep it in.
         route::say_answer(settings.task, prompt, out);
     }
     let mut model = ModelSetup::from_capabilities(&info, settings, task, out);
@@ -64,7 +70,7 @@ pub(crate) async fn dry_run(
         model = model.held_to(schema.schema.clone());
     }
     let mut session = setup::open_session(settings, None, prompt, &model, &workspace, out);
-    let mut protocol = model.protocol(workspace.root());
+    let mut protocol = model.protocol(workspace.root(), settings.heuristics);
     let mut approver = HeadlessApprover;
     let mut calls = CallRunner::new(settings, &workspace, protocol.runnable(), &mut approver);
     let start = Start::for_run(settings, &model, None);

@@ -36,6 +36,9 @@ pub(crate) struct Focus {
     /// The identifiers the prompt itself names: their definitions come
     /// before those only the tests' code uses.
     pub asked: BTreeSet<String>,
+    /// Long docstrings are shown whole, not cut to their first line
+    /// (`OC_DISABLE=docstrings`).
+    pub whole_docstrings: bool,
 }
 
 /// The lines of a file (1-based) that point at its parts.
@@ -215,7 +218,7 @@ pub(crate) fn choose_more(
     let mut pieces: Vec<Piece> = Vec::new();
     let mut used = 0;
     for def in wanted {
-        let piece = piece_of(def, &all);
+        let piece = piece_of(def, &all, focus);
         let overlaps = pieces
             .iter()
             .any(|p| p.start_line <= piece.end_line && piece.start_line <= p.end_line);
@@ -318,15 +321,16 @@ fn piece_of_def(def: &Definition, defs: &[Definition], all: &[&str], focus: &Foc
             })
             .or_else(|| members.first().copied());
         if let Some(member) = named {
-            return piece_of(member, all);
+            return piece_of(member, all, focus);
         }
     }
-    piece_of(def, all)
+    piece_of(def, all, focus)
 }
 
-fn piece_of(def: &Definition, all: &[&str]) -> Piece {
+fn piece_of(def: &Definition, all: &[&str], focus: &Focus) -> Piece {
     let mut piece = window_from(def.start_line, def.end_line, all);
-    if let (Some(doc), Some(lines)) = (def.docstring, all.get(def.start_line - 1..def.end_line)) {
+    let doc = def.docstring.filter(|_| !focus.whole_docstrings);
+    if let (Some(doc), Some(lines)) = (doc, all.get(def.start_line - 1..def.end_line)) {
         // A long docstring is cut to its first line: it stays as it is.
         let lines = docstrings::shorten(lines, def.start_line, doc);
         piece.text = lines.iter().map(|l| format!("{l}\n")).collect();

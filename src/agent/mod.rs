@@ -94,11 +94,19 @@ pub(crate) async fn run(
     }
     let task = match job.output_schema {
         Some(_) => crate::vocab::Task::Answer,
-        None => route::decide(settings.task, settings.mode, &job.prompt),
+        None => route::decide(
+            settings.task,
+            settings.mode,
+            &job.prompt,
+            settings.enabled(crate::heuristics::Heuristic::Route),
+        ),
     };
-    if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
-        route::say_answer(settings.task, &job.prompt, out);
-    }
+    let task_warning =
+        if settings.mode == crate::vocab::Mode::Code && task == crate::vocab::Task::Answer {
+            route::say_answer(settings.task, &job.prompt, out)
+        } else {
+            None
+        };
     let mut tried = attempts::Tried::default();
     for number in 1..=tries.count {
         let try_settings = tries.settings(number, tried.turns());
@@ -108,6 +116,7 @@ pub(crate) async fn run(
             client: &client,
             workspace: &workspace,
             task,
+            task_warning: task_warning.clone(),
             attempt: tries.mark(number, tried.run_id()),
             retry: number < tries.count,
         };
@@ -131,6 +140,8 @@ struct OneTry<'a> {
     client: &'a ModelClient,
     workspace: &'a Workspace,
     task: Task,
+    /// Why the task may not be what the prompt meant (a guessed answer).
+    task_warning: Option<String>,
     /// Which try this is, when the run has several.
     attempt: Option<Attempt>,
     /// Another try follows if this one fails its check.
@@ -158,21 +169,10 @@ impl OneTry<'_> {
         }
         let store = Store::new(&settings.home);
         let resume = job.resume.take();
-        let resumed = resume.is_some();
-        let mut opened = setup::open_session(settings, resume, &job.prompt, &model, workspace, out);
-        // A session goes on with the mark of the run that made it.
-        if let Some(mut attempt) = self.attempt.clone() {
-            if attempt.run_id.is_empty() {
-                attempt.run_id.clone_from(&opened.id);
-            }
-            opened.attempt = Some(attempt);
-        }
-        let mut session = Journal::open(opened, job.save.then_some(&store))?;
-        session.unsaved().task = Some(self.task);
-        out.session_started(&session, resumed);
+        let mut session = self.session(resume, job, &model, &store, out)?;
         let (first_turn, usage_before) = (session.turns, session.usage);
 
-        let protocol = model.protocol(workspace.root());
+        let protocol = model.protocol(workspace.root(), settings.heuristics);
         let calls = CallRunner::new(settings, workspace, protocol.runnable(), approver);
         let mut turns = Turns::new(settings, self.client, &model, first_turn, protocol, calls);
         turns.check = job.check.as_ref();
@@ -220,6 +220,9 @@ impl OneTry<'_> {
                 ending = Ending::Interrupted(stop);
             }
         }
+        if job.output_schema.is_none() {
+            self.say_withheld(&protocol, session.unsaved(), out);
+        }
         let close = Close {
             context,
             speed,
@@ -238,6 +241,65 @@ impl OneTry<'_> {
         };
         // Close saves the session as the run ends.
         Ok(close.run(session.unsaved(), &ending, calls, out))
+    }
+}
+
+impl OneTry<'_> {
+    /// The try's session, resumed or new, with the try's mark and task;
+    /// saved from here on (unless `--no-save`).
+    ///
+    /// Errors: the session file cannot be written.
+    fn session<'s>(
+        &self,
+        resume: Option<crate::session::Session>,
+        job: &Job,
+        model: &ModelSetup,
+        store: &'s Store,
+        out: &mut dyn Output,
+    ) -> Result<Journal<'s>> {
+        let resumed = resume.is_some();
+        let mut opened = setup::open_session(
+            self.settings,
+            resume,
+            &job.prompt,
+            model,
+            self.workspace,
+            out,
+        );
+        // A session goes on with the mark of the run that made it.
+        if let Some(mut attempt) = self.attempt.clone() {
+            if attempt.run_id.is_empty() {
+                attempt.run_id.clone_from(&opened.id);
+            }
+            opened.attempt = Some(attempt);
+        }
+        opened.task = Some(self.task);
+        opened.task_warning.clone_from(&self.task_warning);
+        let session = Journal::open(opened, job.save.then_some(store))?;
+        out.session_started(&session, resumed);
+        Ok(session)
+    }
+
+    /// A run routed to an answer whose replies hold changes says so, on
+    /// stderr and as `task_warning`: a change request must not end as an
+    /// answer unsaid.
+    fn say_withheld(
+        &self,
+        protocol: &edits::Protocol,
+        session: &mut crate::session::Session,
+        out: &mut dyn Output,
+    ) {
+        let routed = self.settings.task == Task::Auto;
+        if !routed || self.task != Task::Answer || self.settings.mode != crate::vocab::Mode::Code {
+            return;
+        }
+        let withheld = protocol.withheld_changes(session.messages());
+        if let Some(warning) = route::say_withheld(&withheld, out) {
+            session.task_warning = Some(match session.task_warning.take() {
+                Some(guess) => format!("{guess}; {warning}"),
+                None => warning,
+            });
+        }
     }
 }
 

@@ -23,9 +23,10 @@ use super::repo_map;
 use super::setup::ModelSetup;
 use crate::client::{Message, Role, ToolCall};
 use crate::config::Settings;
+use crate::heuristics::{Heuristic, Heuristics};
 use crate::session::Session;
 use crate::ui::Output;
-use crate::vocab::{Heuristic, Task};
+use crate::vocab::Task;
 
 /// Most bytes of file text put in the first turn, whatever the context.
 pub(crate) const MAX_GROUNDING_BYTES: usize = 32 * 1024;
@@ -63,6 +64,8 @@ pub(crate) struct Start<'a> {
     pub ground: bool,
     /// Which of grounding's leads are followed (`OC_DISABLE=words,trails`).
     pub leads: Leads,
+    /// The heuristics on, for what the opening shows.
+    pub heuristics: Heuristics,
     /// Bytes of file text at most.
     pub budget: usize,
     /// Tokens of the repository map at most.
@@ -87,6 +90,7 @@ impl<'a> Start<'a> {
                 words: settings.enabled(Heuristic::Words),
                 trails: settings.enabled(Heuristic::Trails),
             },
+            heuristics: settings.heuristics,
             budget: grounding_budget(model.num_ctx),
             map_budget: repo_map::budget_tokens(model.num_ctx),
             precheck,
@@ -197,12 +201,19 @@ async fn show(
         words: relevance::words(&prompt),
         names: grounding.names.clone(),
         asked: grounding.names.clone(),
+        whole_docstrings: !start.heuristics.on(Heuristic::Docstrings),
     };
     match protocol {
         Protocol::FileBlocks(blocks) => {
             let budget = files_budget(session, &prompt, &context).min(start.budget);
             let small = grounding.small_repository;
-            let mut files = read_shown(&grounding.files, calls, session, (budget, small), focus);
+            let mut files = read_shown(
+                &grounding.files,
+                calls,
+                session,
+                (budget, small),
+                focus.clone(),
+            );
             if blocks.answers() {
                 // An answer changes nothing: every file is for reference.
                 files.retain(|f| f.text.is_some());
@@ -215,11 +226,7 @@ async fn show(
                 let why = why.map_or("", |g| g.why.as_str());
                 out.note(&format!("showing the model {}: {why}", describe(file)));
             }
-            blocks.focus = Focus {
-                words: relevance::words(&prompt),
-                names: grounding.names.clone(),
-                asked: grounding.names.clone(),
-            };
+            blocks.focus = focus;
             blocks.tests_editable = grounding.tests_editable;
             let text = blocks.opening(&prompt, &files, &context);
             session.push_unsaved(Message::text(Role::User, text));

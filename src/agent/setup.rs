@@ -13,6 +13,7 @@ use crate::client::host::display_host;
 use crate::client::{ChatOptions, Message, ModelInfo, Role};
 use crate::config::{DEFAULT_MAX_OUTPUT_TOKENS, Settings};
 use crate::error::Result;
+use crate::heuristics::Heuristics;
 use crate::sandbox::prepare::prepare;
 use crate::sandbox::reaper;
 use crate::sandbox::support::Support;
@@ -136,10 +137,10 @@ impl ModelSetup {
         self.output_schema.is_none()
     }
 
-    /// The edit protocol of the run.
-    pub(crate) fn protocol(&self, root: &Path) -> Protocol {
+    /// The edit protocol of the run, with the heuristics on.
+    pub(crate) fn protocol(&self, root: &Path, heuristics: Heuristics) -> Protocol {
         let blocks = |diff: bool| {
-            let blocks = FileBlocks::new(diff, root);
+            let blocks = FileBlocks::new(diff, root).with_heuristics(heuristics);
             Protocol::FileBlocks(Box::new(match self.task {
                 Task::Answer if self.output_schema.is_some() => blocks.answering_in_json(),
                 Task::Answer => blocks.answering(),

@@ -20,11 +20,12 @@ use super::usage::{self, Speed};
 use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, Result};
+use crate::heuristics::Heuristic;
 use crate::protocol::Context;
 use crate::run::CheckPlan;
 use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
-use crate::vocab::{Heuristic, TextTools};
+use crate::vocab::TextTools;
 
 /// What a turn leads to.
 enum Step {
@@ -558,7 +559,9 @@ impl<'a> Turns<'a> {
             "the server refused the tool schemas ({why}); going on with the tools described in the system prompt (```tool fences)"
         ));
         self.model.fenced = true;
-        self.protocol = self.model.protocol(&self.settings.cwd);
+        self.protocol = self
+            .model
+            .protocol(&self.settings.cwd, self.settings.heuristics);
         let own_prompt = self.settings.system_prompt.is_none();
         if let Some(system) = session
             .messages_unsaved()

@@ -16,11 +16,12 @@ use crate::client::openai::ApiKey;
 use crate::client::{ModelClient, OllamaClient, OpenAiClient, Timeouts};
 use crate::env_vars;
 use crate::error::{Error, Result};
+use crate::heuristics::{Heuristic, Heuristics};
 use crate::permissions::PermissionMode;
 use crate::permissions::project_config::PROJECT_CONFIG;
 use crate::permissions::rules::{Action, Rule};
 use crate::sandbox::settings::SandboxSettings;
-use crate::vocab::{EditFormat, Heuristic, Mode, Provider, Sampling, Task, TextTools, Think};
+use crate::vocab::{EditFormat, Mode, Provider, Sampling, Task, TextTools, Think};
 
 /// Fully resolved settings of one invocation.
 #[derive(Debug, Clone)]
@@ -72,8 +73,8 @@ pub(crate) struct Settings {
     /// Models for the next tries of `--attempts`, in order
     /// (`fallback_models`, `--fallback-model`).
     pub fallback_models: Vec<String>,
-    /// Heuristics switched off with `OC_DISABLE`.
-    pub disabled: Vec<Heuristic>,
+    /// Heuristics on: all but those `OC_DISABLE` switches off.
+    pub heuristics: Heuristics,
     /// The project config: the nearest `.ollama-code.json` from the
     /// workspace up to the repository root, or where one would be created.
     pub project_config: PathBuf,
@@ -113,7 +114,7 @@ impl Settings {
 
     /// Whether `heuristic` is on (not listed in `OC_DISABLE`).
     pub(crate) fn enabled(&self, heuristic: Heuristic) -> bool {
-        !self.disabled.contains(&heuristic)
+        self.heuristics.on(heuristic)
     }
 
     /// Merges the layers: defaults, config files (in the order given:
@@ -186,10 +187,10 @@ impl Settings {
             task: chosen.task.unwrap_or_default(),
             check_attempts: chosen.check_attempts.unwrap_or(DEFAULT_CHECK_ATTEMPTS),
             fallback_models: chosen.fallback_models.clone().unwrap_or_default(),
-            disabled: match &env.disable {
-                Some(list) => Heuristic::parse_list(list)
+            heuristics: match &env.disable {
+                Some(list) => Heuristics::parse_off(list)
                     .map_err(|e| Error::Usage(format!("{}: {e}", env_vars::OC_DISABLE)))?,
-                None => Vec::new(),
+                None => Heuristics::ALL_ON,
             },
             timeouts: timeouts(&chosen),
         })

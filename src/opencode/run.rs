@@ -142,6 +142,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
         saved: false,
         status: session.status,
         task: session.task,
+        task_warning: None,
         exit_reason: session.exit_reason.clone().unwrap_or_default(),
         exit_detail: session.exit_detail.clone().unwrap_or_default(),
         exit_code: exit.code(),

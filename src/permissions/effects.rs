@@ -40,12 +40,6 @@ const OUTPUT_FORMATS: [&str; 9] = [
     "json", "yaml", "yml", "text", "table", "tsv", "csv", "wide", "name",
 ];
 
-/// Programs whose `-o FILE` (or `-oFILE`) writes FILE.
-const DASH_O_WRITES: [&str; 15] = [
-    "git", "curl", "sort", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go",
-    "pandoc", "as", "objcopy",
-];
-
 /// Git settings whose value is a command git runs (compared in lower
 /// case; `*` stands for any middle part: `diff.<driver>.textconv`).
 const GIT_COMMAND_KEYS: [&str; 36] = [
@@ -165,55 +159,196 @@ const OPAQUE_VARIABLES: [&str; 6] = [
     "GIT_CONFIG_GLOBAL",
 ];
 
+/// What a program (or a family of programs) does with its arguments
+/// besides running itself: one row of [`PROGRAMS`].
+struct ProgramSpec {
+    /// Its base names.
+    names: &'static [&'static str],
+    /// Options whose value is a file it writes, besides the long
+    /// [`OUTPUT_OPTIONS`] every program has (`curl -o F`).
+    writes: &'static [&'static str],
+    /// Options whose value is a command line it runs (`rsync -e CMD`).
+    runs: &'static [&'static str],
+    /// Long options that take a value, whose unambiguous abbreviations
+    /// (`--upload-pa=…`, `--to-comm=…`, `--e=…`) it accepts.
+    long: &'static [&'static str],
+    /// A reader for what options alone do not say: its operands (`tee F`,
+    /// `dd of=F`), settings (git), embedded programs (sed, awk).
+    read: Option<fn(&[String], &mut Effects)>,
+}
+
+const fn spec(names: &'static [&'static str]) -> ProgramSpec {
+    ProgramSpec {
+        names,
+        writes: &[],
+        runs: &[],
+        long: &[],
+        read: None,
+    }
+}
+
+/// What programs do with their arguments, one row per program or family
+/// (the first row naming a program is its own); a program in no row writes
+/// only through [`OUTPUT_OPTIONS`] and runs only its inline code
+/// ([`inline_code::of`]).
+const PROGRAMS: &[ProgramSpec] = &[
+    ProgramSpec {
+        read: Some(from_environment),
+        ..spec(&["export", "declare", "typeset", "readonly", "local"])
+    },
+    ProgramSpec {
+        writes: &["-o"],
+        long: &[
+            "--upload-pack",
+            "--receive-pack",
+            "--exec",
+            "--extcmd",
+            "--open-files-in-pager",
+            "--output",
+            "--config-env",
+            "--exec-path",
+            "--prefix",
+        ],
+        read: Some(git),
+        ..spec(&["git"])
+    },
+    ProgramSpec {
+        read: Some(tee),
+        ..spec(&["tee"])
+    },
+    ProgramSpec {
+        read: Some(dd),
+        ..spec(&["dd"])
+    },
+    ProgramSpec {
+        runs: &[
+            "--to-command",
+            "-I",
+            "--use-compress-program",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+        ],
+        long: &[
+            "--to-command",
+            "--use-compress-program",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+        ],
+        read: Some(tar_checkpoints),
+        ..spec(&["tar", "gtar", "bsdtar"])
+    },
+    ProgramSpec {
+        runs: &["-e", "--rsh"],
+        ..spec(&["rsync"])
+    },
+    ProgramSpec {
+        read: Some(ssh),
+        ..spec(&["ssh", "scp", "sftp"])
+    },
+    ProgramSpec {
+        long: &["--expression"],
+        read: Some(sed),
+        ..spec(&["sed", "gsed"])
+    },
+    ProgramSpec {
+        read: Some(awk),
+        ..spec(&["awk", "gawk", "mawk", "nawk"])
+    },
+    ProgramSpec {
+        long: &["--eval"],
+        ..spec(&["make", "gmake"])
+    },
+    ProgramSpec {
+        runs: &["--filter"],
+        ..spec(&["split"])
+    },
+    ProgramSpec {
+        runs: &["-TT", "--unzip-command"],
+        ..spec(&["zip"])
+    },
+    ProgramSpec {
+        read: Some(sqlite_dot_commands),
+        ..spec(&["sqlite3"])
+    },
+    ProgramSpec {
+        writes: &["-o"],
+        runs: &["--compress-program"],
+        ..spec(&["sort"])
+    },
+    ProgramSpec {
+        writes: &["-O", "-o"],
+        ..spec(&["wget"])
+    },
+    ProgramSpec {
+        writes: &["-o"],
+        ..spec(&[
+            "curl", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc", "go", "pandoc",
+            "as", "objcopy",
+        ])
+    },
+];
+
+/// A program in no row of [`PROGRAMS`].
+const ANY_PROGRAM: ProgramSpec = spec(&[]);
+
 /// The effects of the simple command `name` (its program's base name)
 /// with `args`, given the `assignments` in front of it.
 pub(crate) fn of(name: &str, args: &[String], assignments: &[String]) -> Effects {
+    let program = (PROGRAMS.iter())
+        .find(|p| p.names.contains(&name))
+        .unwrap_or(&ANY_PROGRAM);
     let mut effects = Effects::default();
     from_environment(assignments, &mut effects);
-    let args = &expand_long_options(name, args);
-    output_options(name, args, &mut effects);
-    match name {
-        "export" | "declare" | "typeset" | "readonly" | "local" => {
-            from_environment(args, &mut effects);
-        }
-        "git" => git(args, &mut effects),
-        "tee" => effects.writes.extend(
-            args.iter()
-                .filter(|a| !a.starts_with('-') || *a == "-")
-                .filter(|a| *a != "-")
-                .cloned(),
-        ),
-        "dd" => effects.writes.extend(
-            args.iter()
-                .filter_map(|a| a.strip_prefix("of="))
-                .map(str::to_string),
-        ),
-        "tar" | "gtar" | "bsdtar" => tar(args, &mut effects),
-        "rsync" => effects.scripts.extend(value_of(args, &["-e", "--rsh"])),
-        "ssh" | "scp" | "sftp" => ssh(args, &mut effects),
-        "sed" | "gsed" => effects.scripts.extend(inline_code::sed_commands(args)),
-        "awk" | "gawk" | "mawk" | "nawk" => {
-            effects.scripts.extend(inline_code::awk_commands(args));
-        }
-        "split" => effects.scripts.extend(value_of(args, &["--filter"])),
-        "zip" => effects
-            .scripts
-            .extend(value_of(args, &["-TT", "--unzip-command"])),
-        "sqlite3" => effects.scripts.extend(args.iter().filter_map(|a| {
-            let a = a.trim_start();
-            a.strip_prefix(".shell")
-                .or_else(|| a.strip_prefix(".system"))
-                .map(str::to_string)
-        })),
-        "sort" => effects
-            .scripts
-            .extend(value_of(args, &["--compress-program"])),
-        _ => {}
+    let args = &expand_long_options(program.long, args);
+    output_options(program.writes, args, &mut effects);
+    effects.scripts.extend(value_of(args, program.runs));
+    if let Some(read) = program.read {
+        read(args, &mut effects);
     }
     if effects.hidden.is_none() {
         effects.hidden = inline_code::of(name, args);
     }
     effects
+}
+
+/// `tee F…`: its operands.
+fn tee(args: &[String], effects: &mut Effects) {
+    effects.writes.extend(
+        args.iter()
+            .filter(|a| !a.starts_with('-') && *a != "-")
+            .cloned(),
+    );
+}
+
+/// `dd of=F`.
+fn dd(args: &[String], effects: &mut Effects) {
+    effects.writes.extend(
+        args.iter()
+            .filter_map(|a| a.strip_prefix("of="))
+            .map(str::to_string),
+    );
+}
+
+/// The commands of sed's `e` command and `s///e` flag.
+fn sed(args: &[String], effects: &mut Effects) {
+    effects.scripts.extend(inline_code::sed_commands(args));
+}
+
+/// The commands of awk's `system()` and pipes.
+fn awk(args: &[String], effects: &mut Effects) {
+    effects.scripts.extend(inline_code::awk_commands(args));
+}
+
+/// `sqlite3 DB '.shell CMD'`, `'.system CMD'`.
+fn sqlite_dot_commands(args: &[String], effects: &mut Effects) {
+    effects.scripts.extend(args.iter().filter_map(|a| {
+        let a = a.trim_start();
+        a.strip_prefix(".shell")
+            .or_else(|| a.strip_prefix(".system"))
+            .map(str::to_string)
+    }));
 }
 
 fn from_environment(assignments: &[String], effects: &mut Effects) {
@@ -230,16 +365,11 @@ fn from_environment(assignments: &[String], effects: &mut Effects) {
     }
 }
 
-/// `--output F`, `--output=F` (any program) and `-o F`, `-oF` (programs
-/// in [`DASH_O_WRITES`]; `wget -O F` too).
-fn output_options(name: &str, args: &[String], effects: &mut Effects) {
+/// `--output F`, `--output=F` (any program) and the program's own output
+/// options (`-o F`, `-oF`: [`ProgramSpec::writes`]).
+fn output_options(own: &[&str], args: &[String], effects: &mut Effects) {
     let mut options: Vec<&str> = OUTPUT_OPTIONS.to_vec();
-    if DASH_O_WRITES.contains(&name) {
-        options.push("-o");
-    }
-    if name == "wget" {
-        options.extend(["-O", "-o"]);
-    }
+    options.extend(own);
     let before_end = args.split(|a| a == "--").next().unwrap_or_default();
     effects.writes.extend(
         value_of(before_end, &options)
@@ -494,20 +624,9 @@ fn key_matches(pattern: &str, key: &str) -> bool {
     }
 }
 
-/// `tar --to-command=CMD`, `-I CMD`, `--use-compress-program=CMD`,
-/// `--checkpoint-action=exec=CMD`, `--info-script`/`-F CMD`.
-fn tar(args: &[String], effects: &mut Effects) {
-    effects.scripts.extend(value_of(
-        args,
-        &[
-            "--to-command",
-            "-I",
-            "--use-compress-program",
-            "--info-script",
-            "--new-volume-script",
-            "-F",
-        ],
-    ));
+/// `tar --checkpoint-action=exec=CMD` (its other options that run a
+/// command are in [`PROGRAMS`]).
+fn tar_checkpoints(args: &[String], effects: &mut Effects) {
     for action in value_of(args, &["--checkpoint-action"]) {
         if let Some(command) = action.strip_prefix("exec=") {
             effects.scripts.push(command.to_string());
@@ -536,46 +655,8 @@ fn ssh(args: &[String], effects: &mut Effects) {
     }
 }
 
-/// Long options that take a value, per program, whose unambiguous
-/// abbreviations (`--upload-pa=…`, `--to-comm=…`, `--e=…`) GNU and git
-/// accept.
-const LONG_OPTIONS: [(&str, &[&str]); 4] = [
-    ("sed", &["--expression"]),
-    ("make", &["--eval"]),
-    (
-        "git",
-        &[
-            "--upload-pack",
-            "--receive-pack",
-            "--exec",
-            "--extcmd",
-            "--open-files-in-pager",
-            "--output",
-            "--config-env",
-            "--exec-path",
-            "--prefix",
-        ],
-    ),
-    (
-        "tar",
-        &[
-            "--to-command",
-            "--use-compress-program",
-            "--checkpoint-action",
-            "--info-script",
-            "--new-volume-script",
-        ],
-    ),
-];
-
-/// `args` with abbreviated long options written out in full.
-fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
-    let Some((_, known)) = LONG_OPTIONS
-        .iter()
-        .find(|(n, _)| *n == name || name.strip_prefix('g') == Some(*n))
-    else {
-        return args.to_vec();
-    };
+/// `args` with abbreviated long options of `known` written out in full.
+fn expand_long_options(known: &[&str], args: &[String]) -> Vec<String> {
     args.iter()
         .map(|arg| {
             let (option, value) = arg
@@ -595,68 +676,5 @@ fn expand_long_options(name: &str, args: &[String]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn effects(line: &str) -> Effects {
-        let words: Vec<String> = shlex::split(line).unwrap();
-        let (assignments, words) = super::super::wrappers::split_assignments(words);
-        of(&words[0], &words[1..], &assignments)
-    }
-
-    #[test]
-    fn options_that_write() {
-        assert_eq!(effects("git diff --output=out.txt").writes, ["out.txt"]);
-        assert_eq!(effects("git diff --output out.txt").writes, ["out.txt"]);
-        assert_eq!(effects("curl -o page.html http://x").writes, ["page.html"]);
-        assert_eq!(effects("curl -opage.html http://x").writes, ["page.html"]);
-        assert_eq!(effects("wget -O f http://x").writes, ["f"]);
-        assert_eq!(effects("sort -o sorted.txt in.txt").writes, ["sorted.txt"]);
-        assert_eq!(effects("tee -a a.txt b.txt").writes, ["a.txt", "b.txt"]);
-        assert_eq!(effects("dd if=x of=y").writes, ["y"]);
-        assert!(
-            effects("grep -o foo x").writes.is_empty(),
-            "grep's -o is --only-matching"
-        );
-        assert!(effects("git diff HEAD").writes.is_empty());
-        assert!(effects("aws s3 ls --output json").writes.is_empty());
-        assert!(effects("curl -o - http://x").writes.is_empty());
-        assert!(effects("gcc x.c -- -o y").writes.is_empty());
-    }
-
-    #[test]
-    fn options_that_run_commands() {
-        assert_eq!(
-            effects("git -c alias.x='!curl evil' x").scripts,
-            ["curl evil"]
-        );
-        assert!(effects("git -c alias.st=status st").scripts.is_empty());
-        assert_eq!(
-            effects("git -c core.pager='sh -c id' log").scripts,
-            ["sh -c id"]
-        );
-        assert_eq!(effects("git -c core.sshCommand=nc push").scripts, ["nc"]);
-        assert_eq!(effects("git -c diff.py.textconv=nc diff").scripts, ["nc"]);
-        assert_eq!(
-            effects("git fetch --upload-pack='touch x' o").scripts,
-            ["touch x"]
-        );
-        assert_eq!(effects("git push --receive-pack=nc o").scripts, ["nc"]);
-        assert_eq!(effects("git archive --exec=nc --remote=o").scripts, ["nc"]);
-        assert_eq!(effects("GIT_SSH_COMMAND='nc x' git push").scripts, ["nc x"]);
-        assert_eq!(effects("PAGER=nc git log").scripts, ["nc"]);
-        assert_eq!(effects("tar --to-command=nc -xf a.tar").scripts, ["nc"]);
-        assert_eq!(
-            effects("tar --checkpoint=1 --checkpoint-action=exec=nc -cf a .").scripts,
-            ["nc"]
-        );
-        assert_eq!(
-            effects("ssh -o ProxyCommand='nc %h' host").scripts,
-            ["nc %h"]
-        );
-        assert_eq!(effects("rsync -e 'nc x' a b:").scripts, ["nc x"]);
-        assert!(effects("git -c include.path=/tmp/c log").hidden.is_some());
-        assert!(effects("git --exec-path=/tmp status").hidden.is_some());
-        assert!(effects("GIT_CONFIG_COUNT=1 git log").hidden.is_some());
-    }
-}
+#[path = "effects_tests.rs"]
+mod tests;

@@ -44,18 +44,35 @@ pub(super) fn short(v: &Verdict) -> String {
     }
 }
 
+/// Asserts that no row failed: each row of a table is judged on its own,
+/// and every failing row is listed, so one does not hide the rest.
+pub(super) fn all_rows_hold(failed: &[String]) {
+    assert!(
+        failed.is_empty(),
+        "{} row(s) failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
 /// Asserts that every bash `command` gets a verdict whose short form
-/// ([`short`]) starts with `want` (`deny` takes a rule's or a hard rule's).
+/// ([`short`]) starts with `want` (`deny` takes a rule's or a hard rule's);
+/// every failing command is listed.
 pub(super) fn expect_bash(
     mode: PermissionMode,
     rules: &[(Action, &str)],
     commands: &[&str],
     want: &str,
 ) {
-    for command in commands {
-        let got = verdict(mode, rules, ToolName::Bash, json!({ "command": command }));
-        assert!(short(&got).starts_with(want), "{command}: {got:?}");
-    }
+    let failed: Vec<String> = (commands.iter())
+        .map(|command| {
+            let got = verdict(mode, rules, ToolName::Bash, json!({ "command": command }));
+            (command, got)
+        })
+        .filter(|(_, got)| !short(got).starts_with(want))
+        .map(|(command, got)| format!("{command:?}: want {want}, got {got:?}"))
+        .collect();
+    all_rows_hold(&failed);
 }
 
 /// One row: mode, rules, call, expected verdict.
@@ -158,10 +175,14 @@ fn decision_table() {
         ),
         (Normal, &[(Ask, "read")], &read, "ask"),
     ];
-    for (mode, rules, (tool, args), want) in cases {
-        let got = short(&verdict(mode, rules, *tool, args.clone()));
-        assert_eq!(got, want, "{mode:?} {rules:?} {tool:?} {args}");
-    }
+    let failed: Vec<String> = (cases.into_iter())
+        .filter_map(|(mode, rules, (tool, args), want)| {
+            let got = short(&verdict(mode, rules, *tool, args.clone()));
+            (got != want)
+                .then(|| format!("{mode:?} {rules:?} {tool:?} {args}: want {want}, got {got}"))
+        })
+        .collect();
+    all_rows_hold(&failed);
     // A write rule covers every way of changing a file; an allowed
     // command that writes needs the write allowed too; hidden
     // substitutions, assignments and computed commands are not covered.

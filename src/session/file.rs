@@ -67,6 +67,11 @@ pub(crate) struct Session {
     /// decided from the prompt's words); absent in sessions from before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<crate::vocab::Task>,
+    /// Why the task may not be what the prompt meant: an answer guessed
+    /// from a verb that asks for either, or an answer whose reply held
+    /// changes to files that were not made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_warning: Option<String>,
     pub model: String,
     pub host: String,
     /// The API of the server at `host`: `ollama` or `openai` (sessions
@@ -244,6 +249,7 @@ impl Session {
             updated_at: now,
             mode,
             task: None,
+            task_warning: None,
             model: model.to_string(),
             host: host.to_string(),
             provider: default_provider(),

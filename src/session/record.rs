@@ -56,6 +56,10 @@ pub(crate) struct FinetuneRecord {
     /// before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<crate::vocab::Task>,
+    /// Why the task may not be what the prompt meant (the session's
+    /// `task_warning`): a record to check before training on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_warning: Option<String>,
     pub system_prompt: String,
     /// The tool schemas offered, as sent to the server.
     pub tools: Vec<Value>,
@@ -137,6 +141,7 @@ impl FinetuneRecord {
             model: session.model.clone(),
             mode: session.mode,
             task: session.task,
+            task_warning: session.task_warning.clone(),
             system_prompt,
             tools: tools.to_vec(),
             messages,

@@ -505,7 +505,10 @@ fn the_route_is_said_and_a_guess_is_warned_about() {
             && stderr.contains("run again with `--task change`"),
         "{stderr}"
     );
+    let warning = summary["task_warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("\"show …\" can ask for"), "{summary}");
     assert_eq!(env.session()["task"], "answer");
+    assert_eq!(env.session()["task_warning"], warning);
     // Asked plainly, no warning; a change says so too.
     let out = env
         .oc(&server)
@@ -520,7 +523,64 @@ fn the_route_is_said_and_a_guess_is_warned_about() {
         "{}",
         stderr_of(&out)
     );
+    assert!(summary.get("task_warning").is_none(), "{summary}");
     let records = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
     assert!(records.contains("\"task\":\"answer\""), "{records}");
     assert!(records.contains("\"task\":\"change\""), "{records}");
+    assert_eq!(records.matches("\"task_warning\"").count(), 1, "{records}");
+}
+
+/// A run taken as an answer whose reply rewrites a file (the model made
+/// the change the prompt asked for) writes nothing, and says so: on
+/// stderr, as `task_warning` in the json result, the session and the
+/// record. Asked for an answer plainly (`--task answer`), the same reply
+/// draws no warning.
+#[test]
+fn an_answer_whose_reply_changes_a_file_says_nothing_was_written() {
+    let env = stats_repo();
+    let fixed = STATS.replace("raise ValueError(\"mean of empty list\")", "return 0.0");
+    let reply = format!("stats.py\n```python\n{fixed}```\n");
+    let server = FakeOllama::start(vec![Reply::answer(&reply), Reply::answer(&reply)]);
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args(["run", "--yes", "--output-format", "json"])
+        .arg("Does mean raise on an empty list?")
+        .assert()
+        .success();
+    let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(summary["task"], "answer", "{summary}");
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("taken as an answer, but the model's reply changes stats.py")
+            && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    let warning = summary["task_warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("reply changes stats.py"), "{summary}");
+    let now = std::fs::read_to_string(env.work().join("stats.py")).unwrap();
+    assert_eq!(now, STATS, "an answer writes nothing");
+    assert_eq!(env.session()["task_warning"], warning);
+    let records = std::fs::read_to_string(env.home.path().join("finetune.jsonl")).unwrap();
+    assert!(records.contains("reply changes stats.py"), "{records}");
+    // Asked for an answer on purpose: no doubt to report.
+    let out = env
+        .oc(&server)
+        .env_remove("OC_EDIT_FORMAT")
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--yes",
+            "--task",
+            "answer",
+            "--output-format",
+            "json",
+        ])
+        .arg("Does mean raise on an empty list?")
+        .assert()
+        .success();
+    let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert!(summary.get("task_warning").is_none(), "{summary}");
+    assert!(!stderr_of(&out).contains("nothing was written"));
 }

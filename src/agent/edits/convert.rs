@@ -14,6 +14,7 @@ use super::partial;
 use super::splice::{self, ShownParts, splice, without_placeholders};
 use super::unseen::{self, Revealed};
 use crate::client::ToolCall;
+use crate::heuristics::{Heuristic, Heuristics};
 use crate::tools::losses::{self, Loss, elision, kept_share};
 
 /// Which files a reply may change.
@@ -41,6 +42,8 @@ pub(crate) struct Scope {
     /// block is judged against it, so what the model added in this run is
     /// its own to take out again.
     pub first: BTreeMap<String, String>,
+    /// The heuristics on (`OC_DISABLE`).
+    pub heuristics: Heuristics,
 }
 
 impl Scope {
@@ -183,7 +186,11 @@ pub(crate) fn to_calls(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Conv
 /// holds only some of its definitions (see [`partial::edits`]); `None`
 /// when it is not such a part (the block is then refused as it would be).
 fn partial_file(path: &str, content: &str, scope: &Scope, root: &Path) -> Option<Vec<EditCall>> {
-    if !scope.may_write(path) || !scope.shown.contains_key(path) || scope.removal_allowed {
+    if !scope.may_write(path)
+        || !scope.shown.contains_key(path)
+        || scope.removal_allowed
+        || !scope.heuristics.on(Heuristic::Partial)
+    {
         return None;
     }
     let old = crate::fsutil::read_to_string(root.join(path)).ok()?;
@@ -244,7 +251,8 @@ fn definition_calls(
             // and shows them.
             if !spliced.unseen.is_empty() {
                 let now = splice::applied(&old, &spliced.edits);
-                let (why, shown) = unseen::refusal(path, &now, &spliced.unseen, applied);
+                let reveal = scope.heuristics.on(Heuristic::Reveal);
+                let (why, shown) = unseen::refusal(path, &now, &spliced.unseen, applied, reveal);
                 revealed.extend(shown.into_iter().map(|r| (path.to_string(), r)));
                 calls.push(EditCall {
                     call: ToolCall::new("write_file", json!({"path": path, "content": content})),
@@ -305,6 +313,30 @@ fn is_echo(block: &FileBlock, path: &str, scope: &Scope, root: &Path) -> bool {
     }
 }
 
+/// The workspace files that `blocks` would change, read as changes: in an
+/// answer nothing is written, and these are the changes it holds (a
+/// change request taken as an answer shows here).
+pub(crate) fn withheld(blocks: &[FileBlock], scope: &Scope, root: &Path) -> Vec<String> {
+    let changes = |path: &str, kind: &BlockKind| {
+        let Ok(now) = crate::fsutil::read_to_string(root.join(path)) else {
+            return false;
+        };
+        match kind {
+            BlockKind::Whole(content) => normalized(content) != normalized(&now),
+            BlockKind::Replace(pairs) => pairs
+                .iter()
+                .any(|(search, replace)| search != replace && now.contains(search.trim())),
+        }
+    };
+    let mut paths: Vec<String> = (blocks.iter())
+        .filter_map(|b| Some((resolve(b.path.as_deref()?, scope, root), &b.kind)))
+        .filter(|(path, kind)| changes(path, kind))
+        .map(|(path, _)| path)
+        .collect();
+    paths.dedup();
+    paths
+}
+
 /// Text without trailing blanks on its lines and blank lines at its ends.
 fn normalized(text: &str) -> String {
     text.lines()
@@ -333,6 +365,9 @@ fn resolve(path: &str, scope: &Scope, root: &Path) -> String {
     }
     // A path the model mangled: `docs/notes.md` for `.docs/notes.md`,
     // `/pkg/a.py` for `pkg/a.py`, another case.
+    if !scope.heuristics.on(Heuristic::PathRepair) {
+        return path.to_string();
+    }
     let loose = loosened(path);
     let mut alike = known.iter().filter(|k| loosened(k) == loose);
     match (alike.next(), alike.next()) {

@@ -4,7 +4,7 @@
 //! and their results as one user message. Deterministic, so the prefix of
 //! the conversation stays byte-stable between turns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -17,6 +17,7 @@ use super::unseen::Revealed;
 use crate::agent::excerpts::{self, Focus, Pointed};
 use crate::agent::grounding::FileRole;
 use crate::client::{Message, Role, ToolCall};
+use crate::heuristics::Heuristics;
 use crate::tools::{ToolName, Workspace};
 use answer::{unplaced_code, without_requests, without_spans};
 
@@ -56,6 +57,8 @@ pub(crate) struct FileBlocks {
     /// Files shown whole, as their text was then: in an answer nothing
     /// changes, so reading one again shows nothing new.
     shown_whole: BTreeMap<String, String>,
+    /// In an answer, the files its replies' blocks would have changed.
+    withheld: BTreeSet<String>,
 }
 
 impl FileBlocks {
@@ -74,6 +77,7 @@ impl FileBlocks {
             reference_only: false,
             json_answer: false,
             shown_whole: BTreeMap::new(),
+            withheld: BTreeSet::new(),
         }
     }
 
@@ -90,6 +94,17 @@ impl FileBlocks {
     pub(crate) fn answering(mut self) -> Self {
         self.answering = true;
         self
+    }
+
+    /// The same, with only the heuristics `heuristics` has on.
+    pub(crate) fn with_heuristics(mut self, heuristics: Heuristics) -> Self {
+        self.scope.heuristics = heuristics;
+        self
+    }
+
+    /// In an answer, the files its replies' blocks would have changed.
+    pub(crate) fn withheld(&self) -> Vec<String> {
+        self.withheld.iter().cloned().collect()
     }
 
     /// Whether the task is an answer.
@@ -308,6 +323,8 @@ impl FileBlocks {
         let native = std::mem::take(&mut message.tool_calls);
         let parsed = blocks::parse(&message.content, &self.scope.known());
         let files = if self.answering {
+            let withheld = convert::withheld(&parsed.blocks, &self.scope, &self.root);
+            self.withheld.extend(withheld);
             &[][..]
         } else {
             &parsed.blocks[..]

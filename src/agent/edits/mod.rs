@@ -91,6 +91,25 @@ impl Protocol {
         }
     }
 
+    /// In an answer, the files the model's replies would have changed: the
+    /// files its blocks rewrite, or those its `write_file` and `edit_file`
+    /// calls name (not offered in an answer, so never run).
+    pub(crate) fn withheld_changes(&self, messages: &[Message]) -> Vec<String> {
+        match self {
+            Protocol::FileBlocks(blocks) => blocks.withheld(),
+            Protocol::ToolCalls { .. } => {
+                let mut paths: Vec<String> = (messages.iter())
+                    .flat_map(|m| &m.tool_calls)
+                    .filter(|c| matches!(c.function.name.as_str(), "write_file" | "edit_file"))
+                    .filter_map(|c| Some(c.function.arguments["path"].as_str()?.to_string()))
+                    .collect();
+                paths.sort();
+                paths.dedup();
+                paths
+            }
+        }
+    }
+
     /// Reads the calls of a reply into `message.tool_calls` (ids given,
     /// repairs made) and returns what each may run with.
     pub(crate) fn read_reply(&mut self, message: &mut Message, turn: u32) -> ReadCalls {

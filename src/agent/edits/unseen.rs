@@ -24,12 +24,14 @@ pub(crate) struct Revealed {
 
 /// The refusal of the `unseen` definitions of `path` (whose text is
 /// `text`), for the model; `applied` when the block's other definitions
-/// went in. Returns the message and the definitions it shows.
+/// went in; `reveal` to show them (within a budget) rather than only say
+/// how to read them. Returns the message and the definitions it shows.
 pub(crate) fn refusal(
     path: &str,
     text: &str,
     unseen: &[Unseen],
     applied: bool,
+    reveal: bool,
 ) -> (String, Vec<Revealed>) {
     let lines: Vec<&str> = text.lines().collect();
     let mut revealed = Vec::new();
@@ -40,7 +42,7 @@ pub(crate) fn refusal(
             continue;
         };
         let body = body.join("\n");
-        if used + body.len() > SHOW_BUDGET {
+        if !reveal || used + body.len() > SHOW_BUDGET {
             continue;
         }
         used += body.len();
@@ -136,7 +138,7 @@ mod tests {
     #[test]
     fn guessed_definitions_are_shown_as_they_are() {
         let text = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
-        let (message, revealed) = refusal("m.py", text, &[unseen("b", 5, 6)], true);
+        let (message, revealed) = refusal("m.py", text, &[unseen("b", 5, 6)], true, true);
         assert_eq!(
             message,
             "`b` (lines 5-6 of m.py) was not shown to you, so it cannot be replaced from a guess; the block's other definitions were put in. Here it is as the file has it; to change it, send it again, changed from this text:\n\nm.py lines 5-6 (b)\n```python\ndef b():\n    return 2\n```"
@@ -150,6 +152,7 @@ mod tests {
             &text,
             &[unseen("a", 1, 2), unseen("big", 5, 205)],
             false,
+            true,
         );
         assert_eq!(revealed.len(), 1);
         assert!(
@@ -167,7 +170,7 @@ mod tests {
             names(&many),
             "`f1` (lines 1-1), `f2` (lines 2-2), `f3` (lines 3-3), `f4` (lines 4-4), `f5` (lines 5-5), 3 more"
         );
-        let (message, revealed) = refusal("m.py", &text, &[unseen("big", 5, 205)], false);
+        let (message, revealed) = refusal("m.py", &text, &[unseen("big", 5, 205)], false, true);
         assert!(revealed.is_empty());
         assert!(
             message
