@@ -44,6 +44,9 @@ pub(crate) enum Heuristic {
     /// Deciding from the prompt's words whether a run asks for an answer;
     /// off, every `oc run` without `--task` is a change.
     Route,
+    /// Answering `READ`, `SEARCH` and `LIST` lines (and calls written as
+    /// JSON) in the text edit formats, which offer no tools.
+    LookAround,
 }
 
 /// One row of the registry: a heuristic, its name in `OC_DISABLE`, and the
@@ -125,6 +128,11 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Heuristic::Route,
         "route",
         "a question or text task run as a change",
+    ),
+    entry(
+        Heuristic::LookAround,
+        "look-around",
+        "a model without tools that needs a file it was not shown",
     ),
 ];
 

@@ -184,7 +184,13 @@ const OTHER_PROGRAMS: &[(&str, &[&str])] = &[
     ("ARCHITECTURE.md", &["--nocapture"]),
     (
         "docs/benchmarks.md",
-        &["--calibrate", "--stderr", "--summarize"],
+        &[
+            "--calibrate",
+            "--stderr",
+            "--summarize",
+            "--suite",
+            "--with-check",
+        ],
     ),
     ("docs/model-servers.md", &["--alias", "--jinja"]),
     (
