@@ -28,6 +28,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -43,8 +44,9 @@ def registry() -> list[tuple[str, str]]:
 
 def localise(args) -> None:
     rows = {}
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="ablate-"))
     for name in [""] + [n for n, _ in registry()]:
-        out = pathlib.Path(f"/tmp/ablate-localise-{name or 'defaults'}.json")
+        out = scratch / f"{name or 'defaults'}.json"
         env = dict(os.environ, OC_DISABLE=name)
         subprocess.run(
             [sys.executable, str(ROOT / "scripts" / "bench-localise.py"), "--oc", args.oc,
@@ -75,43 +77,50 @@ def real(args) -> None:
     print(table({}, [args.results]))
 
 
-def solved_by_label(files: list[str]) -> dict:
-    """(suite, model, label) → (tasks solved per run, tasks a run, median s)."""
+def solved_by_label(file: str) -> dict:
+    """(suite, model, label) → (tasks solved per run, tasks a run) in one
+    results file."""
     groups: dict = {}
-    for file in files:
-        for line in pathlib.Path(file).read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                key = (row.get("suite", "small"), row["model"], row.get("label", ""))
-                groups.setdefault(key, []).append(row)
+    for line in pathlib.Path(file).read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            key = (row.get("suite", "small"), row["model"], row.get("label", ""))
+            groups.setdefault(key, []).append(row)
     result = {}
     for key, rows in groups.items():
         runs = {r.get("run", 0) for r in rows}
         tasks = len({r["task"] for r in rows})
-        seconds = sorted(r.get("seconds", 0) for r in rows)
-        median = seconds[len(seconds) // 2] if seconds else 0
-        result[key] = (sum(r["solved"] for r in rows) / max(len(runs), 1), tasks, median)
+        result[key] = (sum(r["solved"] for r in rows) / max(len(runs), 1), tasks)
     return result
 
 
 def table(localised: dict, real_files: list[str]) -> str:
-    solved = solved_by_label(real_files) if real_files else {}
-    columns = sorted({(suite, model) for suite, model, _ in solved})
+    """The docs table: a row per heuristic; the localisation figures, then
+    a column per suite and model of each results file (its run N)."""
+    columns = []  # (header, {(label): (solved, tasks)})
+    seen: dict = {}
+    for file in real_files:
+        solved = solved_by_label(file)
+        for suite, model in sorted({(s, m) for s, m, _ in solved}):
+            seen[(suite, model)] = seen.get((suite, model), 0) + 1
+            header = f"{suite} {model.split(':')[-1].upper()}, run {seen[(suite, model)]}"
+            cells = {label: got for (s, m, label), got in solved.items() if (s, m) == (suite, model)}
+            columns.append((header, cells))
     head = ["heuristic", "answers"]
     if localised:
         head += ["repo hunks shown /18", "repo median tokens", "small median tokens"]
-    head += [f"{suite} {model.split(':')[-1]} solved" for suite, model in columns]
+    head += [h for h, _ in columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, answers in [("defaults", "(everything on)")] + registry():
         cells = [f"`{name}`" if name != "defaults" else "**defaults**", answers]
         if localised:
             s = localised.get(name)
-            cells += [str(s["all_hunks_shown"]), str(s["median_tokens"]),
-                      str(s["small_median_tokens"])] if s else ["", "", ""]
+            cells += [str(s["all_hunks_shown"]), f'{s["median_tokens"]:g}',
+                      f'{s["small_median_tokens"]:g}'] if s else ["", "", ""]
         label = "defaults" if name == "defaults" else f"off: {name}"
-        for suite, model in columns:
-            got = solved.get((suite, model, label))
-            cells.append(f"{got[0]:g}/{got[1]}" if got else "")
+        for _, got in columns:
+            cell = got.get(label)
+            cells.append(f"{cell[0]:g}/{cell[1]}" if cell else "")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

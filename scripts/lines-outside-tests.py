@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Lines of code outside tests under src/: the lines of every .rs file
 that are neither blank nor only a comment (`//`, `///`, `//!`), less the
-files that are only tests (`tests.rs`, files under a `tests/` folder) and
+files that are only tests (`tests.rs`, `*_tests.rs`, files under a
+`tests/` folder) and
 each `#[cfg(test)]` item (a `mod tests { … }` block, counted to its closing
 brace at the start of a line).
 
@@ -43,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for path in sorted(pathlib.Path(args.src).rglob("*.rs")):
-        if path.name == "tests.rs" or "tests" in path.parts[:-1]:
+        if path.name.endswith("tests.rs") or "tests" in path.parts[:-1]:
             continue
         code, every = outside_tests(path.read_text())
         rows.append((code, every, str(path)))

@@ -38,9 +38,6 @@ pub(crate) enum Heuristic {
     Reveal,
     /// Cutting long docstrings of a big file's shown parts to one line.
     Docstrings,
-    /// Taking a path the model mangled (a dropped leading dot, a leading
-    /// `/`, another case) as the one shown file it is like.
-    PathRepair,
     /// Deciding from the prompt's words whether a run asks for an answer;
     /// off, every `oc run` without `--task` is a change.
     Route,
@@ -118,11 +115,6 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Heuristic::Docstrings,
         "docstrings",
         "long docstrings that cost tokens twice",
-    ),
-    entry(
-        Heuristic::PathRepair,
-        "path-repair",
-        "a shown file's path written a little wrong",
     ),
     entry(
         Heuristic::Route,

@@ -400,7 +400,8 @@ fn search_and_read_requests_are_answered() {
 /// Echoes are not edits: a reply that gives back the read-only test as
 /// shown, beside the fix, draws no error; a block that repeats its path and
 /// opens a second fence holds the file inside it; a path the model mangles
-/// (`docs/notes.md` for `.docs/notes.md`) is the shown file.
+/// (`docs/notes.md` for `.docs/notes.md`) is a file it may not create, and
+/// the model is told so.
 #[test]
 fn echoes_fences_in_fences_and_mangled_paths() {
     let env = TestEnv::new();
@@ -437,7 +438,7 @@ fn echoes_fences_in_fences_and_mangled_paths() {
     let env = TestEnv::new();
     env.write(".docs/notes.md", "# Notes\n\nold line\n");
     let reply = "docs/notes.md\n```markdown\n# Notes\n\nold line\nnew line\n```";
-    let server = FakeOllama::start(vec![streamed(reply)]);
+    let server = FakeOllama::start(vec![streamed(reply), streamed("I cannot.")]);
     env.oc(&server)
         .env("OC_EDIT_FORMAT", "whole")
         .env("OC_DISABLE", "")
@@ -448,11 +449,10 @@ fn echoes_fences_in_fences_and_mangled_paths() {
         ])
         .assert()
         .success();
-    assert_eq!(
-        read(&env, ".docs/notes.md"),
-        "# Notes\n\nold line\nnew line\n"
-    );
+    assert_eq!(read(&env, ".docs/notes.md"), "# Notes\n\nold line\n");
     assert!(!env.work().join("docs").exists());
+    let refusal = serde_json::to_string(&server.chat_requests()[1]).unwrap();
+    assert!(refusal.contains(".docs/notes.md"), "{refusal}");
 }
 
 /// Done is done: after a change, the same reply again (or the files sent

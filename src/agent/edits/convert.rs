@@ -360,30 +360,10 @@ fn resolve(path: &str, scope: &Scope, root: &Path) -> String {
     }
     let suffix = format!("/{path}");
     let mut tails = known.iter().filter(|k| k.ends_with(&suffix));
-    if let (Some(one), None) = (tails.next(), tails.next()) {
-        return one.clone();
-    }
-    // A path the model mangled: `docs/notes.md` for `.docs/notes.md`,
-    // `/pkg/a.py` for `pkg/a.py`, another case.
-    if !scope.heuristics.on(Heuristic::PathRepair) {
-        return path.to_string();
-    }
-    let loose = loosened(path);
-    let mut alike = known.iter().filter(|k| loosened(k) == loose);
-    match (alike.next(), alike.next()) {
+    match (tails.next(), tails.next()) {
         (Some(one), None) => one.clone(),
         _ => path.to_string(),
     }
-}
-
-/// A path without what models drop or add: leading dots of its parts, a
-/// leading `/`, case.
-fn loosened(path: &str) -> String {
-    path.split('/')
-        .filter(|p| !p.is_empty())
-        .map(|p| p.trim_start_matches('.').to_lowercase())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Why `path` may not be written in this task, if it may not.
