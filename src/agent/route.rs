@@ -332,14 +332,14 @@ const PRODUCING_VERBS: &[&str] = &[
     "write", "generate", "create", "make", "draft", "compose", "prepare", "produce", "give",
 ];
 
-/// The task of a run: `asked` unless it is `Auto`; an answer in chat and
-/// plan mode; otherwise from the words of `prompt`'s instruction (the
+/// The task of a run: an answer in chat and plan mode; `asked` unless it
+/// is `Auto`; otherwise from the words of `prompt`'s instruction (the
 /// prompt without its `<stdin>` block), or a change when `by_words` is off
 /// (`OC_DISABLE=route`).
 pub(crate) fn decide(asked: Task, mode: Mode, prompt: &str, by_words: bool) -> Task {
     match (asked, mode) {
+        (_, Mode::Chat | Mode::Plan) => Task::Answer,
         (Task::Change | Task::Answer, _) => asked,
-        (Task::Auto, Mode::Chat | Mode::Plan) => Task::Answer,
         (Task::Auto, Mode::Code) if !by_words => Task::Change,
         (Task::Auto, Mode::Code) => from_words(input::instruction(prompt)),
     }
@@ -396,6 +396,10 @@ pub(crate) fn say_answer(asked: Task, prompt: &str, out: &mut dyn Output) -> Opt
             out.warn(&warning);
             Some(warning)
         }
+        None if asked == Task::Answer => {
+            out.note("the run is an answer (`task`: answer): files are shown for reference and none changes");
+            None
+        }
         None => {
             out.note("the prompt asks for an answer: files are shown for reference and none changes (`--task change` to edit)");
             None
@@ -427,7 +431,23 @@ pub(crate) fn either_way_lead(prompt: &str) -> Option<String> {
     if lower.trim_end().ends_with('?') {
         return None;
     }
-    clauses(&lower).into_iter().find_map(|clause| {
+    let clauses = clauses(&lower);
+    let words_of = |clause: &str| -> Vec<String> {
+        (clause.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')))
+            .filter(|w| !w.is_empty() && !LEAD_INS.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    // "do not change any file; explain …": the prompt says no change.
+    let keeps = clauses.iter().any(|c| {
+        let words = words_of(c);
+        let mut words = words.iter().map(String::as_str);
+        words.next().is_some_and(|verb| keeps_files(verb, words))
+    });
+    if keeps {
+        return None;
+    }
+    clauses.into_iter().find_map(|clause| {
         let mut words = clause
             .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
             .filter(|w| !w.is_empty() && !LEAD_INS.contains(w));
@@ -471,14 +491,9 @@ fn behaviour(clause: &str) -> bool {
     if verb == "do" || verb == "don't" {
         // "do not retry on 4xx", "don't show the banner": a rule for the
         // program, unless it keeps files as they are ("do not change …").
-        let next = if verb == "do" {
-            words.next()
-        } else {
-            Some("not")
-        };
-        let kept = words.next().is_some_and(|w| KEEPING.contains(&w));
-        if next == Some("not") {
-            return !kept;
+        let negated = verb == "don't" || words.clone().next() == Some("not");
+        if negated {
+            return !keeps_files(verb, words);
         }
     }
     let after_verb: Vec<&str> = words.clone().collect();
@@ -508,6 +523,17 @@ fn gives_to_a_thing(after: &[&str]) -> bool {
         let before = if at == 0 { *first } else { rest[at - 1] };
         matches!(*w, "a" | "an") && !PREPOSITIONS.contains(&before)
     })
+}
+
+/// Whether a clause that starts with `verb` (the rest in `words`) keeps
+/// the files as they are: "do not change …", "don't edit …".
+fn keeps_files<'w>(verb: &str, mut words: impl Iterator<Item = &'w str>) -> bool {
+    let next = match verb {
+        "do" => words.next(),
+        "don't" => Some("not"),
+        _ => None,
+    };
+    next == Some("not") && words.next().is_some_and(|w| KEEPING.contains(&w))
 }
 
 /// The instruction's clauses: sentences (a `.`, `!`, `?`, `:` or `,`

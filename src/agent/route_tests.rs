@@ -68,6 +68,19 @@ fn changes_stay_changes() {
     }
 }
 
+/// A clause that keeps the files as they are ("do not change any file")
+/// is no guess at a change.
+#[test]
+fn keeping_the_files_is_no_either_way_lead() {
+    let prompt = "do not change any file; explain the greeting";
+    assert_eq!(task(prompt), Task::Answer);
+    assert_eq!(either_way_lead(prompt), None);
+    assert_eq!(
+        either_way_lead("show the name in uppercase").as_deref(),
+        Some("show")
+    );
+}
+
 #[test]
 fn stdin_is_not_instruction() {
     // "fix" in the piped log does not make the question a change.
@@ -82,6 +95,8 @@ fn the_flag_and_the_mode_decide_first() {
     assert_eq!(decide(Task::Answer, Mode::Code, "fix x"), Task::Answer);
     assert_eq!(decide(Task::Auto, Mode::Chat, "fix x"), Task::Answer);
     assert_eq!(decide(Task::Auto, Mode::Plan, "fix x"), Task::Answer);
+    // A `task` from a config file does not make a plan a change.
+    assert_eq!(decide(Task::Change, Mode::Plan, "fix x"), Task::Answer);
     let unrouted = super::decide(Task::Auto, Mode::Code, "explain x", false);
     assert_eq!(unrouted, Task::Change, "route off: a change");
 }

@@ -46,6 +46,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         .map(|path| images::load(path, max_side))
         .collect::<Result<Vec<String>>>()?;
     let output_schema = output_schema(args, common)?;
+    task_fits_mode(common, settings.mode)?;
     if common.dry_run {
         let first = (prompt.as_str(), output_schema.as_ref(), images.as_slice());
         return dry_run(run, &settings, first, attempts).await;
@@ -202,6 +203,21 @@ fn output_for(args: &cli::PromptArgs, answers_with_json: bool) -> Box<dyn ui::Ou
         ),
         OutputFormat::Json => Box::new(ui::JsonOutput::new(false)),
         OutputFormat::StreamJson => Box::new(ui::JsonOutput::new(true)),
+    }
+}
+
+/// `--task change` is for `oc run`: `oc plan` and `oc chat` answer and
+/// change no file (a `task` in a config file is left to `oc run`).
+///
+/// Errors (exit 2): `--task change` with `oc plan`, `oc chat` or `oc run
+/// --plan`.
+fn task_fits_mode(common: &cli::CommonArgs, mode: Mode) -> Result<()> {
+    match (common.task, mode) {
+        (Some(vocab::Task::Change), Mode::Plan | Mode::Chat) => Err(Error::Usage(format!(
+            "`--task change` is for `oc run`: a {} run answers and changes no file; drop `--task change`, or run `oc run`",
+            mode.as_str()
+        ))),
+        _ => Ok(()),
     }
 }
 

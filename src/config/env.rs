@@ -28,14 +28,26 @@ pub(crate) struct EnvValues {
 impl EnvValues {
     /// Reads the process environment.
     pub(crate) fn from_process() -> Self {
-        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        // A value that is not UTF-8 is read with its bad bytes replaced,
+        // so it fails the value's own check (not silently dropped); paths
+        // are taken as they are.
+        let get = |name: &str| {
+            std::env::var_os(name)
+                .map(|v| v.to_string_lossy().into_owned())
+                .filter(|v| !v.trim().is_empty())
+        };
+        let path = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         EnvValues {
             model: get(env_vars::OC_MODEL),
             host: get(env_vars::OLLAMA_HOST),
             provider: get(env_vars::OC_PROVIDER),
             base_url: get(env_vars::OPENAI_BASE_URL),
-            oc_home: get(env_vars::OC_HOME).map(PathBuf::from),
-            home_dir: get(env_vars::HOME).map(PathBuf::from),
+            oc_home: path(env_vars::OC_HOME),
+            home_dir: path(env_vars::HOME),
             disable: get(env_vars::OC_DISABLE),
             edit_format: get(env_vars::OC_EDIT_FORMAT),
         }

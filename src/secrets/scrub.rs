@@ -78,10 +78,12 @@ impl Secrets {
                 files.push(bytes);
             }
         }
-        for (name, value) in std::env::vars() {
+        // `vars_os`: a variable that is not UTF-8 is read, not a panic.
+        for (name, value) in std::env::vars_os() {
+            let (name, value) = (name.to_string_lossy(), value.to_string_lossy().into_owned());
             let upper = name.to_ascii_uppercase();
             if SECRET_NAME_PARTS.iter().any(|p| upper.contains(p))
-                || secret_vars.contains(&name.as_str())
+                || secret_vars.contains(&name.as_ref())
             {
                 values.push(value);
             }

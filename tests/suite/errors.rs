@@ -257,3 +257,50 @@ fn a_command_line_error_in_json_is_the_message_alone() {
         "{message}"
     );
 }
+
+/// A variable that is not UTF-8 in the environment is no panic: any
+/// variable is read (the scrubber reads them all for secrets), and such an
+/// `OC_DISABLE` is a usage error that names it.
+#[test]
+fn a_variable_that_is_not_utf8_is_read_not_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![crate::common::Reply::answer("Hi.")]);
+    env.oc(&server)
+        .env("SOME_UNRELATED_NAME", bad)
+        .args(["run", "--yes", "say hi"])
+        .assert()
+        .success();
+    let out = env
+        .oc(&server)
+        .env("OC_DISABLE", bad)
+        .args(["run", "--yes", "say hi"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("OC_DISABLE: `\u{fffd}\u{fffd}` is not a heuristic"),
+        "{stderr}"
+    );
+}
+
+/// `oc plan` and `oc chat` answer: `--task change` with them is a usage
+/// error that says so (before, it only changed the label on record).
+#[test]
+fn task_change_with_plan_or_chat_is_a_usage_error() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    for command in ["plan", "chat"] {
+        let out = env
+            .oc(&server)
+            .args([command, "--task", "change", "fix the greeting"])
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("`--task change` is for `oc run`"),
+            "{stderr}"
+        );
+    }
+}
