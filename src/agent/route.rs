@@ -432,25 +432,16 @@ pub(crate) fn either_way_lead(prompt: &str) -> Option<String> {
         return None;
     }
     let clauses = clauses(&lower);
-    let words_of = |clause: &str| -> Vec<String> {
-        (clause.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')))
-            .filter(|w| !w.is_empty() && !LEAD_INS.contains(w))
-            .map(str::to_string)
-            .collect()
-    };
     // "do not change any file; explain …": the prompt says no change.
     let keeps = clauses.iter().any(|c| {
-        let words = words_of(c);
-        let mut words = words.iter().map(String::as_str);
+        let mut words = words(c);
         words.next().is_some_and(|verb| keeps_files(verb, words))
     });
     if keeps {
         return None;
     }
     clauses.into_iter().find_map(|clause| {
-        let mut words = clause
-            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
-            .filter(|w| !w.is_empty() && !LEAD_INS.contains(w));
+        let mut words = words(&clause);
         let verb = words.next()?;
         let asking = words.next().is_some_and(|w| ASKING.contains(&w));
         let product = PRODUCTS.iter().any(|p| has_phrase(&clause, p));
@@ -473,20 +464,22 @@ fn wishes(clause: &str) -> bool {
         && words.next().is_some_and(|w| !AUXILIARIES.contains(&w));
     (condition || !starts_with_any(clause, ANSWER_LEADS))
         && !starts_with_any(clause, &["i", "we", "you"])
-        && WISHES.iter().any(|w| {
-            clause
-                .match_indices(w)
-                .any(|(at, _)| at > 0 && has_phrase(clause, w))
-        })
+        && WISHES
+            .iter()
+            .any(|w| has_phrase(clause, w) && !clause.starts_with(w))
+}
+
+/// A clause's words, the lead-ins ("please", "then") left out.
+fn words(clause: &str) -> impl Iterator<Item = &str> + Clone {
+    (clause.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')))
+        .filter(|w| !w.is_empty() && !LEAD_INS.contains(w))
 }
 
 /// Whether a clause that starts with an either-way verb ([`EITHER_WAY`])
 /// asks for a change to what the program does ([`BEHAVIOUR`]) rather
 /// than for an answer ([`ASKING`] right after the verb).
 fn behaviour(clause: &str) -> bool {
-    let mut words = clause
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
-        .filter(|w| !w.is_empty() && !LEAD_INS.contains(w));
+    let mut words = words(clause);
     let verb = words.next().unwrap_or_default();
     if verb == "do" || verb == "don't" {
         // "do not retry on 4xx", "don't show the banner": a rule for the
