@@ -27,13 +27,10 @@ bench() {  # LABEL DISABLE [ARGS...]
 bench "defaults (auto: whole)" ""
 bench "defaults + --check" "" --with-check
 bench "whole, no grounding" "ground"
-bench "whole, no nudges" "nudge"
-bench "whole, no syntax guard" "syntax-guard"
 bench "diff" "" -- --edit-format diff
 bench "defaults, old fixed sampling" "" -- --temperature 1 --top-p 0.95 --top-k 20 --presence-penalty 1.5
 bench "tools" "" -- --edit-format tools
 bench "tools, no grounding" "ground" -- --edit-format tools
-bench "tools, no nudges" "nudge" -- --edit-format tools
 bench "tools, no shape recovery" "shape-recovery" -- --edit-format tools
 if [ -n "${AIDER:-}" ]; then
     bench "aider" "" --agent aider --aider "$AIDER"

@@ -20,9 +20,9 @@ pub(crate) const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 pub(crate) const NO_COLOR: &str = "NO_COLOR";
 /// Edit format: `tools`, `whole`, `diff` or `auto` (as `--edit-format`).
 pub(crate) const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
-/// Heuristics to switch off, comma-separated (`ground`, `nudge`,
-/// `syntax-guard`, `shape-recovery`, `repetition-guard`, `reroll`,
-/// `spectrum`): for measuring what each one is worth (docs/small-models.md).
+/// Heuristics to switch off, comma-separated names from the registry in
+/// `heuristics.rs` (`ground`, `reroll`, …): for measuring what each one is
+/// worth (docs/small-models.md).
 pub(crate) const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.
 pub(crate) const HOME: &str = "HOME";

@@ -10,10 +10,6 @@
 pub(crate) enum Heuristic {
     /// Reading the files the prompt is about before the first turn.
     Ground,
-    /// One nudge for a reply that describes the change instead of making it.
-    Nudge,
-    /// Refusing a write that breaks a file's syntax.
-    SyntaxGuard,
     /// Recovering text-form calls by their shape: in fences of any label,
     /// written as Python, with a bare tool name, after an echoed tool
     /// response.
@@ -60,16 +56,6 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Heuristic::Ground,
         "ground",
         "models edit files they were never shown",
-    ),
-    entry(
-        Heuristic::Nudge,
-        "nudge",
-        "a reply that describes the change instead of making it",
-    ),
-    entry(
-        Heuristic::SyntaxGuard,
-        "syntax-guard",
-        "a write that breaks a file's syntax",
     ),
     entry(
         Heuristic::ShapeRecovery,
@@ -159,7 +145,7 @@ impl Heuristics {
         }
     }
 
-    /// Parses `OC_DISABLE`'s comma-separated list of names (`ground,nudge`).
+    /// Parses `OC_DISABLE`'s comma-separated list of names (`ground,reroll`).
     ///
     /// Errors: a name that is not in [`REGISTRY`], with the known names and
     /// what each answers, one a line.
@@ -202,8 +188,8 @@ mod tests {
 
     #[test]
     fn names_switch_off_what_they_name() {
-        let off = Heuristics::parse_off("nudge, reveal").unwrap();
-        assert!(!off.on(Heuristic::Nudge) && !off.on(Heuristic::Reveal));
+        let off = Heuristics::parse_off("reroll, reveal").unwrap();
+        assert!(!off.on(Heuristic::Reroll) && !off.on(Heuristic::Reveal));
         assert!(off.on(Heuristic::Ground) && off.on(Heuristic::Route));
         assert_eq!(Heuristics::parse_off(" ,").unwrap(), Heuristics::ALL_ON);
     }

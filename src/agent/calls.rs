@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::config::Settings;
-use crate::heuristics::Heuristic;
 use crate::permissions::project_config::{self, ProjectConfigGuard};
 use crate::permissions::rules::{Action, Rule};
 use crate::permissions::{
@@ -43,6 +42,8 @@ pub(crate) struct CallRunner<'a> {
     pub files_changed: Vec<String>,
     /// Calls that changed a file (a file changed twice counts twice).
     pub changes: usize,
+    /// Commands run (`bash`): what they changed is not in the tally above.
+    pub commands_run: usize,
 }
 
 impl<'a> CallRunner<'a> {
@@ -66,6 +67,7 @@ impl<'a> CallRunner<'a> {
             tool_calls: 0,
             files_changed: Vec::new(),
             changes: 0,
+            commands_run: 0,
         }
     }
 
@@ -199,8 +201,7 @@ impl<'a> CallRunner<'a> {
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None
         } else {
-            let guard = self.settings.enabled(Heuristic::SyntaxGuard);
-            match tools::prepare_change(&input, self.workspace, &self.seen, guard) {
+            match tools::prepare_change(&input, self.workspace, &self.seen) {
                 Ok(change) => change,
                 Err(message) => {
                     return self.report(out, turn, id, name, ToolOutcome::error(message));
@@ -306,7 +307,10 @@ impl<'a> CallRunner<'a> {
                 }
                 outcome
             }
-            None => tools::execute(input, self.workspace, &self.seen).await,
+            None => {
+                self.commands_run += usize::from(matches!(input, ToolInput::Bash(_)));
+                tools::execute(input, self.workspace, &self.seen).await
+            }
         };
         if matches!(input, ToolInput::ListFiles(_) | ToolInput::Search(_)) {
             self.hide_denied_paths(&mut outcome);

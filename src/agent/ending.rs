@@ -12,7 +12,10 @@ use crate::ui::Output;
 use crate::vocab::ExitReason;
 
 /// Why an [`Ending::Unchanged`] run stopped.
-const UNCHANGED: &str = "stopped: the model changed nothing and sent the same files (or the same reply) again; try another model or a clearer prompt";
+const UNCHANGED: &str = "stopped: the model changed nothing (it sent the files back as they were, or the same reply again); try another model or a clearer prompt";
+
+/// Why an [`Ending::NothingChanged`] run did not do its task.
+const NOTHING_CHANGED: &str = "the model answered without changing any file, and the prompt asks for a change: the task is not done (for a question, `--task answer` takes the answer as the result)";
 
 /// How the turns ended.
 pub(crate) enum Ending {
@@ -22,9 +25,12 @@ pub(crate) enum Ending {
     /// more (the files sent back as they are now, the same reply again):
     /// the editing is done, and `--check` decides.
     EditingDone,
-    /// In a text edit format, nothing changed and the model keeps sending
-    /// the files back as they are (after a nudge), or the same reply twice.
+    /// In a text edit format, nothing changed and the model sent the files
+    /// back as they are, or the same reply twice.
     Unchanged,
+    /// A change run (no `--check`) whose model answered without changing a
+    /// file or running a command.
+    NothingChanged,
     /// `max_turns` requests were made.
     MaxTurns,
     /// A model or server error.
@@ -128,10 +134,10 @@ impl Ending {
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Unchanged => verdict(
+            Ending::Unchanged | Ending::NothingChanged => verdict(
                 Status::Stuck,
                 ExitReason::Unchanged,
-                UNCHANGED.to_string(),
+                self.unchanged_words().to_string(),
                 ExitStatus::MaxTurns,
             ),
             Ending::SchemaMismatch(why) => verdict(
@@ -149,6 +155,14 @@ impl Ending {
         }
     }
 
+    /// Why a run that changed nothing stopped.
+    fn unchanged_words(&self) -> &'static str {
+        match self {
+            Ending::NothingChanged => NOTHING_CHANGED,
+            _ => UNCHANGED,
+        }
+    }
+
     /// Whether `--check` runs once more after this ending: when a cap
     /// stopped the model (an answer was already checked in the loop), not
     /// after errors or interruptions.
@@ -161,6 +175,7 @@ impl Ending {
             | Ending::EditingDone
             | Ending::Unchanged => true,
             Ending::Answered
+            | Ending::NothingChanged
             | Ending::Failed(_)
             | Ending::Interrupted(_)
             | Ending::UnexecutedCall(_)
@@ -183,6 +198,7 @@ impl Ending {
             | Ending::Cut(_)
             | Ending::ContextFull(_)
             | Ending::Unchanged
+            | Ending::NothingChanged
             | Ending::UnexecutedCall(_) => true,
             Ending::Failed(_)
             | Ending::Interrupted(_)
@@ -217,7 +233,7 @@ impl Ending {
             Ending::UnexecutedCall(why) => out.error(&format!(
                 "the model's last reply is a tool call written as text, left unrun ({why}); the run did not do its job"
             )),
-            Ending::Unchanged => out.warn(UNCHANGED),
+            Ending::Unchanged | Ending::NothingChanged => out.warn(self.unchanged_words()),
             Ending::SchemaMismatch(why) => out.error(&format!(
                 "the answer does not match `--output-schema` after one retry: {why}; nothing was printed as the answer"
             )),

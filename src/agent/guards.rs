@@ -8,11 +8,9 @@ use super::reply::Cut;
 use crate::session::{CutReply, Session};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
-use crate::vocab::Task;
 
 pub(crate) use crate::run::nudges::{
-    ANSWER_NOW, ANSWER_NOW_IN_TEXT, CUT_OFF, DESCRIBED, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER,
-    REPEATED_REPLY, UNCHANGED, UNPLACED,
+    CUT_OFF, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER, REPEATED_REPLY, UNPLACED,
 };
 
 /// The same call this many times in a row is not run again.
@@ -95,82 +93,6 @@ impl EmptyReplyGuard {
             }
             (true, true) => EmptyReply::GiveUp,
         }
-    }
-}
-
-/// Whether a reply with no calls reads as instructions to the user rather
-/// than an answer: code blocks of the change, numbered steps, or "you can …".
-pub(crate) fn describes_instead_of_doing(reply: &str) -> bool {
-    let lower = reply.to_ascii_lowercase();
-    let steps = reply
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            t.len() > 2 && t.as_bytes()[0].is_ascii_digit() && t[1..].starts_with(['.', ')'])
-        })
-        .count();
-    let advice = [
-        "you can ",
-        "you should ",
-        "you need to",
-        "you'll need",
-        "you will need",
-        "make sure to",
-        "to fix this",
-        "replace the",
-        "modify the",
-        "update the",
-        "change the line",
-    ];
-    reply.contains("```") || steps >= 2 || advice.iter().any(|a| lower.contains(a))
-}
-
-/// One nudge per run for a reply that describes instead of doing.
-#[derive(Debug, Default)]
-pub(crate) struct DescribeGuard {
-    /// The task is an answer: describing is answering.
-    answer: bool,
-    /// Off: the prompt asks for an answer, or the guard is switched off.
-    off: bool,
-    nudged: bool,
-    unchanged_nudged: bool,
-}
-
-impl DescribeGuard {
-    /// The guard for a run whose task is `task` (see [`super::route`]);
-    /// `enabled` false switches the nudges off.
-    pub(crate) fn new(task: Task, enabled: bool) -> Self {
-        let answer = task == Task::Answer;
-        DescribeGuard {
-            answer,
-            off: !enabled || answer,
-            nudged: false,
-            unchanged_nudged: false,
-        }
-    }
-
-    /// Whether the task asks for a change (not an answer): a run that
-    /// changes nothing has not done it.
-    pub(crate) fn wants_change(&self) -> bool {
-        !self.answer
-    }
-
-    /// Whether to nudge after file blocks that changed nothing: once per
-    /// run, unless the prompt asks a question.
-    pub(crate) fn nudge_unchanged(&mut self) -> bool {
-        let nudge = !self.off && !self.unchanged_nudged;
-        self.unchanged_nudged |= nudge;
-        nudge
-    }
-
-    /// Whether to nudge after a reply with no calls: the task asks for a
-    /// change (not a question), nothing changed yet, the reply describes,
-    /// and no nudge was given before.
-    pub(crate) fn check(&mut self, reply: &str, files_changed: usize) -> bool {
-        let nudge =
-            !self.off && !self.nudged && files_changed == 0 && describes_instead_of_doing(reply);
-        self.nudged |= nudge;
-        nudge
     }
 }
 
@@ -263,35 +185,6 @@ mod tests {
             ]
         );
         assert_eq!(guard.check("read_file", &json!({"path": "b"})), Repeat::Run);
-    }
-
-    /// Regression: the 1.5B model's first reply to "fix the test" was a
-    /// numbered how-to with no call, and the run ended as answered.
-    #[test]
-    fn describing_replies_get_one_nudge_and_answers_none() {
-        let how_to =
-            "To fix the bug:\n1. Open utils.py.\n2. Change `-n - 1` to `-n`.\n3. Run the tests.";
-        let mut guard = DescribeGuard::new(Task::Change, true);
-        assert!(!guard.check(how_to, 1), "after a change it is a summary");
-        assert!(!guard.check("I fixed utils.py; the tests pass.", 0));
-        assert!(guard.check(how_to, 0));
-        assert!(!guard.check(how_to, 0), "only once");
-        let mut guard = DescribeGuard::new(Task::Answer, true);
-        assert!(!guard.check("In `src/a.py`.", 0));
-        assert!(!guard.check("```\nNone\n```", 0));
-        assert!(!guard.wants_change());
-        let mut guard = DescribeGuard::new(Task::Change, false);
-        assert!(!guard.check(how_to, 0));
-        assert!(
-            guard.wants_change(),
-            "a change is wanted with the nudges off too"
-        );
-        assert!(describes_instead_of_doing(
-            "You can replace line 3 with `return x`."
-        ));
-        assert!(describes_instead_of_doing(
-            "Here is the fix:\n```python\nx = 1\n```"
-        ));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::check;
 use super::context::{ContextMeter, request_tokens};
 use super::edits::{Protocol, ReadCalls};
 use super::ending::Ending;
-use super::guards::{self, DescribeGuard, EmptyReply, EmptyReplyGuard, RepeatGuard};
+use super::guards::{self, EmptyReply, EmptyReplyGuard, RepeatGuard};
 use super::normalize;
 use super::opening;
 use super::reply::{self, Cut, PartialReply, Reading, Reply};
@@ -25,7 +25,7 @@ use crate::protocol::Context;
 use crate::run::CheckPlan;
 use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
-use crate::vocab::TextTools;
+use crate::vocab::{Mode, Task, TextTools};
 
 /// What a turn leads to.
 enum Step {
@@ -48,8 +48,6 @@ pub(crate) struct Turns<'a> {
     partial: PartialReply,
     repeats: RepeatGuard,
     empty_replies: EmptyReplyGuard,
-    /// Replies that describe instead of doing.
-    descriptions: DescribeGuard,
     /// How the model changes files.
     pub protocol: Protocol,
     /// Runs the calls under policy and keeps their tally.
@@ -69,10 +67,6 @@ pub(crate) struct Turns<'a> {
     /// The model repeated itself: the next request goes with livelier
     /// sampling ([`ChatOptions::rerolled`]).
     reroll: bool,
-    /// A read-only run that got stuck was asked once to answer without
-    /// tools; the next request offers none.
-    asked_to_answer: bool,
-    tools_off: bool,
     /// The last reply as written (text edit formats): the same reply twice
     /// is not asked for a third time.
     last_reply: Option<String>,
@@ -97,7 +91,6 @@ impl<'a> Turns<'a> {
             partial: PartialReply::default(),
             repeats: RepeatGuard::default(),
             empty_replies: EmptyReplyGuard::default(),
-            descriptions: DescribeGuard::default(),
             protocol,
             calls,
             check: None,
@@ -107,8 +100,6 @@ impl<'a> Turns<'a> {
             meter: ContextMeter::default(),
             speed: Speed::default(),
             reroll: false,
-            asked_to_answer: false,
-            tools_off: false,
             last_reply: None,
         }
     }
@@ -137,8 +128,27 @@ impl<'a> Turns<'a> {
                 false => self.with_calls(session, &message, parsed, out).await?,
             };
             if let Step::End(ending) = step {
-                return Ok(ending);
+                return Ok(self.judged(ending));
             }
+        }
+    }
+
+    /// A change run that answered without changing anything, with no
+    /// `--check` to judge it, has not done its task: it ends
+    /// [`Ending::NothingChanged`], not as answered. Commands may have made
+    /// the change, so a run that ran one is left to its answer, as is one
+    /// whose change was denied for want of approval (exit 5 says so).
+    fn judged(&self, ending: Ending) -> Ending {
+        let change_run = self.model.task == Task::Change && self.settings.mode == Mode::Code;
+        // A denied change is said as one (exit 5).
+        let nothing_done = self.calls.changes == 0
+            && self.calls.commands_run == 0
+            && self.calls.denials.is_empty();
+        match ending {
+            Ending::Answered if change_run && nothing_done && self.check.is_none() => {
+                Ending::NothingChanged
+            }
+            other => other,
         }
     }
 
@@ -227,11 +237,9 @@ impl<'a> Turns<'a> {
             return Ok(Step::Next);
         }
         if self.protocol.echoes() > 0 {
-            return self.echoed(session, out).await;
+            return Ok(self.echoed(out));
         }
-        if self.nudge_if_describing(session, &message.content, out)?
-            || self.check_again(session, out).await?
-        {
+        if self.check_again(session, out).await? {
             return Ok(Step::Next);
         }
         let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
@@ -275,23 +283,20 @@ impl<'a> Turns<'a> {
 
     /// File blocks that change nothing: after a change, the editing is
     /// done (the check decides); before, the task is not done.
-    async fn echoed(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<Step> {
+    fn echoed(&self, out: &mut dyn Output) -> Step {
         if self.calls.changes > 0 {
             out.note("the reply changes nothing more; the editing is done");
-            return Ok(Step::End(Ending::EditingDone));
+            return Step::End(Ending::EditingDone);
         }
-        if self.nudge_unchanged(session, out)? {
-            return Ok(Step::Next);
+        if self.model.task == Task::Change {
+            return Step::End(Ending::Unchanged);
         }
-        if self.descriptions.wants_change() {
-            return Ok(Step::End(Ending::Unchanged));
-        }
-        Ok(Step::End(Ending::Answered))
+        Step::End(Ending::Answered)
     }
 
-    /// A reply with calls: each answered; a run stuck on one call ends (or,
-    /// read-only, is asked to answer); in the text formats, calls that all
-    /// went in are an answer once the check passes.
+    /// A reply with calls: each answered; a run stuck on one call ends; in
+    /// the text formats, calls that all went in are an answer once the
+    /// check passes.
     async fn with_calls(
         &mut self,
         session: &mut Journal<'_>,
@@ -303,7 +308,6 @@ impl<'a> Turns<'a> {
             return Ok(step);
         }
         let arguments = parsed.into_iter().map(|(arguments, _)| arguments);
-        let changed_before = self.calls.changes;
         let mut answerer = Answerer {
             repeats: &mut self.repeats,
             calls: &mut self.calls,
@@ -314,7 +318,6 @@ impl<'a> Turns<'a> {
         let answered = (answerer.answer(session, out, calls, arguments, self.cut)).await?;
         session.save()?;
         match answered {
-            Answered::Stuck if self.ask_to_answer(session, out)? => Ok(Step::Next),
             Answered::Stuck => Ok(Step::End(Ending::Stuck)),
             Answered::All { failed }
                 if self.protocol.done_when_calls_succeed()
@@ -322,10 +325,7 @@ impl<'a> Turns<'a> {
                     && failed.len() < message.tool_calls.len()
                     && failed.iter().all(|c| self.protocol.refusal_is_final(c)) =>
             {
-                let changed = self.calls.changes > changed_before;
-                if (!changed && self.nudge_unchanged(session, out)?)
-                    || self.check_again(session, out).await?
-                {
+                if self.check_again(session, out).await? {
                     return Ok(Step::Next);
                 }
                 Ok(Step::End(Ending::Answered))
@@ -366,57 +366,6 @@ impl<'a> Turns<'a> {
         Ok(Some(Ending::EditingDone))
     }
 
-    /// A read-only run (plan, chat) stuck on one call is asked once to
-    /// answer from what it has, with no tools offered: an answer is its
-    /// task. A code run that is stuck stays stuck: an answer would not make
-    /// its change. Returns whether the run goes on.
-    fn ask_to_answer(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<bool> {
-        let read_only = self.settings.mode != crate::vocab::Mode::Code
-            || self.model.task == crate::vocab::Task::Answer;
-        if !read_only || self.asked_to_answer || !self.settings.enabled(Heuristic::Nudge) {
-            return Ok(false);
-        }
-        out.note(self.protocol.answer_now_note());
-        self.asked_to_answer = true;
-        self.tools_off = true;
-        self.repeats = RepeatGuard::default();
-        session.push(Message::text(Role::User, self.protocol.answer_now()))?;
-        Ok(true)
-    }
-
-    /// File blocks that changed nothing (the files sent back as they were)
-    /// get one nudge: the task is not done. Returns whether they got one.
-    fn nudge_unchanged(&mut self, session: &mut Journal<'_>, out: &mut dyn Output) -> Result<bool> {
-        if !self.descriptions.nudge_unchanged() {
-            return Ok(false);
-        }
-        out.note("the model sent the files back unchanged; asking it once to make the change");
-        self.reroll = true;
-        let nudge = format!("{} {}", guards::UNCHANGED, self.protocol.how_to_change());
-        session.push(Message::text(Role::User, nudge))?;
-        Ok(true)
-    }
-
-    /// A reply with no calls that describes the change instead of making it
-    /// gets one nudge in code mode (see [`DescribeGuard`]). Returns whether
-    /// it got one.
-    fn nudge_if_describing(
-        &mut self,
-        session: &mut Journal<'_>,
-        reply: &str,
-        out: &mut dyn Output,
-    ) -> Result<bool> {
-        let code_mode = self.settings.mode == crate::vocab::Mode::Code;
-        let changed = self.calls.files_changed.len();
-        if !code_mode || !self.descriptions.check(reply, changed) {
-            return Ok(false);
-        }
-        out.note("the model described the change instead of making it; asking it once to make it");
-        let nudge = format!("{} {}", guards::DESCRIBED, self.protocol.how_to_change());
-        session.push(Message::text(Role::User, nudge))?;
-        Ok(true)
-    }
-
     /// Whether a reply holds a tool call written as text that was left as
     /// text (`--text-tools off` with tool calls offered).
     fn holds_unrun_call(&self, content: &str) -> bool {
@@ -443,8 +392,6 @@ impl<'a> Turns<'a> {
         images: Vec<String>,
         out: &mut dyn Output,
     ) -> Result<(), String> {
-        self.descriptions =
-            DescribeGuard::new(self.model.task, self.settings.enabled(Heuristic::Nudge));
         let mut precheck = match self.check.filter(|plan| plan.precheck) {
             Some(plan) => {
                 // On record before it runs: an interrupted check failed.
@@ -576,11 +523,7 @@ impl<'a> Turns<'a> {
     async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
         let messages = self.protocol.wire(session.messages());
         let reroll = std::mem::take(&mut self.reroll) && self.settings.enabled(Heuristic::Reroll);
-        let tools = if std::mem::take(&mut self.tools_off) {
-            &[]
-        } else {
-            self.model.wire_schemas()
-        };
+        let tools = self.model.wire_schemas();
         let request = ChatRequest {
             model: &self.settings.model,
             messages: &messages,

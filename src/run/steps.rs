@@ -90,17 +90,10 @@ fn step(reply: &Message, after: &[Message], failed: &[String]) -> Step {
 fn nudged(text: &str) -> Option<String> {
     let text = text.trim_start();
     let said = [
-        (
-            guards::DESCRIBED,
-            "described the change instead of making it",
-        ),
-        (guards::UNCHANGED, "changed nothing"),
         (guards::UNPLACED, "its code blocks named no file"),
         (guards::NUDGE, "an empty reply"),
         (guards::NUDGE_IN_TEXT, "an empty reply"),
         (guards::NUDGE_TO_ANSWER, "an empty reply"),
-        (guards::ANSWER_NOW, "repeated the same call"),
-        (guards::ANSWER_NOW_IN_TEXT, "repeated the same request"),
         ("Your reply was cut off", "cut off at the length limit"),
         (
             "Your reply repeated the same lines",
@@ -163,11 +156,8 @@ mod tests {
             reply(&[("write_file", "c1"), ("read_file", "c2")]),
             Message::tool_result("write_file", "c1", "error: a.py was not shown to you\nmore"),
             Message::tool_result("read_file", "c2", "x = 1"),
-            Message::text(Role::Assistant, "1. Open a.py\n2. Change x"),
-            Message::text(
-                Role::User,
-                format!("{} Reply with a.py.", guards::DESCRIBED),
-            ),
+            Message::text(Role::Assistant, "```\nx = 2\n```"),
+            Message::text(Role::User, format!("{} Reply with a.py.", guards::UNPLACED)),
             reply(&[("write_file", "c3")]),
             Message::tool_result("write_file", "c3", "Changed a.py"),
             Message::text(
@@ -188,10 +178,7 @@ mod tests {
                     false,
                     vec!["write_file: error: a.py was not shown to you".to_string()]
                 ),
-                (
-                    false,
-                    vec!["described the change instead of making it".to_string()]
-                ),
+                (false, vec!["its code blocks named no file".to_string()]),
                 (
                     false,
                     vec!["the check `pytest -q` failed after it".to_string()]

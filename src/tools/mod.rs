@@ -17,7 +17,6 @@ pub(crate) mod outline;
 pub(crate) mod read_file;
 pub(crate) mod search;
 pub(crate) mod similarity;
-pub(crate) mod syntax;
 pub(crate) mod walk;
 pub(crate) mod workspace;
 pub(crate) mod write_file;
@@ -123,14 +122,11 @@ impl ToolInput {
 }
 
 /// Computes the change a `write_file` or `edit_file` call would make, without
-/// writing. `Ok(None)` for every other tool. With `syntax_guard`, a change
-/// that would break the syntax of a file that parses is an error (see
-/// [`syntax::check_change`]).
+/// writing. `Ok(None)` for every other tool.
 pub(crate) fn prepare_change(
     input: &ToolInput,
     ws: &Workspace,
     seen: &FilesSeen,
-    syntax_guard: bool,
 ) -> Result<Option<FileChange>, String> {
     let change = match input {
         ToolInput::WriteFile(args) => write_file::prepare(args, ws, seen)?,
@@ -141,13 +137,6 @@ pub(crate) fn prepare_change(
         | ToolInput::Search(_)
         | ToolInput::Bash(_) => return Ok(None),
     };
-    if syntax_guard {
-        syntax::check_change(
-            &change.path.display,
-            change.before.as_deref(),
-            &change.after,
-        )?;
-    }
     Ok(Some(change))
 }
 
@@ -159,13 +148,11 @@ pub(crate) async fn execute(input: &ToolInput, ws: &Workspace, seen: &FilesSeen)
         ToolInput::ListFiles(args) => list_files::run(args, ws),
         ToolInput::Search(args) => search::run(args, ws),
         ToolInput::Bash(args) => bash::run(args, ws).await,
-        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => {
-            match prepare_change(input, ws, seen, true) {
-                Ok(Some(change)) => change.apply(),
-                Ok(None) => ToolOutcome::error("nothing to change"),
-                Err(message) => ToolOutcome::error(message),
-            }
-        }
+        ToolInput::WriteFile(_) | ToolInput::EditFile(_) => match prepare_change(input, ws, seen) {
+            Ok(Some(change)) => change.apply(),
+            Ok(None) => ToolOutcome::error("nothing to change"),
+            Err(message) => ToolOutcome::error(message),
+        },
     }
 }
 

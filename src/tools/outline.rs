@@ -1,13 +1,27 @@
-//! The definitions of a source file, read with the tree-sitter grammars of
-//! the syntax guard: functions, classes, methods, types, and top-level
+//! The definitions of a source file, read with tree-sitter grammars
+//! (Python, Rust, JavaScript, TypeScript and TSX, Go, shell): functions, classes, methods, types, and top-level
 //! assignments, each with its name, the class or `impl` it sits in, its
 //! line span (leading comments, decorators and attributes included) and a
 //! one-line signature. The repository map lists them; big files are shown
 //! and changed one definition at a time.
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Language, Node, Parser};
 
-use super::syntax::language_for;
+/// The grammar for a file, by its extension; `None` for other types.
+fn language_for(path: &str) -> Option<Language> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    let language = match ext.as_str() {
+        "py" | "pyi" => tree_sitter_python::LANGUAGE,
+        "rs" => tree_sitter_rust::LANGUAGE,
+        "js" | "mjs" | "cjs" | "jsx" => tree_sitter_javascript::LANGUAGE,
+        "ts" | "mts" | "cts" => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        "tsx" => tree_sitter_typescript::LANGUAGE_TSX,
+        "go" => tree_sitter_go::LANGUAGE,
+        "sh" | "bash" => tree_sitter_bash::LANGUAGE,
+        _ => return None,
+    };
+    Some(language.into())
+}
 
 /// What a definition is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

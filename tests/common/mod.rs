@@ -19,7 +19,7 @@ pub(crate) use openai_dialect::openai_mode;
 /// read before the first turn, whatever the model. Tests of grounding and
 /// of the edit formats override these.
 pub(crate) const LOOP_DEFAULTS: [(&str, &str); 2] =
-    [("OC_EDIT_FORMAT", "tools"), ("OC_DISABLE", "ground,nudge")];
+    [("OC_EDIT_FORMAT", "tools"), ("OC_DISABLE", "ground")];
 
 /// With `OC_TEST_PROVIDER=openai`: `oc` talks to the fake server's
 /// OpenAI-compatible side (`OC_PROVIDER=openai`, `OPENAI_BASE_URL=URL/v1`).

@@ -310,7 +310,7 @@ fn the_definitions_a_short_test_calls_are_shown() {
             "test_geometry.py fails; fix the code, not the test.",
         ])
         .assert()
-        .success();
+        .code(4);
     let first = opening(&server);
     assert!(
         first.contains("geometry.py lines 201-202 (area)"),

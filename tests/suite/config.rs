@@ -13,9 +13,12 @@ fn project_config_sets_options_and_flags_beat_it() {
         r#"{"num_ctx": 4096, "temperature": 0.2, "top_k": 7}"#,
     );
     let server = FakeOllama::start(vec![Reply::answer("a"), Reply::answer("b")]);
-    env.oc(&server).args(["run", "x"]).assert().success();
     env.oc(&server)
-        .args(["run", "--temperature", "0.5", "x"])
+        .args(["run", "--task", "answer", "x"])
+        .assert()
+        .success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "--temperature", "0.5", "x"])
         .assert()
         .success();
     let requests = server.chat_requests();
@@ -40,13 +43,16 @@ fn user_config_in_oc_home_is_read_and_env_beats_it() {
     );
     env.oc(&server)
         .env_remove("OC_MODEL")
-        .args(["run", "x"])
+        .args(["run", "--task", "answer", "x"])
         .assert()
         .success();
     assert_eq!(server.chat_requests()[0]["model"], "from-user-config");
     // OC_MODEL (set by the test environment) beats the user config.
     let server = FakeOllama::start(vec![Reply::answer("a")]);
-    env.oc(&server).args(["run", "x"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "x"])
+        .assert()
+        .success();
     assert_eq!(server.chat_requests()[0]["model"], crate::common::MODEL);
 }
 
@@ -72,14 +78,18 @@ fn unknown_keys_warn_and_missing_explicit_config_fails() {
     let env = TestEnv::new();
     env.write(".ollama-code.json", r#"{"modle": "typo"}"#);
     let server = FakeOllama::start(vec![Reply::answer("a")]);
-    let out = env.oc(&server).args(["run", "x"]).assert().success();
+    let out = env
+        .oc(&server)
+        .args(["run", "--task", "answer", "x"])
+        .assert()
+        .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
     assert!(
         stderr.contains("unknown key `modle` is ignored"),
         "{stderr}"
     );
     env.oc(&server)
-        .args(["run", "--config", "nope.json", "x"])
+        .args(["run", "--task", "answer", "--config", "nope.json", "x"])
         .assert()
         .code(2);
 }
@@ -99,7 +109,7 @@ fn project_config_host_must_be_this_machine() {
     let out = env
         .oc(&server)
         .env_remove("OLLAMA_HOST")
-        .args(["run", "x"])
+        .args(["run", "--task", "answer", "x"])
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);

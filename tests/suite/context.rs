@@ -134,6 +134,8 @@ fn a_long_run_of_large_reads_is_compacted() {
         .oc(&server)
         .args([
             "run",
+            "--task",
+            "answer",
             "--model",
             "small:1b",
             "--max-turns",
@@ -195,7 +197,14 @@ fn long_replies_are_summarised() {
         .counting()
         .summarising("Goal: design. Listed files four times.");
     env.oc(&server)
-        .args(["run", "--model", "small:1b", "think it through"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--model",
+            "small:1b",
+            "think it through",
+        ])
         .assert()
         .success();
     let requests = server.chat_requests();
@@ -375,7 +384,15 @@ fn no_compact_keeps_everything_and_resume_keeps_the_compaction() {
         .with_model("small:1b", &["completion", "tools"], 32_768)
         .counting();
     env.oc(&server)
-        .args(["run", "--no-compact", "--model", "small:1b", "read data/"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--no-compact",
+            "--model",
+            "small:1b",
+            "read data/",
+        ])
         .assert()
         .success();
     assert!(env.session().get("compactions").is_none(), "none recorded");
@@ -395,6 +412,8 @@ fn no_compact_keeps_everything_and_resume_keeps_the_compaction() {
     env.oc(&server)
         .args([
             "run",
+            "--task",
+            "answer",
             "--compact-at",
             "50",
             "--model",
@@ -422,7 +441,9 @@ fn no_compact_keeps_everything_and_resume_keeps_the_compaction() {
         8_192,
     );
     env.oc(&server)
-        .args(["run", "--resume", &id, "--model", "small:1b", "and now?"])
+        .args([
+            "run", "--task", "answer", "--resume", &id, "--model", "small:1b", "and now?",
+        ])
         .assert()
         .success();
     let first = &server.chat_requests()[0]["messages"];
@@ -470,6 +491,8 @@ fn compaction_does_not_repeat_every_turn() {
         .oc(&server)
         .args([
             "run",
+            "--task",
+            "answer",
             "--model",
             "small:1b",
             "--compact-at",

@@ -146,7 +146,14 @@ fn a_huge_timeout_is_no_deadline() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![crate::common::fake_ollama::Reply::answer("done")]);
     env.oc(&server)
-        .args(["run", "--timeout", "18446744073709551615s", "say done"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--timeout",
+            "18446744073709551615s",
+            "say done",
+        ])
         .assert()
         .success();
 }
@@ -269,13 +276,13 @@ fn a_variable_that_is_not_utf8_is_read_not_a_panic() {
     let server = FakeOllama::start(vec![crate::common::Reply::answer("Hi.")]);
     env.oc(&server)
         .env("SOME_UNRELATED_NAME", bad)
-        .args(["run", "--yes", "say hi"])
+        .args(["run", "--task", "answer", "--yes", "say hi"])
         .assert()
         .success();
     let out = env
         .oc(&server)
         .env("OC_DISABLE", bad)
-        .args(["run", "--yes", "say hi"])
+        .args(["run", "--task", "answer", "--yes", "say hi"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();

@@ -200,7 +200,7 @@ fn a_linked_project_config_keeps_binding_the_next_run() {
     env.oc(&next)
         .args(["run", "--yes", "try again"])
         .assert()
-        .success();
+        .code(4);
     assert!(!env.work().join("made-by-next-run").exists());
 }
 
@@ -422,7 +422,7 @@ fn a_run_cannot_shadow_the_rules_of_the_next() {
         .current_dir(&sub)
         .args(["run", "--yes", "try again"])
         .assert()
-        .success();
+        .code(4);
     assert!(
         tool_messages(&next.chat_requests()[1])[0]["content"]
             .as_str()
@@ -575,7 +575,7 @@ fn file_tools_and_permission_tricks_cannot_shadow_the_rules() {
         .current_dir(&sub)
         .args(["run", "--yes", "try again"])
         .assert()
-        .success();
+        .code(4);
     assert!(!sub.join("made-by-next-run").exists());
 }
 
@@ -647,6 +647,8 @@ fn a_check_cannot_shadow_the_rules_of_the_next_run() {
         .current_dir(&sub)
         .args([
             "run",
+            "--task",
+            "answer",
             "--yes",
             "--no-precheck",
             "--check",
@@ -662,7 +664,7 @@ fn a_check_cannot_shadow_the_rules_of_the_next_run() {
     let next = bash_calls(&["touch made-by-next-run"]);
     env.oc(&next)
         .current_dir(&sub)
-        .args(["run", "--yes", "try again"])
+        .args(["run", "--task", "answer", "--yes", "try again"])
         .assert()
         .success();
     assert!(!sub.join("made-by-next-run").exists());

@@ -115,7 +115,7 @@ fn concurrent_runs_append_whole_lines() {
     let children: Vec<_> = (0..8)
         .map(|i| {
             env.oc_process(&server)
-                .args(["run", &format!("run {i}")])
+                .args(["run", "--task", "answer", &format!("run {i}")])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -288,7 +288,10 @@ fn failed_calls_are_marked() {
         Reply::tool_calls(&[("read_file", json!({"path": "missing.txt"}))]),
         Reply::answer("No such file."),
     ]);
-    env.oc(&server).args(["run", "read it"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "read it"])
+        .assert()
+        .success();
     let record = &env.finetune()[0];
     let id = record["messages"][1]["tool_calls"][0]["id"].clone();
     assert_eq!(record["failed_tool_calls"], json!([id]));
@@ -407,7 +410,7 @@ fn exports_pass_the_trainers_own_checks() {
     env.oc(&server)
         .args(["run", "--edit-format", "tools", "read missing.txt"])
         .assert()
-        .success();
+        .code(4);
     let records = env.finetune();
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["steps"][0]["ok"], false, "{}", records[0]);

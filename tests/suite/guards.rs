@@ -42,7 +42,7 @@ fn a_file_can_be_restored_after_a_bad_first_reply() {
     let out = env
         .oc(&server)
         .env("OC_EDIT_FORMAT", "whole")
-        .env("OC_DISABLE", "nudge")
+        .env("OC_DISABLE", "")
         .args([
             "run",
             "--yes",
@@ -79,7 +79,7 @@ fn a_whole_write_over_a_file_seen_in_part_is_refused() {
     env.oc(&server)
         .args(["run", "--yes", "tidy the first lines of notes.md"])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(read(&env, "notes.md"), text);
     let result = &results(&server)[1];
     assert!(
@@ -194,7 +194,7 @@ fn a_lazy_whole_write_is_refused() {
     env.oc(&server)
         .args(["run", "--yes", "add a title to notes.md"])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(read(&env, "notes.md"), text);
     let results = results(&server);
     assert!(
@@ -411,7 +411,7 @@ fn a_line_cut_by_read_file_is_not_seen() {
     env.oc(&server)
         .args(["run", "--yes", "uppercase the first line of wide.txt"])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(read(&env, "wide.txt"), wide);
     let result = &results(&server)[1];
     assert!(

@@ -523,7 +523,7 @@ fn the_provider_is_recorded_and_a_change_of_server_is_told() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("One."), Reply::answer("Two.")]);
     openai(&env, &server)
-        .args(["run", "first"])
+        .args(["run", "--task", "answer", "first"])
         .assert()
         .success();
     assert_eq!(env.session()["provider"], "openai");
@@ -532,7 +532,7 @@ fn the_provider_is_recorded_and_a_change_of_server_is_told() {
         .oc(&server)
         .env_remove("OC_PROVIDER")
         .env_remove("OPENAI_BASE_URL")
-        .args(["run", "--continue", "second"])
+        .args(["run", "--task", "answer", "--continue", "second"])
         .assert()
         .success();
     let stderr = stderr_of(&out);

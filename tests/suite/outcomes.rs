@@ -30,7 +30,7 @@ fn empty_content_over_a_file_is_refused() {
     env.oc(&server)
         .args(["run", "--yes", "empty it"])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(read(&env, "src/lib.rs"), LIB);
     let result = &results(&server)[1];
     assert!(result.contains("\"allow_shrink\": true"), "{result}");
@@ -92,7 +92,7 @@ fn escaped_line_breaks_are_not_written() {
     env.oc(&server)
         .args(["run", "--yes", "write the doc"])
         .assert()
-        .success();
+        .code(4);
     assert!(!env.work().join("doc.md").exists());
     let result = &results(&server)[0];
     assert!(result.contains("no real line break"), "{result}");
@@ -153,7 +153,7 @@ fn calls_that_cannot_run_get_errors_not_applause() {
     ]);
     let out = env
         .oc(&server)
-        .args(["run", "--yes", "set the goal to x"])
+        .args(["run", "--task", "answer", "--yes", "set the goal to x"])
         .assert()
         .success();
     assert_eq!(
@@ -343,6 +343,8 @@ fn a_reply_at_the_cap_is_cut_off() {
         .oc(&server)
         .args([
             "run",
+            "--task",
+            "answer",
             "--yes",
             "--output-format",
             "stream-json",
@@ -377,7 +379,7 @@ fn each_text_call_of_a_reply_is_answered_on_its_own() {
         Reply::answer("Read it; there is no deploy tool."),
     ]);
     env.oc(&server)
-        .args(["run", "read and deploy"])
+        .args(["run", "--task", "answer", "read and deploy"])
         .assert()
         .success();
     let results = results(&server);
@@ -423,7 +425,14 @@ fn exit_reason_is_a_stable_word_and_exit_detail_its_words() {
         let server = FakeOllama::start(replies);
         let out = env
             .oc(&server)
-            .args(["run", "--yes", "--output-format", "json"])
+            .args([
+                "run",
+                "--task",
+                "answer",
+                "--yes",
+                "--output-format",
+                "json",
+            ])
             .args(&extra)
             .arg("look at a.txt")
             .assert()

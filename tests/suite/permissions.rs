@@ -17,7 +17,10 @@ fn reads_are_allowed_without_asking() {
         ]),
         Reply::answer("read"),
     ]);
-    env.oc(&server).args(["run", "read"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "read"])
+        .assert()
+        .success();
     let tools = tool_messages(&server.chat_requests()[1]);
     assert_eq!(tools[0]["content"], "     1\tremember\n(1 lines)");
     assert_eq!(tools[1]["content"], "notes.md");
@@ -134,7 +137,7 @@ fn paths_outside_the_workspace_are_refused() {
     env.oc(&server)
         .args(["run", "--yes", "escape"])
         .assert()
-        .success();
+        .code(4);
     let tools = tool_messages(&server.chat_requests()[1]);
     for tool in &tools {
         let content = tool["content"].as_str().unwrap();
@@ -171,7 +174,7 @@ fn a_refused_read_of_a_secret_file_says_read() {
     env.oc(&server)
         .args(["run", "--yes", "set API_KEY to x in .env"])
         .assert()
-        .success();
+        .code(4);
     let tools = tool_messages(&server.chat_requests()[1]);
     let contents: Vec<&str> = tools
         .iter()
@@ -239,7 +242,7 @@ fn file_tools_cannot_change_anything_in_git() {
     env.oc(&server)
         .args(["run", "--yes", "set up hooks"])
         .assert()
-        .success();
+        .code(4);
     let tools = tool_messages(&server.chat_requests()[1]);
     let mut wrong = Vec::new();
     for ((tool, args), result) in calls[..9].iter().zip(&tools) {

@@ -330,7 +330,10 @@ fn readme_says_where_runs_are_kept_and_it_is_so() {
         crate::common::Reply::answer("One."),
         crate::common::Reply::answer("Two."),
     ]);
-    env.oc(&server).args(["run", "say one"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "say one"])
+        .assert()
+        .success();
     let sessions = || std::fs::read_dir(env.home.path().join("sessions")).map_or(0, |d| d.count());
     let records = || {
         std::fs::read_to_string(env.home.path().join("finetune.jsonl"))
@@ -338,11 +341,15 @@ fn readme_says_where_runs_are_kept_and_it_is_so() {
     };
     assert_eq!((sessions(), records()), (1, 1));
     env.oc(&server)
-        .args(["run", "--no-save", "say two"])
+        .args(["run", "--task", "answer", "--no-save", "say two"])
         .assert()
         .success();
     assert_eq!((sessions(), records()), (1, 1));
-    let help = env.oc(&server).args(["run", "--help"]).assert().success();
+    let help = env
+        .oc(&server)
+        .args(["run", "--task", "answer", "--help"])
+        .assert()
+        .success();
     let help = String::from_utf8_lossy(&help.get_output().stdout).to_string();
     assert!(help.contains("[default: ~/.ollama-code]"), "{help}");
 }

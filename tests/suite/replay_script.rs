@@ -39,7 +39,7 @@ fn replay_script_serves_the_readme_example() {
     // Run after run, as a reader trying the demo twice would; and with the
     // files read before the first request (grounding on), whose request
     // already holds oc's own assistant message.
-    for grounding in ["ground,nudge", "ground,nudge", ""] {
+    for grounding in ["ground", "ground", ""] {
         let out = env
             .oc_at(&format!("127.0.0.1:{port}"))
             .env("OC_DISABLE", grounding)

@@ -292,7 +292,7 @@ fn a_prompt_naming_only_a_test_gets_the_map() {
         .args(["run", "--yes", "--max-turns", "1"])
         .arg("test_reduce_by_init fails. Fix the code, not the tests.")
         .assert()
-        .success();
+        .code(4);
     let first = opening(&server);
     let map_start = first.find("Repository map").expect(&first);
     let map: String = first[map_start..].split("\n\n").next().unwrap().to_string();
@@ -448,7 +448,7 @@ fn echoes_fences_in_fences_and_mangled_paths() {
             "In .docs/notes.md, replace old line with new line.",
         ])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(read(&env, ".docs/notes.md"), "# Notes\n\nold line\n");
     assert!(!env.work().join("docs").exists());
     let refusal = serde_json::to_string(&server.chat_requests()[1]).unwrap();

@@ -254,7 +254,7 @@ fn denied_paths_are_hidden_from_list_and_search() {
         Reply::answer("done"),
     ]);
     env.oc(&server)
-        .args(["run", "--deny", "*(secrets/)", "look"])
+        .args(["run", "--task", "answer", "--deny", "*(secrets/)", "look"])
         .assert()
         .success();
     let results = contents(&server, 1);

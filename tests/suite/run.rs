@@ -149,7 +149,7 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
     .with_model("thinker:8b", &["completion", "tools", "thinking"], 8192);
     let out = env
         .oc(&server)
-        .args(["run", "--model", "thinker:8b", "say hi"])
+        .args(["run", "--task", "answer", "--model", "thinker:8b", "say hi"])
         .assert()
         .success();
     let output = out.get_output();
@@ -171,12 +171,22 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
         8192,
     );
     env.oc(&server)
-        .args(["run", "--model", "thinker:8b", "--think", "fix the tests"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--model",
+            "thinker:8b",
+            "--think",
+            "fix the tests",
+        ])
         .assert()
         .success();
     env.oc(&server)
         .args([
             "run",
+            "--task",
+            "answer",
             "--model",
             "thinker:8b",
             "--think=high",
@@ -216,14 +226,23 @@ fn options_belong_to_their_command() {
         4096,
     );
     env.oc(&server)
-        .args(["run", "--model", "other:1b", "--num-ctx", "2048", "x"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--model",
+            "other:1b",
+            "--num-ctx",
+            "2048",
+            "x",
+        ])
         .assert()
         .success();
     let request = &server.chat_requests()[0];
     assert_eq!(request["model"], "other:1b");
     assert_eq!(request["options"]["num_ctx"], 2048);
     env.oc(&server)
-        .args(["--model", "other:1b", "run", "x"])
+        .args(["--model", "other:1b", "run", "--task", "answer", "x"])
         .assert()
         .code(2);
     let help = |args: &[&str]| {
@@ -299,7 +318,7 @@ fn unknown_tools_get_an_error_and_the_run_goes_on() {
     env.oc(&server)
         .args(["run", "-y", "tidy up"])
         .assert()
-        .success();
+        .code(4);
     let result = &tool_messages(&server.chat_requests()[1])[0];
     assert_eq!(result["tool_name"], "run_shell");
     let content = result["content"].as_str().unwrap();
@@ -353,7 +372,7 @@ fn captured_plain_stream_is_streamed_to_stdout() {
     let server = FakeOllama::start(vec![Reply::fixture("05-chat-stream-plain.ndjson")]);
     let out = env
         .oc(&server)
-        .args(["run", "add two i32"])
+        .args(["run", "--task", "answer", "add two i32"])
         .assert()
         .success();
     assert_eq!(
@@ -371,7 +390,7 @@ fn max_turns_is_a_hard_cap_with_exit_4() {
     ]);
     let out = env
         .oc(&server)
-        .args(["run", "--max-turns", "2", "loop"])
+        .args(["run", "--task", "answer", "--max-turns", "2", "loop"])
         .assert()
         .code(4);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
@@ -389,7 +408,7 @@ fn max_turns_is_a_hard_cap_with_exit_4() {
     // --max-turns 1 allows exactly one reply.
     let server = FakeOllama::start(vec![Reply::answer("hi")]);
     env.oc(&server)
-        .args(["run", "--max-turns", "1", "hi"])
+        .args(["run", "--task", "answer", "--max-turns", "1", "hi"])
         .assert()
         .success();
 }
@@ -405,7 +424,16 @@ fn sampling_options_are_sent_only_when_set() {
     env.write(".ollama-code.json", r#"{"top_k": 30}"#);
     let server = FakeOllama::start(vec![Reply::fixture("05-chat-stream-plain.ndjson")]);
     env.oc(&server)
-        .args(["run", "--temperature", "0", "--seed", "-7", "say hi"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--temperature",
+            "0",
+            "--seed",
+            "-7",
+            "say hi",
+        ])
         .assert()
         .success();
     assert_eq!(
@@ -414,7 +442,7 @@ fn sampling_options_are_sent_only_when_set() {
     );
     let out = env
         .oc(&server)
-        .args(["run", "--temperature", "-1", "say hi"])
+        .args(["run", "--task", "answer", "--temperature", "-1", "say hi"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
@@ -437,11 +465,18 @@ fn replies_are_capped() {
         Reply::fixture("05-chat-stream-plain.ndjson"),
     ]);
     env.oc(&server)
-        .args(["run", "--num-ctx", "8192", "say hi"])
+        .args(["run", "--task", "answer", "--num-ctx", "8192", "say hi"])
         .assert()
         .success();
     env.oc(&server)
-        .args(["run", "--max-output-tokens", "300", "say hi"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--max-output-tokens",
+            "300",
+            "say hi",
+        ])
         .assert()
         .success();
     let requests = server.chat_requests();

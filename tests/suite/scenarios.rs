@@ -1,7 +1,8 @@
 //! Scenario folders (`fixtures/scenarios/<name>/`): `input/` is copied into a
 //! fresh workspace, the fake model makes the calls in `calls.json` turn by
 //! turn, then the workspace must equal `expected/` byte for byte and each
-//! tool result must contain its `result_contains` strings.
+//! tool result must contain its `result_contains` strings. `task` (optional,
+//! `change` by default) is the run's `--task`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,8 +66,11 @@ fn run_scenario(dir: &Path) {
         .collect();
     replies.push(Reply::answer(calls["answer"].as_str().unwrap()));
     let server = FakeOllama::start(replies);
+    // A scenario that only reads is a question (`"task": "answer"`): a
+    // change run that changes nothing has not done its task.
+    let task = calls["task"].as_str().unwrap_or("change");
     env.oc(&server)
-        .args(["run", "--yes", &format!("scenario {name}")])
+        .args(["run", "--yes", "--task", task, &format!("scenario {name}")])
         .assert()
         .success();
 

@@ -206,7 +206,7 @@ fn no_save_writes_nothing() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("hi")]);
     env.oc(&server)
-        .args(["run", "--no-save", "hi"])
+        .args(["run", "--task", "answer", "--no-save", "hi"])
         .assert()
         .success();
     assert!(env.sessions().is_empty());
@@ -238,7 +238,7 @@ fn resume_after_sigkill_repairs_the_history() {
         .oc(&server)
         .args(["run", "--resume", &id[..10], "continue"])
         .assert()
-        .success();
+        .code(4);
     assert_eq!(stdout_of(out.get_output()), "Continuing.\n");
     let request = &server.chat_requests()[1];
     let roles: Vec<&str> = request["messages"]
@@ -262,7 +262,8 @@ fn resume_after_sigkill_repairs_the_history() {
     );
     let session = env.session();
     assert_eq!(session["id"], id.as_str());
-    assert_eq!(session["status"], "finished");
+    // The resumed run answered and changed nothing.
+    assert_eq!(session["status"], "stuck");
     assert_eq!(session["turns"], 2);
 }
 
@@ -270,9 +271,12 @@ fn resume_after_sigkill_repairs_the_history() {
 fn continue_picks_the_newest_session_of_this_directory() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("first"), Reply::answer("second")]);
-    env.oc(&server).args(["run", "one"]).assert().success();
     env.oc(&server)
-        .args(["run", "--continue", "two"])
+        .args(["run", "--task", "answer", "one"])
+        .assert()
+        .success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "--continue", "two"])
         .assert()
         .success();
     assert_eq!(env.sessions().len(), 1);
@@ -283,7 +287,7 @@ fn continue_picks_the_newest_session_of_this_directory() {
     let other = TestEnv::new();
     let out = other
         .oc(&server)
-        .args(["run", "--continue", "x"])
+        .args(["run", "--task", "answer", "--continue", "x"])
         .assert()
         .code(2);
     assert!(stderr_of(out.get_output()).contains("no saved session was started in"));
@@ -446,7 +450,7 @@ fn utf16_stdin_with_a_bom_is_read() {
     let mut bytes = vec![0xFF, 0xFE];
     bytes.extend("fix the tests".encode_utf16().flat_map(u16::to_le_bytes));
     env.oc(&server)
-        .args(["run", "-"])
+        .args(["run", "--task", "answer", "-"])
         .write_stdin(bytes)
         .assert()
         .success();
@@ -465,7 +469,14 @@ fn done_chunk_usage_reaches_turn_events() {
     ])]);
     let out = env
         .oc(&server)
-        .args(["run", "--output-format", "stream-json", "x"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--output-format",
+            "stream-json",
+            "x",
+        ])
         .assert()
         .success();
     let completed: Value = stdout_of(out.get_output())
@@ -561,7 +572,10 @@ fn json_errors_for_bad_arguments_and_early_timeouts() {
 fn resuming_in_another_mode_is_refused() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("a")]);
-    env.oc(&server).args(["run", "one"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "one"])
+        .assert()
+        .success();
     let out = env
         .oc(&server)
         .args(["chat", "--continue", "two"])
@@ -569,7 +583,7 @@ fn resuming_in_another_mode_is_refused() {
         .code(2);
     assert!(stderr_of(out.get_output()).contains("is a code session"));
     env.oc(&server)
-        .args(["run", "--continue", "--dry-run", "two"])
+        .args(["run", "--task", "answer", "--continue", "--dry-run", "two"])
         .assert()
         .code(2);
 }
@@ -619,7 +633,7 @@ fn unwritable_last_message_file_fails_the_run() {
     let server = FakeOllama::start(vec![Reply::answer("hi")]);
     let out = env
         .oc(&server)
-        .args(["run", "-o", "answer.md", "x"])
+        .args(["run", "--task", "answer", "-o", "answer.md", "x"])
         .assert()
         .code(1);
     assert!(stderr_of(out.get_output()).contains("cannot write the last message"));
@@ -639,7 +653,7 @@ fn resumed_string_arguments_are_sent_as_objects() {
         Reply::answer("Again."),
     ]);
     env.oc(&server)
-        .args(["run", "read a.txt"])
+        .args(["run", "--task", "answer", "read a.txt"])
         .assert()
         .success();
     let path = env
@@ -652,7 +666,7 @@ fn resumed_string_arguments_are_sent_as_objects() {
     let edited = serde_json::to_string_pretty(&saved).unwrap();
     std::fs::write(&path, &edited).unwrap();
     env.oc(&server)
-        .args(["run", "--continue", "once more"])
+        .args(["run", "--task", "answer", "--continue", "once more"])
         .assert()
         .success();
     let request = &server.chat_requests()[2];

@@ -33,7 +33,7 @@ fn dash_or_no_words_read_the_prompt_from_stdin() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![Reply::answer("a"), Reply::answer("b")]);
     env.oc(&server)
-        .args(["run", "-"])
+        .args(["run", "--task", "answer", "-"])
         .write_stdin("\u{feff}fix the tests\n")
         .assert()
         .success();
@@ -41,7 +41,7 @@ fn dash_or_no_words_read_the_prompt_from_stdin() {
         .args(["run"])
         .write_stdin("fix the tests\n")
         .assert()
-        .success();
+        .code(4);
     let requests = server.chat_requests();
     assert_eq!(requests[0]["messages"][1]["content"], "fix the tests\n");
     assert_eq!(requests[1]["messages"][1]["content"], "fix the tests\n");
@@ -78,7 +78,7 @@ fn run_with_silent_pipe(
     let started = Instant::now();
     let mut child = env
         .oc_process(server)
-        .args(["run", "say hi"])
+        .args(["run", "--task", "answer", "say hi"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -118,7 +118,7 @@ fn dev_null_stdin_adds_nothing() {
     let server = FakeOllama::start(vec![Reply::answer("hi")]);
     let status = env
         .oc_process(&server)
-        .args(["run", "say hi"])
+        .args(["run", "--task", "answer", "say hi"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -136,7 +136,7 @@ fn stdout_closed_early_is_not_a_crash() {
     let server = FakeOllama::start(vec![Reply::answer(&long)]);
     let mut child = env
         .oc_process(&server)
-        .args(["run", "talk"])
+        .args(["run", "--task", "answer", "talk"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -161,7 +161,7 @@ fn stderr_closed_early_is_not_a_crash() {
     ]);
     let mut child = env
         .oc_process(&server)
-        .args(["run", "look"])
+        .args(["run", "--task", "answer", "look"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -23,7 +23,11 @@ fn lines_split_anywhere_are_reassembled() {
             split: Some(split),
             end: End::Clean,
         }]);
-        let out = env.oc(&server).args(["run", "hi"]).assert().success();
+        let out = env
+            .oc(&server)
+            .args(["run", "--task", "answer", "hi"])
+            .assert()
+            .success();
         assert_eq!(
             String::from_utf8_lossy(&out.get_output().stdout),
             "héllo wörld ✓\n",
@@ -85,7 +89,10 @@ fn invalid_string_arguments_become_an_error_result() {
         Reply::tool_calls(&[("write_file", json!("{\"path\": \"s.txt\", "))]),
         Reply::answer("sorry"),
     ]);
-    env.oc(&server).args(["run", "-y", "go"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "-y", "go"])
+        .assert()
+        .success();
     assert!(!env.work().join("s.txt").exists());
     let second = &server.chat_requests()[1];
     assert_eq!(
@@ -179,7 +186,10 @@ fn calls_in_a_reply_cut_off_by_length_do_not_run() {
         ]),
         Reply::answer("ok"),
     ]);
-    env.oc(&server).args(["run", "-y", "go"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "-y", "go"])
+        .assert()
+        .success();
     assert!(!env.work().join("cut.txt").exists());
     let content = tool_messages(&server.chat_requests()[1])[0]["content"]
         .as_str()

@@ -138,7 +138,7 @@ fn no_save_says_nothing_was_saved() {
     let server = FakeOllama::start(vec![Reply::answer("ok"), Reply::answer("ok")]);
     let out = env
         .oc(&server)
-        .args(["run", "--no-save", "x"])
+        .args(["run", "--task", "answer", "--no-save", "x"])
         .assert()
         .success();
     assert!(
@@ -148,7 +148,15 @@ fn no_save_says_nothing_was_saved() {
     );
     let out = env
         .oc(&server)
-        .args(["run", "--no-save", "--output-format", "json", "x"])
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--no-save",
+            "--output-format",
+            "json",
+            "x",
+        ])
         .assert()
         .success();
     let result: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
@@ -219,7 +227,7 @@ fn project_rules_apply_from_a_subdirectory() {
     ]);
     env.oc(&server)
         .current_dir(env.work().join("src"))
-        .args(["run", "read secret.txt"])
+        .args(["run", "--task", "answer", "read secret.txt"])
         .assert()
         .success();
     let decision = &env.session()["permissions"][0];
@@ -248,7 +256,8 @@ fn a_dash_among_the_words_waits_for_stdin() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"FAILED test_add\n").unwrap();
     drop(stdin);
-    assert!(child.wait().unwrap().success());
+    // The model only says it fixed them: a change run that changed nothing.
+    assert_eq!(child.wait().unwrap().code(), Some(4));
     assert_eq!(
         server.chat_requests()[0]["messages"][1]["content"],
         "fix these failures\n\n<stdin>\nFAILED test_add\n</stdin>"
@@ -262,7 +271,7 @@ fn a_bare_think_before_a_level_warns() {
     let server = FakeOllama::start(vec![Reply::answer("ok")]);
     let out = env
         .oc(&server)
-        .args(["run", "--think", "high", "fix"])
+        .args(["run", "--task", "answer", "--think", "high", "fix"])
         .assert()
         .success();
     assert!(
@@ -349,10 +358,13 @@ fn sessions_can_be_listed_for_this_directory() {
     let env = TestEnv::new();
     std::fs::create_dir(env.work().join("sub")).unwrap();
     let server = FakeOllama::start(vec![Reply::answer("a"), Reply::answer("b")]);
-    env.oc(&server).args(["run", "top"]).assert().success();
+    env.oc(&server)
+        .args(["run", "--task", "answer", "top"])
+        .assert()
+        .success();
     env.oc(&server)
         .current_dir(env.work().join("sub"))
-        .args(["run", "below"])
+        .args(["run", "--task", "answer", "below"])
         .assert()
         .success();
     let list = |args: &[&str]| -> Vec<Value> {

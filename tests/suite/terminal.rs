@@ -136,7 +136,7 @@ fn no_with_a_reason_reaches_the_model() {
     term.wait_for("Reason");
     term.type_keys(&format!("use b.txt instead{ENTER}"));
     let (code, screen) = term.finish();
-    assert_eq!(code, 0, "{screen}");
+    assert_eq!(code, 4, "declined, the change is not made: {screen}");
     assert!(!env.work().join("a.txt").exists());
     let result = &tool_messages(&server.chat_requests()[1])[0]["content"];
     assert_eq!(

@@ -321,7 +321,7 @@ fn a_secret_copied_into_agents_md_is_scrubbed_from_the_system_prompt() {
     env.oc(&server)
         .args(["run", "--yes", "--task", "change", "tidy up"])
         .assert()
-        .success();
+        .code(4);
     let system = server.chat_requests()[0]["messages"][0]["content"]
         .as_str()
         .unwrap()
@@ -349,10 +349,10 @@ fn a_secret_made_into_a_definition_is_scrubbed_from_the_repository_map() {
     }
     let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
     env.oc(&server)
-        .env("OC_DISABLE", "nudge")
+        .env("OC_DISABLE", "")
         .args(["run", "--yes", "--task", "change", "make the api faster"])
         .assert()
-        .success();
+        .code(4);
     let first = server.chat_requests()[0].to_string();
     assert!(first.contains("keys.py"), "the map shows the file: {first}");
     assert!(!kept(&env, &server).contains(CANARY));
@@ -455,7 +455,7 @@ fn a_fifo_where_oc_reads_stalls_nothing() {
     ]);
     env.oc(&server)
         .timeout(std::time::Duration::from_secs(20))
-        .args(["run", "--yes", "read the pipe"])
+        .args(["run", "--task", "answer", "--yes", "read the pipe"])
         .assert()
         .success();
     let results = crate::common::tool_results(&server.chat_requests()[1]);
@@ -546,7 +546,7 @@ fn a_secret_in_a_file_name_is_scrubbed_from_the_calls_oc_writes() {
     let server = FakeOllama::start(vec![Reply::answer("Nothing to change.")]);
     let out = env
         .oc(&server)
-        .env("OC_DISABLE", "nudge")
+        .env("OC_DISABLE", "")
         .args([
             "run",
             "--yes",
@@ -557,7 +557,7 @@ fn a_secret_in_a_file_name_is_scrubbed_from_the_calls_oc_writes() {
             "tidy up the code",
         ])
         .assert()
-        .success();
+        .code(4);
     let first = server.chat_requests()[0].to_string();
     assert!(
         first.contains("app.py"),
@@ -583,7 +583,7 @@ fn dotglob_cannot_glob_a_secret_file_past_the_hard_rule() {
     env.oc(&server)
         .args(["run", "--yes", "--task", "change", "look at the package"])
         .assert()
-        .success();
+        .code(4);
     let results = crate::common::tool_results(&server.chat_requests()[1]);
     assert!(
         results[0].contains(".env"),

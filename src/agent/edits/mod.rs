@@ -174,27 +174,6 @@ impl Protocol {
         }
     }
 
-    /// What the user is told when a stuck run is asked to answer.
-    pub(crate) fn answer_now_note(&self) -> &'static str {
-        match self {
-            Protocol::ToolCalls { .. } => {
-                "the model repeats the same call; asking it once to answer without tools"
-            }
-            Protocol::FileBlocks(_) => {
-                "the model repeats the same request; asking it once to answer from what it has"
-            }
-        }
-    }
-
-    /// What a run stuck on one call or request is told once, to answer
-    /// from what it has.
-    pub(crate) fn answer_now(&self) -> &'static str {
-        match self {
-            Protocol::ToolCalls { .. } => crate::agent::guards::ANSWER_NOW,
-            Protocol::FileBlocks(_) => crate::agent::guards::ANSWER_NOW_IN_TEXT,
-        }
-    }
-
     /// Whether a reply whose calls all succeeded is the model's last word:
     /// true for file blocks (the reply was the change), false for tool calls
     /// (the model answers after seeing the results).
