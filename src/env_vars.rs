@@ -21,7 +21,7 @@ pub(crate) const NO_COLOR: &str = "NO_COLOR";
 /// Edit format: `tools`, `whole`, `diff` or `auto` (as `--edit-format`).
 pub(crate) const OC_EDIT_FORMAT: &str = "OC_EDIT_FORMAT";
 /// Heuristics to switch off, comma-separated names from the registry in
-/// `heuristics.rs` (`ground`, `reroll`, …): for measuring what each one is
+/// `heuristics.rs` (`ground`, `partial`, …): for measuring what each one is
 /// worth (docs/small-models.md).
 pub(crate) const OC_DISABLE: &str = "OC_DISABLE";
 /// Home directory, used for the default `OC_HOME`.

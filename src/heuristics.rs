@@ -14,10 +14,6 @@ pub(crate) enum Heuristic {
     /// written as Python, with a bare tool name, after an echoed tool
     /// response.
     ShapeRecovery,
-    /// Stopping a reply that repeats itself.
-    RepetitionGuard,
-    /// Asking again with livelier sampling after the model repeated itself.
-    Reroll,
     /// Running a failing check's failing tests again under a tracer, to
     /// rank the functions they executed (spectrum-based fault localisation).
     Spectrum,
@@ -61,16 +57,6 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Heuristic::ShapeRecovery,
         "shape-recovery",
         "tool calls written as text: other fences, Python, bare names",
-    ),
-    entry(
-        Heuristic::RepetitionGuard,
-        "repetition-guard",
-        "a reply that loops until the context is full",
-    ),
-    entry(
-        Heuristic::Reroll,
-        "reroll",
-        "the same reply again after a repeat",
     ),
     entry(
         Heuristic::Spectrum,
@@ -145,7 +131,7 @@ impl Heuristics {
         }
     }
 
-    /// Parses `OC_DISABLE`'s comma-separated list of names (`ground,reroll`).
+    /// Parses `OC_DISABLE`'s comma-separated list of names (`ground,partial`).
     ///
     /// Errors: a name that is not in [`REGISTRY`], with the known names and
     /// what each answers, one a line.
@@ -188,8 +174,8 @@ mod tests {
 
     #[test]
     fn names_switch_off_what_they_name() {
-        let off = Heuristics::parse_off("reroll, reveal").unwrap();
-        assert!(!off.on(Heuristic::Reroll) && !off.on(Heuristic::Reveal));
+        let off = Heuristics::parse_off("partial, reveal").unwrap();
+        assert!(!off.on(Heuristic::Partial) && !off.on(Heuristic::Reveal));
         assert!(off.on(Heuristic::Ground) && off.on(Heuristic::Route));
         assert_eq!(Heuristics::parse_off(" ,").unwrap(), Heuristics::ALL_ON);
     }

@@ -104,8 +104,8 @@ pub(crate) enum Event<'a> {
         usage: Usage,
         #[serde(skip_serializing_if = "Option::is_none")]
         done_reason: Option<&'a str>,
-        /// `length` (the reply cap) or `repetition` (stopped looping) when
-        /// the reply is incomplete; its calls were not run.
+        /// `length` (the reply cap) when the reply is incomplete; its calls
+        /// were not run.
         #[serde(skip_serializing_if = "Option::is_none")]
         cut: Option<&'a str>,
         /// The conversation's tokens after this reply, of `num_ctx`.
@@ -283,8 +283,8 @@ pub(crate) struct RunSummary {
     /// Files created, changed or moved, relative to the workspace.
     pub files_changed: Vec<String>,
     pub permission_denials: Vec<Denial>,
-    /// Replies cut short in this run: `{turn, reason}` with reason `length`
-    /// or `repetition`; absent when none was.
+    /// Replies cut short in this run: `{turn, reason}` with reason
+    /// `length`; absent when none was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
     /// Turns of this run whose prompt the server cut (it evaluated far

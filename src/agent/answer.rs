@@ -28,9 +28,6 @@ pub(crate) struct Answerer<'t, 'a> {
     pub repeats: &'t mut RepeatGuard,
     pub calls: &'t mut CallRunner<'a>,
     pub protocol: &'t mut Protocol,
-    /// Set when a repeated call is blocked: the next request goes with
-    /// livelier sampling.
-    pub reroll: &'t mut bool,
 }
 
 impl Answerer<'_, '_> {
@@ -64,14 +61,10 @@ impl Answerer<'_, '_> {
                     out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     let text = guards::repeat_blocked(times);
                     out.tool_result(turn, &id, &name, false, &text, &text);
-                    *self.reroll = true;
                     format!("error: {text}")
                 }
                 Repeat::Run if cut_off.is_some() => {
-                    let text = match cut_off {
-                        Some(Cut::Repetition) => guards::REPEATED_REPLY,
-                        _ => guards::CUT_OFF,
-                    };
+                    let text = guards::CUT_OFF;
                     let detail = guards::detail_of(&name, &call.function.arguments);
                     out.tool_call(turn, &id, &name, &detail, &call.function.arguments);
                     out.tool_result(turn, &id, &name, false, text, text);

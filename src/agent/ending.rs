@@ -42,7 +42,7 @@ pub(crate) enum Ending {
     /// The last reply is a tool call written as text, left unrun: why
     /// (`--text-tools off`, or a format without tools).
     UnexecutedCall(&'static str),
-    /// Two replies in a row were cut short (cap or repetition).
+    /// Two replies in a row were cut short at the reply cap.
     Cut(Cut),
     /// The conversation still does not fit in `num_ctx` after compaction.
     ContextFull(ContextFull),
@@ -220,9 +220,6 @@ impl Ending {
             Ending::Stuck => out.warn(&format!(
                 "stopped: the model made the same call {REPEAT_STOP} times in a row"
             )),
-            Ending::Cut(Cut::Repetition) => out.warn(
-                "stopped: the model's replies kept repeating themselves, twice in a row; try another model, a lower `--temperature`, or a smaller task",
-            ),
             Ending::Cut(Cut::Length) => out.warn(
                 "stopped: two replies in a row reached `--max-output-tokens`; raise it, or ask for a smaller change",
             ),

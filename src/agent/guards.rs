@@ -9,9 +9,7 @@ use crate::session::{CutReply, Session};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 
-pub(crate) use crate::run::nudges::{
-    CUT_OFF, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER, REPEATED_REPLY, UNPLACED,
-};
+pub(crate) use crate::run::nudges::{CUT_OFF, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER, UNPLACED};
 
 /// The same call this many times in a row is not run again.
 pub(crate) const REPEAT_BLOCK: u32 = 3;
@@ -107,9 +105,6 @@ pub(crate) fn note_cut(session: &mut Session, cut: Cut, cap: Option<u32>, out: &
             "the reply reached the cap of {} tokens and was cut off; its calls are not run",
             cap.unwrap_or_default()
         ),
-        Cut::Repetition => {
-            "the reply kept repeating itself and was stopped; its calls are not run".to_string()
-        }
     });
 }
 
@@ -120,7 +115,6 @@ pub(crate) fn cut_message(cut: Cut, cap: Option<u32>) -> String {
             "Your reply was cut off at the length limit ({} tokens) and is incomplete. Make smaller changes, one file or one edit at a time.",
             cap.unwrap_or_default()
         ),
-        Cut::Repetition => "Your reply repeated the same lines again and again and was stopped. Do not repeat yourself.".to_string(),
     }
 }
 

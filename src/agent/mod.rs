@@ -27,7 +27,6 @@ pub(crate) mod normalize;
 pub(crate) mod opening;
 pub(crate) mod prompt;
 pub(crate) mod relevance;
-pub(crate) mod repetition;
 pub(crate) mod reply;
 pub(crate) mod repo_map;
 pub(crate) mod room;

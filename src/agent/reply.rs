@@ -1,9 +1,7 @@
 //! Streaming one reply: thinking and content deltas shown as they come
-//! (content through the text-call filter), text-form calls recovered, and
-//! the reply stopped early when it repeats itself (see [`super::repetition`]).
+//! (content through the text-call filter), and text-form calls recovered.
 
 use super::edits::live::{LiveBlocks, Piece};
-use super::repetition::RepetitionDetector;
 use super::text_calls::{Filtered, TextCallFilter};
 use crate::client::{ChatRequest, Message, ModelClient, Role, ToolCall};
 use crate::error::{Error, Result};
@@ -15,16 +13,14 @@ use crate::ui::Output;
 pub(crate) enum Cut {
     /// It reached the cap (`options.num_predict`): `done_reason: "length"`.
     Length,
-    /// It repeated itself and `oc` stopped reading it.
-    Repetition,
 }
 
 impl Cut {
-    /// The name in sessions and events: `length` or `repetition`.
+    /// The name in sessions and events: `length` (sessions of earlier
+    /// versions may hold `repetition`: a reply stopped for looping).
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Cut::Length => "length",
-            Cut::Repetition => "repetition",
         }
     }
 }
@@ -36,8 +32,7 @@ pub(crate) struct Reply {
     pub prompt_eval_count: u64,
     /// Nanoseconds the server spent reading the prompt, when it says.
     pub prompt_eval_duration: Option<u64>,
-    /// Tokens generated (counted from the chunks when the reply was stopped
-    /// before Ollama reported them).
+    /// Tokens generated.
     pub eval_count: u64,
     /// Nanoseconds the server spent generating, when it says.
     pub eval_duration: Option<u64>,
@@ -71,8 +66,6 @@ pub(crate) struct Reading {
     /// shown as progress while its prose streams (whole-file and diff
     /// formats); `None` when the reply is all answer.
     pub block_paths: Option<Vec<String>>,
-    /// Stop a reply that repeats itself.
-    pub stop_repetition: bool,
 }
 
 impl Reading {
@@ -105,8 +98,6 @@ pub(crate) async fn stream(
     let mut native_thinking = String::new();
     let mut filter = reading.filter();
     let mut live = reading.live();
-    let mut repetition = RepetitionDetector::default();
-    let mut thinking_repetition = RepetitionDetector::default();
     let mut chunks = 0u64;
     loop {
         let Some(chunk) = stream.next().await? else {
@@ -122,28 +113,11 @@ pub(crate) async fn stream(
                 out.thinking(turn, &delta);
                 partial.thinking.push_str(&delta);
                 native_thinking.push_str(&delta);
-                // Thinking loops as content does (Ollama `thinking`, OpenAI
-                // `reasoning_content`): the same stop.
-                if let Some(start) = thinking_repetition
-                    .push(&delta)
-                    .filter(|_| reading.stop_repetition)
-                {
-                    drop(stream);
-                    native_thinking.truncate(start);
-                    let end = partial.raw.len();
-                    return Ok(stopped(reading, partial, end, native_thinking, chunks));
-                }
             }
             if let Some(delta) = message.content {
                 partial.raw.push_str(&delta);
                 let shown = filter.push(&delta);
                 show(out, turn, &shown, reading, live.as_mut(), partial);
-                if let Some(start) = repetition.push(&delta).filter(|_| reading.stop_repetition) {
-                    // Dropping the stream closes the request: the server
-                    // stops generating.
-                    drop(stream);
-                    return Ok(stopped(reading, partial, start, native_thinking, chunks));
-                }
             }
             tool_calls.extend(message.tool_calls.unwrap_or_default());
         }
@@ -176,43 +150,6 @@ pub(crate) async fn stream(
                 cut,
             });
         }
-    }
-}
-
-/// The reply as it stood before it began to repeat itself: its text up to
-/// `start` (all of it when the thinking looped) and `thinking` up to where
-/// it looped, read again (a call in it is kept, and not run: it is cut).
-fn stopped(
-    reading: &Reading,
-    partial: &mut PartialReply,
-    start: usize,
-    thinking: String,
-    chunks: u64,
-) -> Reply {
-    let kept = std::mem::take(partial).raw[..start].to_string();
-    let mut filter = reading.filter();
-    filter.push(&kept);
-    filter.finish();
-    let (content, tag_thinking, text_calls) = filter.into_parts();
-    let thinking = thinking + &tag_thinking;
-    Reply {
-        message: Message {
-            thinking: (!thinking.is_empty()).then_some(thinking),
-            tool_calls: text_calls
-                .into_iter()
-                .map(|call| ToolCall {
-                    recovered: Some(true),
-                    ..ToolCall::new(call.name, call.arguments)
-                })
-                .collect(),
-            ..Message::text(Role::Assistant, content)
-        },
-        done_reason: None,
-        prompt_eval_count: 0,
-        prompt_eval_duration: None,
-        eval_count: chunks,
-        eval_duration: None,
-        cut: Some(Cut::Repetition),
     }
 }
 

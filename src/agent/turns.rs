@@ -56,7 +56,7 @@ pub(crate) struct Turns<'a> {
     pub check: Option<&'a CheckPlan>,
     /// How many times the check ran in this run.
     check_runs: u32,
-    /// Replies cut short in a row (cap or repetition); two end the run.
+    /// Replies cut short at the cap in a row; two end the run.
     cuts_in_a_row: u32,
     /// How the last reply was cut short, if it was.
     cut: Option<Cut>,
@@ -64,9 +64,6 @@ pub(crate) struct Turns<'a> {
     meter: ContextMeter,
     /// How fast the server reads and writes.
     speed: Speed,
-    /// The model repeated itself: the next request goes with livelier
-    /// sampling ([`ChatOptions::rerolled`]).
-    reroll: bool,
     /// The last reply as written (text edit formats): the same reply twice
     /// is not asked for a third time.
     last_reply: Option<String>,
@@ -99,7 +96,6 @@ impl<'a> Turns<'a> {
             cut: None,
             meter: ContextMeter::default(),
             speed: Speed::default(),
-            reroll: false,
             last_reply: None,
         }
     }
@@ -263,7 +259,7 @@ impl<'a> Turns<'a> {
         if self.cuts_in_a_row >= 2 {
             session.close_calls("error: not run: the run was stopped")?;
             return Ok(Some(Step::End(Ending::Cut(
-                self.cut.unwrap_or(Cut::Repetition),
+                self.cut.unwrap_or(Cut::Length),
             ))));
         }
         if let Some(ending) = self.same_reply_again(session, message, out)? {
@@ -312,7 +308,6 @@ impl<'a> Turns<'a> {
             repeats: &mut self.repeats,
             calls: &mut self.calls,
             protocol: &mut self.protocol,
-            reroll: &mut self.reroll,
         };
         let calls = &message.tool_calls;
         let answered = (answerer.answer(session, out, calls, arguments, self.cut)).await?;
@@ -522,7 +517,6 @@ impl<'a> Turns<'a> {
     /// Sends the conversation and streams the reply, printing as it comes.
     async fn stream_reply(&mut self, session: &Session, out: &mut dyn Output) -> Result<Reply> {
         let messages = self.protocol.wire(session.messages());
-        let reroll = std::mem::take(&mut self.reroll) && self.settings.enabled(Heuristic::Reroll);
         let tools = self.model.wire_schemas();
         let request = ChatRequest {
             model: &self.settings.model,
@@ -530,11 +524,7 @@ impl<'a> Turns<'a> {
             tools,
             stream: true,
             think: self.model.think,
-            options: if reroll {
-                self.options.rerolled()
-            } else {
-                self.options
-            },
+            options: self.options,
             format: self.model.output_schema.as_ref(),
             first_byte: self.speed.first_byte(
                 request_tokens(&messages, tools),
@@ -547,7 +537,6 @@ impl<'a> Turns<'a> {
             by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
             hold_content: !out.streams_content(),
             block_paths: self.protocol.block_paths(),
-            stop_repetition: self.settings.enabled(Heuristic::RepetitionGuard),
         };
         let turn = session.turns;
         reply::stream(

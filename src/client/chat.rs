@@ -87,22 +87,7 @@ pub(crate) struct ChatOptions {
     pub seed: Option<i64>,
 }
 
-/// The least temperature of a request sent again after the model repeated
-/// itself: at temperature 0 the same conversation gives the same reply.
-pub(crate) const REROLL_TEMPERATURE: f64 = 0.7;
-
 impl ChatOptions {
-    /// These options for one request sent again after the model repeated
-    /// itself: a temperature of at least [`REROLL_TEMPERATURE`] when one is
-    /// set lower (unset, the model's own applies), and the next seed.
-    pub(crate) fn rerolled(self) -> Self {
-        ChatOptions {
-            temperature: self.temperature.map(|t| t.max(REROLL_TEMPERATURE)),
-            seed: self.seed.map(|s| s.wrapping_add(1)),
-            ..self
-        }
-    }
-
     /// `num_ctx` (tokens) and the sampling options that are set.
     pub(crate) fn new(num_ctx: u32, sampling: &Sampling) -> Self {
         ChatOptions {

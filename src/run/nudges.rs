@@ -1,5 +1,5 @@
 //! What `oc` tells the model when a reply did not do the work: an empty
-//! reply, blocks that named no file, a reply cut off or repeating itself. The guards send
+//! reply, blocks that named no file, a reply cut off. The guards send
 //! them; the record's steps read them back to mark the reply before as
 //! failed.
 
@@ -19,9 +19,6 @@ pub(crate) const NUDGE_IN_TEXT: &str =
 /// [`NUDGE`] where the reply is an answer and nothing else (a JSON value
 /// held to a schema, an answer in the text edit formats).
 pub(crate) const NUDGE_TO_ANSWER: &str = "Your reply was empty. Give your answer.";
-
-/// The tool result of a call in a reply stopped for repeating itself.
-pub(crate) const REPEATED_REPLY: &str = "not run: your reply repeated the same lines again and again and was stopped, so this call may be incomplete. Do not repeat yourself; make one change at a time.";
 
 /// The tool result of a call in a reply cut off at the length limit.
 pub(crate) const CUT_OFF: &str = "not run: the reply was cut off at the length limit, so this call may be incomplete. Make smaller changes, one call at a time.";

@@ -95,10 +95,6 @@ fn nudged(text: &str) -> Option<String> {
         (guards::NUDGE_IN_TEXT, "an empty reply"),
         (guards::NUDGE_TO_ANSWER, "an empty reply"),
         ("Your reply was cut off", "cut off at the length limit"),
-        (
-            "Your reply repeated the same lines",
-            "stopped for repeating itself",
-        ),
     ];
     if let Some((_, why)) = said.iter().find(|(start, _)| text.starts_with(start)) {
         return Some((*why).to_string());

@@ -128,7 +128,7 @@ pub(crate) struct Session {
     /// (`attempts` 0); absent with `--no-precheck` or without `--check`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precheck: Option<Check>,
-    /// Replies cut short (reply cap or repetition).
+    /// Replies cut short at the reply cap.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_replies: Vec<CutReply>,
     /// The tokens of each reply, in order: one per assistant message the
@@ -176,8 +176,9 @@ pub(crate) struct Attempt {
     pub set_aside: bool,
 }
 
-/// A reply cut short: by the reply cap (`length`) or because it repeated
-/// itself (`repetition`). Its calls were not run.
+/// A reply cut short by the reply cap (`length`; sessions of earlier
+/// versions may hold `repetition`, a reply stopped for looping). Its calls
+/// were not run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct CutReply {
     pub turn: u32,

@@ -27,7 +27,7 @@ pub(crate) trait Output {
         true
     }
     /// The reply is complete.
-    /// `cut`: `length` or `repetition` when the reply is incomplete;
+    /// `cut`: `length` when the reply is incomplete;
     /// `context`: the conversation's tokens now, of `num_ctx`.
     fn turn_completed(
         &mut self,

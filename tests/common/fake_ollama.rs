@@ -35,9 +35,6 @@ pub(crate) enum End {
     /// The body stays open and silent for a minute after the lines, like a
     /// model that is still thinking.
     Stall,
-    /// After the lines, this content chunk again and again until the client
-    /// hangs up (a model in a loop), at most 100,000 times.
-    Endless(String),
 }
 
 /// One scripted answer to `POST /api/chat`.
@@ -88,16 +85,6 @@ impl Reply {
             lines,
             split: None,
             end: End::Clean,
-        }
-    }
-
-    /// A model in a loop: `head` as content, then `line` as content over and
-    /// over until `oc` closes the connection.
-    pub(crate) fn endless(head: &str, line: &str) -> Reply {
-        Reply::Stream {
-            lines: vec![content_chunk(head)],
-            split: None,
-            end: End::Endless(content_chunk(line)),
         }
     }
 
@@ -458,12 +445,6 @@ fn as_openai(reply: Reply) -> Reply {
                 .iter()
                 .flat_map(|line| events_of(line, &mut calls, &mut saw_calls))
                 .collect();
-            let end = match end {
-                End::Endless(line) => {
-                    End::Endless(events_of(&line, &mut calls, &mut saw_calls).concat())
-                }
-                other => other,
-            };
             Reply::Stream {
                 lines: events,
                 split,
@@ -588,13 +569,6 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, sse: bool) -> std::io::Resu
                 End::Clean => stream.write_all(b"0\r\n\r\n")?,
                 End::Abrupt => {}
                 End::Stall => std::thread::sleep(Duration::from_secs(60)),
-                End::Endless(line) => {
-                    for _ in 0..100_000 {
-                        let line = format!("{line}{end_of_line}");
-                        write!(stream, "{:x}\r\n{line}\r\n", line.len())?;
-                        stream.flush()?;
-                    }
-                }
             }
             stream.flush()?;
             stream.shutdown(std::net::Shutdown::Both)

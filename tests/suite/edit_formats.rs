@@ -338,44 +338,6 @@ fn files_sent_back_unchanged_end_the_run() {
     assert_eq!(env.session()["status"], "stuck");
     assert_eq!(server.chat_requests().len(), 1);
 }
-
-/// At temperature 0 the same conversation gives the same reply: after a
-/// call blocked as a repeat, the next request goes with a temperature of
-/// at least 0.7 and the next seed (for that request only);
-/// `OC_DISABLE=reroll` keeps the user's sampling.
-#[test]
-fn a_repeated_call_is_asked_again_with_livelier_sampling() {
-    for (disable, want) in [
-        ("", (json!(0.7), json!(8))),
-        ("reroll", (json!(0.0), json!(7))),
-    ] {
-        let env = off_by_one();
-        let read = || Reply::tool_calls(&[("read_file", json!({"path": "utils.py"}))]);
-        let server = FakeOllama::start(vec![read(), read(), read(), Reply::answer("Read.")]);
-        env.oc(&server)
-            .env("OC_DISABLE", disable)
-            .args([
-                "run",
-                "--task",
-                "answer",
-                "--temperature",
-                "0",
-                "--seed",
-                "7",
-            ])
-            .arg("what does utils.py do?")
-            .assert()
-            .success();
-        let requests = server.chat_requests();
-        let options = |i: usize| {
-            let o = &requests[i]["options"];
-            (o["temperature"].clone(), o["seed"].clone())
-        };
-        assert_eq!(options(2), (json!(0.0), json!(7)));
-        assert_eq!(options(3), want, "OC_DISABLE={disable}");
-    }
-}
-
 /// A rename across files: the code name in the prompt brings every file
 /// that uses it, all of them may change, and one reply changes them all.
 #[test]

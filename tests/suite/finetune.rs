@@ -109,7 +109,7 @@ fn export_to_a_file_with_filters() {
 #[test]
 fn concurrent_runs_append_whole_lines() {
     let env = TestEnv::new();
-    // Long, but not a loop (the repetition guard would stop that).
+    // Long: written in many chunks.
     let long: String = (0..2_500).map(|i| format!("w{i:05} ")).collect();
     let server = FakeOllama::start((0..8).map(|_| Reply::answer(&long)).collect());
     let children: Vec<_> = (0..8)

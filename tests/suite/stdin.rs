@@ -131,7 +131,7 @@ fn dev_null_stdin_adds_nothing() {
 #[test]
 fn stdout_closed_early_is_not_a_crash() {
     let env = TestEnv::new();
-    // Long, but not a loop (the repetition guard would stop that).
+    // Long: written in many chunks.
     let long: String = (0..400).map(|i| format!("word{i} ")).collect();
     let server = FakeOllama::start(vec![Reply::answer(&long)]);
     let mut child = env
