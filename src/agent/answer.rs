@@ -73,7 +73,7 @@ impl Answerer<'_, '_> {
                 Repeat::Run => {
                     let outcome = self
                         .calls
-                        .run(
+                        .call(
                             session.unsaved(),
                             out,
                             (&id, &name),

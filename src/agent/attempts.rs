@@ -14,8 +14,8 @@ use crate::checkpoint;
 use crate::client::{ModelClient, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
+use crate::job::{Job, put_back, write_last_message};
 use crate::protocol::AttemptSummary;
-use crate::run::{Job, put_back, write_last_message};
 use crate::session::{Attempt, Session, Store, Usage, now_rfc3339};
 use crate::ui::Output;
 

@@ -150,7 +150,7 @@ impl<'a> CallRunner<'a> {
     /// the parsed object, or the error for the model when it was not usable
     /// (then `raw`, the arguments as the model sent them, name the call on
     /// screen).
-    pub(crate) async fn run(
+    pub(crate) async fn call(
         &mut self,
         session: &mut Session,
         out: &mut dyn Output,

@@ -13,8 +13,8 @@ use super::ending::Ending;
 use crate::checkpoint::Checkpoint;
 use crate::client::Message;
 use crate::error::ExitStatus;
+use crate::job::{Finish, Finished};
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
-use crate::run::{Finish, Finished};
 use crate::session::{Session, Store, Usage};
 use crate::ui::Output;
 use crate::vocab::Confinement;
@@ -56,7 +56,7 @@ pub(crate) struct Closed {
 }
 
 impl Close<'_> {
-    pub(crate) fn run(
+    pub(crate) fn write(
         &self,
         session: &mut Session,
         ending: &Ending,

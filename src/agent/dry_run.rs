@@ -15,8 +15,8 @@ use super::structured;
 use crate::client::{ChatRequest, ModelClient, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, Result};
+use crate::job::{OutputSchema, open_workspace};
 use crate::permissions::HeadlessApprover;
-use crate::run::{OutputSchema, open_workspace};
 use crate::ui::Output;
 use crate::vocab::{EditFormat, Provider};
 

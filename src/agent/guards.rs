@@ -9,7 +9,7 @@ use crate::session::{CutReply, Session};
 use crate::tools::{ToolInput, ToolName};
 use crate::ui::Output;
 
-pub(crate) use crate::run::nudges::{CUT_OFF, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER, UNPLACED};
+pub(crate) use crate::job::nudges::{CUT_OFF, NUDGE, NUDGE_IN_TEXT, NUDGE_TO_ANSWER, UNPLACED};
 
 /// The same call this many times in a row is not run again.
 pub(crate) const REPEAT_BLOCK: u32 = 3;

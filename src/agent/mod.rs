@@ -45,9 +45,9 @@ use std::time::Instant;
 use crate::client::{ModelClient, ModelInfo};
 use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
+use crate::job::Job;
+use crate::job::interrupt::Interruptions;
 use crate::permissions::Approver;
-use crate::run::Job;
-use crate::run::interrupt::Interruptions;
 use crate::session::{Attempt, Journal, Store};
 use crate::signals::Signals;
 use crate::tools::Workspace;
@@ -119,7 +119,9 @@ pub(crate) async fn run(
             attempt: tries.mark(number, tried.run_id()),
             retry: number < tries.count,
         };
-        let closed = one.run(&mut job, &mut interruptions, approver, out).await?;
+        let closed = one
+            .attempt(&mut job, &mut interruptions, approver, out)
+            .await?;
         let set_aside = closed.set_aside;
         tried.push(closed, try_settings.model, number, tries.count, out);
         // `--max-turns` counts the requests of every try.
@@ -152,7 +154,7 @@ impl OneTry<'_> {
     /// (or its changes set aside for the next try).
     ///
     /// Errors: the session file cannot be written at its start.
-    async fn run(
+    async fn attempt(
         &self,
         job: &mut Job,
         interruptions: &mut Interruptions,
@@ -239,7 +241,7 @@ impl OneTry<'_> {
             retry: self.retry,
         };
         // Close saves the session as the run ends.
-        Ok(close.run(session.unsaved(), &ending, calls, out))
+        Ok(close.write(session.unsaved(), &ending, calls, out))
     }
 }
 

@@ -491,7 +491,7 @@ async fn read_as_calls(
         let id = call.id.clone().unwrap_or_default();
         let arguments = call.function.arguments.clone();
         let outcome = calls
-            .run(
+            .call(
                 session,
                 out,
                 (&id, "read_file"),

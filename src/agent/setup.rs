@@ -1,7 +1,7 @@
 //! Before the first turn: the workspace, what the model can do (from
 //! `/api/show`), and the session to go on with.
 
-use crate::run::open_workspace;
+use crate::job::open_workspace;
 use std::path::Path;
 
 use serde_json::Value;

@@ -11,7 +11,7 @@ use super::ending::Ending;
 use super::turns::Turns;
 use crate::client::{Message, Role};
 use crate::error::Result;
-use crate::run::OutputSchema;
+use crate::job::OutputSchema;
 use crate::session::{Journal, Session};
 use crate::ui::Output;
 
@@ -32,7 +32,7 @@ pub(crate) fn instruct(session: &mut Session, schema: &OutputSchema) {
 /// ending and the validated JSON value (`None` without a schema or
 /// without a valid answer).
 ///
-/// Errors: as [`Turns::run`].
+/// Errors: as [`Turns::until_end`].
 pub(crate) async fn run_to_answer(
     turns: &mut Turns<'_>,
     session: &mut Journal<'_>,
@@ -41,7 +41,7 @@ pub(crate) async fn run_to_answer(
 ) -> Result<(Ending, Option<Value>)> {
     let mut retried = false;
     loop {
-        let ending = turns.run(session, out).await?;
+        let ending = turns.until_end(session, out).await?;
         // After the retry, the same reply again is the same mismatch.
         let judged =
             matches!(ending, Ending::Answered) || (retried && matches!(ending, Ending::Unchanged));

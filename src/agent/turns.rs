@@ -21,8 +21,8 @@ use crate::client::{ChatOptions, ChatRequest, Message, ModelClient, Role};
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::heuristics::Heuristic;
+use crate::job::CheckPlan;
 use crate::protocol::Context;
-use crate::run::CheckPlan;
 use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
 use crate::vocab::{Mode, Task, TextTools};
@@ -101,7 +101,7 @@ impl<'a> Turns<'a> {
     }
 
     /// Turns until an answer or the cap.
-    pub(crate) async fn run(
+    pub(crate) async fn until_end(
         &mut self,
         session: &mut Journal<'_>,
         out: &mut dyn Output,

@@ -10,8 +10,8 @@ use crate::config::Settings;
 use crate::error::{Error, ExitStatus, Result};
 use crate::images;
 use crate::input;
+use crate::job::{CheckPlan, Job, OutputSchema, open_workspace};
 use crate::opencode;
-use crate::run::{CheckPlan, Job, OutputSchema, open_workspace};
 use crate::session;
 use crate::ui;
 use crate::vocab::{self, Mode};
@@ -73,7 +73,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     match settings.runtime.runtime {
         vocab::Runtime::Native => agent::run(&settings, job, approver.as_mut(), out.as_mut()).await,
         vocab::Runtime::Opencode => {
-            opencode::run::run(&settings, job, approver.as_mut(), out.as_mut()).await
+            opencode::runtime::run(&settings, job, approver.as_mut(), out.as_mut()).await
         }
     }
 }

@@ -3,7 +3,7 @@
 //! event stream, answers permission requests with its own policy, and
 //! keeps the session and the fine-tuning record.
 //!
-//! [`run`] tells the story; [`client`] speaks the server's HTTP, [`server`]
+//! [`runtime`] tells the story of one run; [`client`] speaks the server's HTTP, [`server`]
 //! starts `opencode serve` when no server is given, [`wire`] reads its
 //! events and transcript, [`follow`] turns one session's events into oc's
 //! output, [`permission`] decides a permission request, [`transcript`]
@@ -12,7 +12,7 @@
 pub(crate) mod client;
 pub(crate) mod follow;
 pub(crate) mod permission;
-pub(crate) mod run;
+pub(crate) mod runtime;
 pub(crate) mod server;
 pub(crate) mod transcript;
 pub(crate) mod wire;

@@ -476,12 +476,12 @@ fn architecture_children_never_import_their_parents() {
 }
 
 #[test]
-fn architecture_runtimes_sit_side_by_side_over_run() {
+fn architecture_runtimes_sit_side_by_side_over_job() {
     let graph = Crate::load().graph();
     // (who, must not import)
     let forbidden: [(&[&str], &[&str]); 4] = [
-        (&["run"], &["agent"]),
-        (&["run"], &["opencode"]),
+        (&["job"], &["agent"]),
+        (&["job"], &["opencode"]),
         (&["opencode"], &["agent"]),
         (&["agent"], &["opencode"]),
     ];
@@ -495,7 +495,7 @@ fn architecture_runtimes_sit_side_by_side_over_run() {
     }
     assert!(
         found.is_empty(),
-        "what both runtimes share belongs in `run`:\n{}",
+        "what both runtimes share belongs in `job`:\n{}",
         found.join("\n")
     );
 }
@@ -653,7 +653,7 @@ const UNSAVED_CONVERSATION: [(&str, &str); 6] = [
         "agent/structured.rs",
         "the schema's instruction, added to the prompt before the first request",
     ),
-    ("run/steps.rs", "a unit test's conversation"),
+    ("job/steps.rs", "a unit test's conversation"),
 ];
 
 /// The Journal rule (ARCHITECTURE.md): a session's conversation changes
@@ -715,8 +715,8 @@ fn architecture_every_message_pushed_is_saved_or_said_unsaved() {
 }
 
 /// One end of a run (ARCHITECTURE.md): both runtimes end through
-/// `run::Finish` (the verdict on record, `-o`, the checkpoint, the session
-/// and record saved), and nothing outside `run` saves a record or settles
+/// `job::Finish` (the verdict on record, `-o`, the checkpoint, the session
+/// and record saved), and nothing outside `job` saves a record or settles
 /// a checkpoint itself.
 #[test]
 fn architecture_both_runtimes_end_a_run_through_finish() {
@@ -725,20 +725,20 @@ fn architecture_both_runtimes_end_a_run_through_finish() {
         let module: ModPath = module.iter().map(|s| s.to_string()).collect();
         krate.named.get(&module).is_some_and(|paths| {
             paths.iter().any(|p| {
-                p.first().is_some_and(|c| c == "run") && p.last().is_some_and(|l| l == "Finish")
+                p.first().is_some_and(|c| c == "job") && p.last().is_some_and(|l| l == "Finish")
             })
         })
     };
     assert!(
         names_finish(&["agent", "close"]),
-        "agent::close ends through run::Finish"
+        "agent::close ends through job::Finish"
     );
     assert!(
-        names_finish(&["opencode", "run"]),
-        "opencode::run ends through run::Finish"
+        names_finish(&["opencode", "runtime"]),
+        "opencode::runtime ends through job::Finish"
     );
     let mut found = Vec::new();
-    for (module, paths) in krate.named.iter().filter(|(m, _)| !within(m, &["run"])) {
+    for (module, paths) in krate.named.iter().filter(|(m, _)| !within(m, &["job"])) {
         for path in paths {
             let own = [
                 "save_with_record",
@@ -746,14 +746,14 @@ fn architecture_both_runtimes_end_a_run_through_finish() {
                 "set_aside",
                 "record",
             ];
-            if within(path, &["run"]) && path.iter().skip(1).any(|p| own.contains(&p.as_str())) {
+            if within(path, &["job"]) && path.iter().skip(1).any(|p| own.contains(&p.as_str())) {
                 found.push(format!("{} names {}", name(module), path.join("::")));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "the end of a run is written by run::Finish alone:\n{}",
+        "the end of a run is written by job::Finish alone:\n{}",
         found.join("\n")
     );
 }

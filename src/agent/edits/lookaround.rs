@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use crate::run::calls_in_text::parse_block;
+use crate::job::calls_in_text::parse_block;
 use crate::tools::ToolName;
 
 /// Requests answered per reply; more are answered with an error.

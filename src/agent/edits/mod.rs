@@ -23,8 +23,8 @@ use super::normalize::normalize_calls;
 use super::text_calls::TextCallFilter;
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
-use crate::run::calls_in_text::holds_bare_call;
-use crate::run::python_calls::{self, Reading};
+use crate::job::calls_in_text::holds_bare_call;
+use crate::job::python_calls::{self, Reading};
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
 

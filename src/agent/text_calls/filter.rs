@@ -3,9 +3,9 @@
 //! an offered tool) or released unchanged; `<think>…</think>` is moved out
 //! of the content. Correct however the stream is cut into chunks.
 
-use crate::run::calls_in_text::fence_body;
-use crate::run::calls_in_text::{TextCall, parse_block};
-use crate::run::python_calls::{self, Reading};
+use crate::job::calls_in_text::fence_body;
+use crate::job::calls_in_text::{TextCall, parse_block};
+use crate::job::python_calls::{self, Reading};
 use crate::tools::ToolName;
 use scan::{balanced_json_end, function_run_end, partial_marker_len, strip_tags};
 

@@ -13,5 +13,5 @@
 
 pub(crate) mod filter;
 
-pub(crate) use crate::run::calls_in_text::repair_name;
+pub(crate) use crate::job::calls_in_text::repair_name;
 pub(crate) use filter::{Filtered, TextCallFilter};

@@ -9,7 +9,7 @@ use crate::agent::edits::lookaround;
 /// in a fence is no code to place (it is reported unrun).
 pub(super) fn unplaced_code(files: &[FileBlock], unplaced: &[usize]) -> usize {
     let code = |n: &&usize| match &files[**n].kind {
-        BlockKind::Whole(content) => !crate::run::calls_in_text::is_tool_call(content),
+        BlockKind::Whole(content) => !crate::job::calls_in_text::is_tool_call(content),
         BlockKind::Replace(_) => true,
     };
     unplaced.iter().filter(code).count()
