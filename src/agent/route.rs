@@ -171,6 +171,12 @@ const ANSWER_LEADS: &[&str] = &[
     "outline",
     "draft",
     "propose",
+    "say",
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank",
 ];
 
 /// Text products: an instruction about one of these asks for text, not a
@@ -205,6 +211,7 @@ const PRODUCTS: &[&str] = &[
 /// tells them apart.
 const EITHER_WAY: &[&str] = &[
     "check",
+    "say",
     "count",
     "describe",
     "display",

@@ -276,13 +276,13 @@ fn a_variable_that_is_not_utf8_is_read_not_a_panic() {
     let server = FakeOllama::start(vec![crate::common::Reply::answer("Hi.")]);
     env.oc(&server)
         .env("SOME_UNRELATED_NAME", bad)
-        .args(["run", "--task", "answer", "--yes", "say hi"])
+        .args(["run", "--yes", "say hi"])
         .assert()
         .success();
     let out = env
         .oc(&server)
         .env("OC_DISABLE", bad)
-        .args(["run", "--task", "answer", "--yes", "say hi"])
+        .args(["run", "--yes", "say hi"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();

@@ -149,7 +149,7 @@ fn thinking_models_get_think_and_num_ctx_is_clamped() {
     .with_model("thinker:8b", &["completion", "tools", "thinking"], 8192);
     let out = env
         .oc(&server)
-        .args(["run", "--task", "answer", "--model", "thinker:8b", "say hi"])
+        .args(["run", "--model", "thinker:8b", "say hi"])
         .assert()
         .success();
     let output = out.get_output();
@@ -442,7 +442,7 @@ fn sampling_options_are_sent_only_when_set() {
     );
     let out = env
         .oc(&server)
-        .args(["run", "--task", "answer", "--temperature", "-1", "say hi"])
+        .args(["run", "--temperature", "-1", "say hi"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
@@ -465,7 +465,7 @@ fn replies_are_capped() {
         Reply::fixture("05-chat-stream-plain.ndjson"),
     ]);
     env.oc(&server)
-        .args(["run", "--task", "answer", "--num-ctx", "8192", "say hi"])
+        .args(["run", "--num-ctx", "8192", "say hi"])
         .assert()
         .success();
     env.oc(&server)

@@ -78,7 +78,7 @@ fn run_with_silent_pipe(
     let started = Instant::now();
     let mut child = env
         .oc_process(server)
-        .args(["run", "--task", "answer", "say hi"])
+        .args(["run", "say hi"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -118,7 +118,7 @@ fn dev_null_stdin_adds_nothing() {
     let server = FakeOllama::start(vec![Reply::answer("hi")]);
     let status = env
         .oc_process(&server)
-        .args(["run", "--task", "answer", "say hi"])
+        .args(["run", "say hi"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
