@@ -42,7 +42,8 @@ pub(crate) struct CallRunner<'a> {
     pub files_changed: Vec<String>,
     /// Calls that changed a file (a file changed twice counts twice).
     pub changes: usize,
-    /// Commands run (`bash`): what they changed is not in the tally above.
+    /// Commands that ran and succeeded (`bash`, exit 0): what they changed
+    /// is not in the tally above.
     pub commands_run: usize,
 }
 
@@ -308,8 +309,10 @@ impl<'a> CallRunner<'a> {
                 outcome
             }
             None => {
-                self.commands_run += usize::from(matches!(input, ToolInput::Bash(_)));
-                tools::execute(input, self.workspace, &self.seen).await
+                let outcome = tools::execute(input, self.workspace, &self.seen).await;
+                let command = matches!(input, ToolInput::Bash(_));
+                self.commands_run += usize::from(command && outcome.ok);
+                outcome
             }
         };
         if matches!(input, ToolInput::ListFiles(_) | ToolInput::Search(_)) {

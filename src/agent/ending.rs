@@ -65,27 +65,9 @@ impl Ending {
     ) -> RunVerdict {
         let verdict = RunVerdict::new;
         match self {
-            Ending::Answered | Ending::EditingDone if check.is_some_and(|c| !c.passed) => {
-                let check = check.map(|c| c.command.as_str()).unwrap_or_default();
-                verdict(
-                    Status::Finished,
-                    ExitReason::CheckFailed,
-                    format!("answered, but the check `{check}` failed"),
-                    ExitStatus::CheckFailed,
-                )
+            Ending::Answered | Ending::EditingDone | Ending::Unchanged => {
+                self.settled(denied, check)
             }
-            Ending::Answered | Ending::EditingDone if !denied => verdict(
-                Status::Finished,
-                ExitReason::Answered,
-                "answered".to_string(),
-                ExitStatus::Success,
-            ),
-            Ending::Answered | Ending::EditingDone => verdict(
-                Status::Finished,
-                ExitReason::Denied,
-                "answered; some actions were denied for want of approval".to_string(),
-                ExitStatus::Denied,
-            ),
             Ending::MaxTurns => verdict(
                 Status::MaxTurns,
                 ExitReason::MaxTurns,
@@ -134,10 +116,10 @@ impl Ending {
                 format!("stopped: the model made the same call {REPEAT_STOP} times in a row"),
                 ExitStatus::MaxTurns,
             ),
-            Ending::Unchanged | Ending::NothingChanged => verdict(
+            Ending::NothingChanged => verdict(
                 Status::Stuck,
                 ExitReason::Unchanged,
-                self.unchanged_words().to_string(),
+                NOTHING_CHANGED.to_string(),
                 ExitStatus::MaxTurns,
             ),
             Ending::SchemaMismatch(why) => verdict(
@@ -155,12 +137,43 @@ impl Ending {
         }
     }
 
-    /// Why a run that changed nothing stopped.
-    fn unchanged_words(&self) -> &'static str {
-        match self {
-            Ending::NothingChanged => NOTHING_CHANGED,
-            _ => UNCHANGED,
+    /// The verdict of a run the model ended (an answer, editing done,
+    /// nothing changed again): the check decides when there is one (6
+    /// failed, else as answered); then actions denied for want of approval
+    /// (5, the likely reason nothing changed); then the ending itself (0,
+    /// or 4 for a run that changed nothing).
+    fn settled(&self, denied: bool, check: Option<&Check>) -> RunVerdict {
+        let verdict = RunVerdict::new;
+        if let Some(failed) = check.filter(|c| !c.passed) {
+            return verdict(
+                Status::Finished,
+                ExitReason::CheckFailed,
+                format!("answered, but the check `{}` failed", failed.command),
+                ExitStatus::CheckFailed,
+            );
         }
+        if denied {
+            return verdict(
+                Status::Finished,
+                ExitReason::Denied,
+                "answered; some actions were denied for want of approval".to_string(),
+                ExitStatus::Denied,
+            );
+        }
+        if matches!(self, Ending::Unchanged) && check.is_none() {
+            return verdict(
+                Status::Stuck,
+                ExitReason::Unchanged,
+                UNCHANGED.to_string(),
+                ExitStatus::MaxTurns,
+            );
+        }
+        verdict(
+            Status::Finished,
+            ExitReason::Answered,
+            "answered".to_string(),
+            ExitStatus::Success,
+        )
     }
 
     /// Whether `--check` runs once more after this ending: when a cap
@@ -230,7 +243,8 @@ impl Ending {
             Ending::UnexecutedCall(why) => out.error(&format!(
                 "the model's last reply is a tool call written as text, left unrun ({why}); the run did not do its job"
             )),
-            Ending::Unchanged | Ending::NothingChanged => out.warn(self.unchanged_words()),
+            Ending::Unchanged => out.warn(UNCHANGED),
+            Ending::NothingChanged => out.warn(NOTHING_CHANGED),
             Ending::SchemaMismatch(why) => out.error(&format!(
                 "the answer does not match `--output-schema` after one retry: {why}; nothing was printed as the answer"
             )),

@@ -172,11 +172,6 @@ const ANSWER_LEADS: &[&str] = &[
     "draft",
     "propose",
     "say",
-    "hi",
-    "hello",
-    "hey",
-    "thanks",
-    "thank",
 ];
 
 /// Text products: an instruction about one of these asks for text, not a
@@ -317,9 +312,10 @@ const ASKING: &[&str] = &[
 ];
 
 /// Words that lead into a clause's verb and are skipped ("please fix",
-/// "then add", "now rename").
+/// "then add", "now rename", "hi fix"); a prompt of nothing else is a
+/// greeting, answered as a chat is.
 const LEAD_INS: &[&str] = &[
-    "please", "then", "and", "now", "also", "just", "so", "kindly",
+    "please", "then", "and", "now", "also", "just", "so", "kindly", "hi", "hello", "hey", "thanks",
 ];
 
 /// Polite openings before the verb ("can you fix", "would you please
@@ -365,6 +361,9 @@ fn from_words(instruction: &str) -> Task {
     };
     if clauses.iter().any(|c| changes(c)) {
         return Task::Change;
+    }
+    if clauses.iter().all(|c| words(c).next().is_none()) {
+        return Task::Answer;
     }
     let asks = clauses
         .iter()
@@ -565,8 +564,13 @@ fn clauses(lower: &str) -> Vec<String> {
         .collect()
 }
 
-/// A clause without its polite opening ("please can you fix" → "fix").
+/// A clause without its polite opening ("please can you fix", "hello can
+/// you fix" → "fix").
 fn without_politeness(clause: &str) -> &str {
+    let clause = ["hi ", "hello ", "hey "]
+        .iter()
+        .find_map(|g| clause.strip_prefix(g))
+        .unwrap_or(clause);
     let clause = clause.strip_prefix("please ").unwrap_or(clause);
     let rest = POLITE
         .iter()

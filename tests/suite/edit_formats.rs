@@ -338,6 +338,60 @@ fn files_sent_back_unchanged_end_the_run() {
     assert_eq!(env.session()["status"], "stuck");
     assert_eq!(server.chat_requests().len(), 1);
 }
+/// Files sent back unchanged leave the verdict to what decides it: a
+/// check (0 when it passes: the task was already done; 6 when it fails),
+/// and a change denied for want of approval before them (5: the likely
+/// reason nothing changed).
+#[test]
+fn after_files_sent_back_unchanged_a_check_or_a_denial_decides() {
+    let echo = format!("utils.py\n```python\n{UTILS}```");
+    let fixed = format!(
+        "utils.py\n```python\n{}```",
+        UTILS.replace("-n - 1:", "-n:")
+    );
+    let cases: [(&[&str], &str, i32, &str); 3] = [
+        (&["--yes", "--check", "true"], &echo, 0, "answered"),
+        (&["--yes", "--check", "false"], &echo, 6, "check_failed"),
+        (&[], &fixed, 5, "denied"),
+    ];
+    for (flags, reply, code, reason) in cases {
+        let env = off_by_one();
+        let server = FakeOllama::start(vec![streamed(reply, 9), streamed(reply, 9)]);
+        let out = env
+            .oc(&server)
+            .env("OC_EDIT_FORMAT", "whole")
+            .env("OC_DISABLE", "")
+            .args(["run", "--no-precheck", "--output-format", "json"])
+            .args(flags)
+            .arg(PROMPT)
+            .assert()
+            .code(code);
+        let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        assert_eq!(summary["exit_reason"], reason, "{flags:?}");
+        assert_eq!(read(&env, "utils.py"), UTILS, "{flags:?}");
+    }
+}
+
+/// A command that failed did not make the change: a change run whose
+/// only command failed and whose model then claims the fix ends
+/// `unchanged` (exit 4); one that succeeded may have made it, and the
+/// answer stands.
+#[test]
+fn only_a_command_that_succeeded_counts_as_work() {
+    for (command, code) in [("false", 4), ("true", 0)] {
+        let env = off_by_one();
+        let server = FakeOllama::start(vec![
+            Reply::tool_calls(&[("bash", json!({ "command": command }))]),
+            Reply::answer("Fixed."),
+        ]);
+        env.oc(&server)
+            .env("OC_DISABLE", "ground")
+            .args(["run", "--yes", "--sandbox", "off", PROMPT])
+            .assert()
+            .code(code);
+    }
+}
+
 /// A rename across files: the code name in the prompt brings every file
 /// that uses it, all of them may change, and one reply changes them all.
 #[test]

@@ -53,7 +53,7 @@ fn bash_timeout_leaves_no_process_behind() {
     env.oc(&server)
         .args(["run", "--yes", "sleep"])
         .assert()
-        .success();
+        .code(4);
     let content = tool_messages(&server.chat_requests()[1])[0]["content"]
         .as_str()
         .unwrap()
