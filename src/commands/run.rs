@@ -47,6 +47,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
         .collect::<Result<Vec<String>>>()?;
     let output_schema = output_schema(args, common)?;
     task_fits_mode(common, settings.mode)?;
+    check_fits_task(args, &settings)?;
     if common.dry_run {
         let first = (prompt.as_str(), output_schema.as_ref(), images.as_slice());
         return dry_run(run, &settings, first, attempts).await;
@@ -217,6 +218,19 @@ fn task_fits_mode(common: &cli::CommonArgs, mode: Mode) -> Result<()> {
             "`--task change` is for `oc run`: a {} run answers and changes no file; drop `--task change`, or run `oc run`",
             mode.as_str()
         ))),
+        _ => Ok(()),
+    }
+}
+
+/// A check judges a change: with `--task answer` (flag or config) it has
+/// nothing to judge.
+///
+/// Errors (exit 2): `--check` with `--task answer`.
+fn check_fits_task(args: &cli::PromptArgs, settings: &Settings) -> Result<()> {
+    match (&args.check, settings.task) {
+        (Some(_), vocab::Task::Answer) => Err(Error::Usage(
+            "`--task answer` asks for an answer and changes no file, so `--check` has nothing to judge; drop one of them".into(),
+        )),
         _ => Ok(()),
     }
 }

@@ -311,3 +311,27 @@ fn task_change_with_plan_or_chat_is_a_usage_error() {
         );
     }
 }
+
+/// A check judges a change; an answer asked for with `--task answer`
+/// (flag or config) gives it nothing to judge.
+#[test]
+fn a_check_with_task_answer_is_a_usage_error() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--task", "answer", "--check", "true", "why?"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("`--check` has nothing to judge"),
+        "{stderr}"
+    );
+    env.write(".ollama-code.json", "{\"task\": \"answer\"}");
+    env.oc(&server)
+        .args(["run", "--check", "true", "why?"])
+        .assert()
+        .code(2);
+    assert!(server.chat_requests().is_empty());
+}

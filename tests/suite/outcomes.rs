@@ -315,11 +315,18 @@ fn exit_reason_is_a_stable_word_and_exit_detail_its_words() {
             "answered, but the check `false` failed",
         ),
         (
-            vec![],
+            vec!["--task", "answer"],
             vec![Reply::answer("Done.")],
             0,
             "answered",
             "answered",
+        ),
+        (
+            vec![],
+            vec![Reply::answer("Done.")],
+            4,
+            "unchanged",
+            "the model answered without changing any file, and the prompt asks for a change: the task is not done (for a question, `--task answer` takes the answer as the result)",
         ),
     ] {
         let env = TestEnv::new();
@@ -327,14 +334,7 @@ fn exit_reason_is_a_stable_word_and_exit_detail_its_words() {
         let server = FakeOllama::start(replies);
         let out = env
             .oc(&server)
-            .args([
-                "run",
-                "--task",
-                "answer",
-                "--yes",
-                "--output-format",
-                "json",
-            ])
+            .args(["run", "--yes", "--output-format", "json"])
             .args(&extra)
             .arg("look at a.txt")
             .assert()
