@@ -17,7 +17,7 @@ use crate::job::{Finish, Finished};
 use crate::protocol::{RunSummary, SCHEMA_VERSION};
 use crate::session::{Session, Store, Usage};
 use crate::ui::Output;
-use crate::vocab::Confinement;
+use crate::vocab::{Confinement, ExitReason};
 
 /// The end of one try: its verdict, the `-o` file, the saved session and
 /// record, and the summary.
@@ -65,6 +65,10 @@ impl Close<'_> {
     ) -> Closed {
         let denied = !calls.denials.is_empty();
         let verdict = ending.verdict(self.max_turns, denied, session.check.as_ref());
+        // Files sent back unchanged, where a check or a denial decided the
+        // verdict: the verdict is what is said.
+        let says_why =
+            !matches!(ending, Ending::Unchanged) || verdict.reason == ExitReason::Unchanged;
         let set_aside = self.retry && ending.tries_again(session.check.as_ref());
         let (final_text, summarized) = final_text(session, &calls.files_changed);
         // With `--output-schema`, `-o` gets the JSON value, as stdout does.
@@ -87,7 +91,9 @@ impl Close<'_> {
         let wire = |messages: &[Message]| self.protocol.wire(messages).into_owned();
         let Finished { exit, reverted } =
             finish.apply(session, verdict, &answer, set_aside, &wire, out);
-        ending.explain(session.turns - self.first_turn, out);
+        if says_why {
+            ending.explain(session.turns - self.first_turn, out);
+        }
         let summary = RunSummary {
             schema_version: SCHEMA_VERSION,
             session_id: session.id.clone(),

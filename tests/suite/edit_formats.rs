@@ -369,6 +369,8 @@ fn after_files_sent_back_unchanged_a_check_or_a_denial_decides() {
         let summary: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
         assert_eq!(summary["exit_reason"], reason, "{flags:?}");
         assert_eq!(read(&env, "utils.py"), UTILS, "{flags:?}");
+        let stderr = stderr_of(&out);
+        assert!(!stderr.contains("changed nothing"), "{flags:?}: {stderr}");
     }
 }
 
