@@ -564,22 +564,26 @@ fn clauses(lower: &str) -> Vec<String> {
         .collect()
 }
 
-/// A clause without its polite opening ("please can you fix", "hello can
-/// you fix" → "fix").
+/// A clause without its polite opening and the lead-ins around it
+/// ("please can you fix", "hello can you fix" → "fix").
 fn without_politeness(clause: &str) -> &str {
-    let clause = ["hi ", "hello ", "hey "]
-        .iter()
-        .find_map(|g| clause.strip_prefix(g))
-        .unwrap_or(clause);
-    let clause = clause.strip_prefix("please ").unwrap_or(clause);
+    let clause = without_lead_ins(clause);
     let rest = POLITE
         .iter()
         .find_map(|p| clause.strip_prefix(p))
         .unwrap_or(clause);
-    if rest.len() == clause.len() {
-        return clause;
+    without_lead_ins(rest)
+}
+
+/// A clause without the [`LEAD_INS`] words it opens with.
+fn without_lead_ins(mut clause: &str) -> &str {
+    while let Some(rest) = (clause.split_once(' '))
+        .filter(|(word, _)| LEAD_INS.contains(word))
+        .map(|(_, rest)| rest.trim_start())
+    {
+        clause = rest;
     }
-    rest.strip_prefix("please ").unwrap_or(rest)
+    clause
 }
 
 /// Whether the clause's first word (after lead-ins such as "please") is one

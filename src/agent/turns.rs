@@ -25,7 +25,7 @@ use crate::job::CheckPlan;
 use crate::protocol::Context;
 use crate::session::{AbortedReply, Check, Journal, Session, is_markup_only};
 use crate::ui::Output;
-use crate::vocab::{Mode, Task, TextTools};
+use crate::vocab::{Task, TextTools};
 
 /// What a turn leads to.
 enum Step {
@@ -135,7 +135,8 @@ impl<'a> Turns<'a> {
     /// the change, so a run that ran one is left to its answer, as is one
     /// whose change was denied for want of approval (exit 5 says so).
     fn judged(&self, ending: Ending) -> Ending {
-        let change_run = self.model.task == Task::Change && self.settings.mode == Mode::Code;
+        // Only `oc run` routes to a change (plan and chat are answers).
+        let change_run = self.model.task == Task::Change;
         // A denied change is said as one (exit 5).
         let nothing_done = self.calls.changes == 0
             && self.calls.commands_run == 0
