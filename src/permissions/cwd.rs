@@ -44,14 +44,12 @@ pub(crate) struct Folders {
 }
 
 impl Folders {
-    /// The folders of `line`: lost from the start when the line may move
-    /// in ways no `cd` shows (`CDPATH`, `shopt -s autocd`).
-    pub(crate) fn of_line(line: &str) -> Folders {
-        let mut folders = Folders::default();
-        if line.contains("CDPATH") || line.contains("autocd") {
-            folders.cwd = Cwd::Lost(UNFOLLOWED);
+    /// Notes `NAME=value` assignments (also exported ones): a `CDPATH`
+    /// moves the line in ways no `cd` shows.
+    pub(crate) fn note_assignments(&mut self, assignments: &[String]) {
+        if assignments.iter().any(|a| a.starts_with("CDPATH")) {
+            self.cwd = Cwd::Lost(UNFOLLOWED);
         }
-        folders
     }
 
     /// Follows one simple command, `name` (its program's base name) with
@@ -61,7 +59,9 @@ impl Folders {
             .iter()
             .find(|(program, _)| *program == name)
             .is_some_and(|(_, options)| !super::wrappers::option_values(args, options).is_empty());
-        if chdir {
+        // `shopt -s autocd`: a folder's name alone moves the line there.
+        let autocd = name == "shopt" && args.iter().any(|a| a == "autocd");
+        if chdir || autocd {
             self.cwd = Cwd::Lost(UNFOLLOWED);
         }
         if !CHANGE_FOLDER.contains(&name) {

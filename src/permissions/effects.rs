@@ -5,7 +5,7 @@
 //! and code it runs that no rule can read (`python3 -c '…'`, `node -e '…'`).
 //!
 //! The rules then see those files as writes and those commands as commands
-//! ([`super::shell`]); inline code makes deny and ask rules fail closed
+//! ([`super::reading`]); inline code makes deny and ask rules fail closed
 //! ([`super::check`]).
 
 use super::inline_code;
@@ -21,7 +21,7 @@ pub(crate) struct Effects {
     /// Why it may run what the rules cannot read: inline code (`python3
     /// -c`, `node -e`), git settings or commands from elsewhere (`-c
     /// include.path=…`, `--exec-path`, `GIT_CONFIG_COUNT`).
-    pub hidden: Option<String>,
+    pub unread: Option<String>,
 }
 
 /// Long options that name an output file, for any program.
@@ -307,8 +307,8 @@ pub(crate) fn of(name: &str, args: &[String], assignments: &[String]) -> Effects
     if let Some(read) = program.read {
         read(args, &mut effects);
     }
-    if effects.hidden.is_none() {
-        effects.hidden = inline_code::of(name, args);
+    if effects.unread.is_none() {
+        effects.unread = inline_code::of(name, args);
     }
     effects
 }
@@ -360,7 +360,7 @@ fn from_environment(assignments: &[String], effects: &mut Effects) {
             effects.scripts.push(value.to_string());
         }
         if OPAQUE_VARIABLES.contains(&variable) || variable.starts_with("GIT_CONFIG_KEY_") {
-            effects.hidden = Some(format!("`{variable}` hands git settings from outside"));
+            effects.unread = Some(format!("`{variable}` hands git settings from outside"));
         }
     }
 }
@@ -415,11 +415,11 @@ fn global_options(args: &[String], effects: &mut Effects) -> Vec<String> {
         match arg.as_str() {
             "-c" => settings.extend(args.get(i + 1).cloned()),
             a if a == "--config-env" || a.starts_with("--config-env=") => {
-                effects.hidden =
+                effects.unread =
                     Some("`git --config-env` reads a setting from the environment".into());
             }
             a if a.starts_with("--exec-path=") => {
-                effects.hidden =
+                effects.unread =
                     Some("`git --exec-path` runs git's commands from elsewhere".into());
             }
             // Another repository's settings and hooks, which a command may
@@ -430,7 +430,7 @@ fn global_options(args: &[String], effects: &mut Effects) -> Vec<String> {
                     || a.starts_with("--work-tree")
                     || a.starts_with("--namespace")) =>
             {
-                effects.hidden = Some(format!(
+                effects.unread = Some(format!(
                     "`git {a}` uses another repository or work tree, whose settings and hooks the rules cannot read"
                 ));
             }
@@ -462,7 +462,7 @@ fn stored_setting(args: &[String]) -> Option<String> {
 /// What one git setting (`key=value`) makes git run: an alias's command
 /// (or its arguments, read as given to git), a URL rewritten into a
 /// command, a setting whose value is a command; one that reads or runs
-/// files elsewhere, or is not known to be data, is noted as hidden.
+/// files elsewhere, or is not known to be data, is noted as unread.
 fn git_setting(setting: &str, effects: &mut Effects) {
     let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
     let key = key.to_ascii_lowercase();
@@ -497,14 +497,14 @@ fn git_setting(setting: &str, effects: &mut Effects) {
             .scripts
             .push(value.strip_prefix('!').unwrap_or(value).to_string());
     } else if GIT_OPAQUE_KEYS.iter().any(|k| key_matches(k, &key)) {
-        effects.hidden = Some(format!(
+        effects.unread = Some(format!(
             "`git -c {key}` makes git read or run files elsewhere"
         ));
     } else if !GIT_DATA_KEYS.iter().any(|k| key_matches(k, &key))
         && !key.starts_with("alias.")
-        && effects.hidden.is_none()
+        && effects.unread.is_none()
     {
-        effects.hidden = Some(format!(
+        effects.unread = Some(format!(
             "the git setting `{key}` is not known to be data; it may name a command or file git runs"
         ));
     }

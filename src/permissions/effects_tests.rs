@@ -1,4 +1,4 @@
-//! The effects of commands: writes, commands run, hidden code.
+//! The effects of commands: writes, commands run, code no rule reads.
 
 use super::*;
 
@@ -59,7 +59,7 @@ fn options_that_run_commands() {
         ["nc %h"]
     );
     assert_eq!(effects("rsync -e 'nc x' a b:").scripts, ["nc x"]);
-    assert!(effects("git -c include.path=/tmp/c log").hidden.is_some());
-    assert!(effects("git --exec-path=/tmp status").hidden.is_some());
-    assert!(effects("GIT_CONFIG_COUNT=1 git log").hidden.is_some());
+    assert!(effects("git -c include.path=/tmp/c log").unread.is_some());
+    assert!(effects("git --exec-path=/tmp status").unread.is_some());
+    assert!(effects("GIT_CONFIG_COUNT=1 git log").unread.is_some());
 }

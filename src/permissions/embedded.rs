@@ -106,19 +106,12 @@ pub(crate) struct Candidates {
     /// `=`, a leading `!` dropped).
     pub lines: Vec<String>,
     /// Why a tail cannot be read, if one starts with a computed word.
-    pub computed: Option<String>,
-}
-
-/// Whether names on the line can be trusted to be the programs they say:
-/// no function definitions, no `PATH` changes, no aliases.
-pub(crate) fn names_trusted(line: &str) -> bool {
-    !["PATH", "()", "function", "alias", "enable"]
-        .iter()
-        .any(|s| line.contains(s))
+    pub unread: Option<String>,
 }
 
 /// What the program in `words[0]` may run from `words[1..]`. Nothing when
-/// the program is inert and `trusted` (see [`names_trusted`]).
+/// the program is inert and `trusted` (the line renames no program: it
+/// defines no function or alias and leaves `PATH` alone).
 pub(crate) fn of(words: &[String], trusted: bool) -> Candidates {
     let mut found = Candidates::default();
     let Some(program) = words.first() else {
@@ -134,8 +127,8 @@ pub(crate) fn of(words: &[String], trusted: bool) -> Candidates {
         // A command does not start with an option; rules read a tail's
         // first words (a long line stays cheap to check).
         if !word.starts_with('-') {
-            if found.computed.is_none() && is_computed(word) {
-                found.computed = Some(format!(
+            if found.unread.is_none() && is_computed(word) {
+                found.unread = Some(format!(
                     "`{program}` may run a command whose name is computed at run time"
                 ));
             }
@@ -242,7 +235,7 @@ mod tests {
         assert!(found.lines.contains(&"touch m".to_string()));
         let found = of(&words("git -c 'alias.x=!touch m' x"), true);
         assert!(found.lines.contains(&"touch m".to_string()));
-        assert_eq!(found.computed, None);
+        assert_eq!(found.unread, None);
         let found = of(&words("git commit -m 'fix; rm -rf build'"), true);
         assert!(found.lines.is_empty());
     }
@@ -255,9 +248,6 @@ mod tests {
         );
         assert_ne!(of(&words("./grep rm -rf ."), true), Candidates::default());
         assert_ne!(of(&words("grep rm -rf ."), false), Candidates::default());
-        assert!(!names_trusted("cat() { env \"$@\"; }; cat touch m"));
-        assert!(!names_trusted("PATH=.:$PATH cat touch m"));
-        assert!(names_trusted("grep -rn touch src"));
     }
 
     #[test]
@@ -275,13 +265,13 @@ mod tests {
     #[test]
     fn a_computed_tail_cannot_be_read() {
         let found = of(&words("nsenter -- '$(echo rm)' -rf x"), true);
-        assert!(found.computed.unwrap().contains("nsenter"));
+        assert!(found.unread.unwrap().contains("nsenter"));
         assert!(
             of(&words("nsenter -- /usr/bin/tou? m"), true)
-                .computed
+                .unread
                 .is_some()
         );
-        assert_eq!(of(&words("pytest tests/test_*.py"), true).computed, None);
-        assert_eq!(of(&words("echo $HOME"), true).computed, None);
+        assert_eq!(of(&words("pytest tests/test_*.py"), true).unread, None);
+        assert_eq!(of(&words("echo $HOME"), true).unread, None);
     }
 }

@@ -5,29 +5,31 @@
 //! `env`, `timeout`, `bash -c "…"`), reserved words, redirections, quoting
 //! or inside compound commands (`;`, `&&`, `||`, pipes, `$(…)`, backticks).
 //!
-//! Commands are read with the shell tokenizer ([`super::shell`]); a command
-//! it cannot parse is read the crude way, splitting at every operator
-//! character, which errs on the side of refusing.
+//! Commands are the one reading of the line ([`super::reading`]); a line
+//! that cannot be read at all is refused.
 
 use std::path::Path;
 
 use regex::Regex;
 
+use super::reading::{Reach, Reading};
 use crate::secrets::is_secret_env_name;
 
+/// Characters that end a name inside a text (`open('.env')`,
+/// `--env-file=.env`, `config/.env`).
+const NAME_ENDS: &str = "'\"`;|&<>()=$/{},:\\";
+
 /// The secret `.env` file a shell command names, if any: `cat .env`,
-/// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, also
-/// quoted apart (`.e""nv`) or as a glob that matches one in `cwd`
-/// (`cat .en?`).
-pub(crate) fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
-    let crude = command
-        .split(|c: char| c.is_whitespace() || "'\"`;|&<>()=$/{},:\\".contains(c))
-        .find(|word| !word.is_empty() && is_secret_env_name(word))
-        .map(str::to_string);
-    if crude.is_some() {
-        return crude;
+/// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, inline
+/// code (`python3 -c "open('.env')"`), also quoted apart (`.e""nv`) or as a
+/// glob that matches one in `cwd` (`cat .en?`).
+pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<String> {
+    let named = (reading.texts.iter())
+        .flat_map(|t| t.split(|c: char| c.is_whitespace() || NAME_ENDS.contains(c)))
+        .find(|word| !word.is_empty() && is_secret_env_name(word));
+    if let Some(name) = named {
+        return Some(name.to_string());
     }
-    let parsed = super::shell::parse(command).unwrap_or_default();
     let after_find_name = |words: &[String], i: usize| {
         i > 0
             && matches!(
@@ -36,48 +38,29 @@ pub(crate) fn env_file_in_command(command: &str, cwd: &Path) -> Option<String> {
             )
     };
     let mut candidates: Vec<(String, bool)> = Vec::new();
-    for simple in parsed.commands.iter().chain(&parsed.embedded.commands) {
+    for simple in reading.commands.iter().chain(&reading.embedded) {
         for (i, word) in simple.words.iter().enumerate() {
             candidates.push((word.clone(), after_find_name(&simple.words, i)));
         }
     }
-    candidates.extend(
-        parsed
-            .reads
-            .iter()
-            .chain(&parsed.writes)
-            .map(|w| (w.clone(), false)),
-    );
-    // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match `.env` too.
-    let dotglob = command.contains("dotglob") || command.contains("GLOBIGNORE");
+    let files = reading.reads.iter().chain(&reading.writes);
+    candidates.extend(files.map(|w| (w.clone(), false)));
     for (word, dotfiles) in candidates {
-        let dotfiles = dotfiles || dotglob;
-        // `.e$()nv`, `.e${X}nv`: what is left once expansions are empty.
-        let bare = without_expansions(&word);
-        for text in [word.as_str(), bare.as_str()] {
-            for part in text.split(|c: char| "=:,".contains(c)) {
-                let name = part.rsplit('/').next().unwrap_or(part);
-                if is_secret_env_name(name) {
-                    return Some(name.to_string());
-                }
-                if part.contains(['*', '?', '['])
-                    && let Some(found) = glob_hits_secret(part, cwd, dotfiles)
-                {
-                    return Some(found);
-                }
+        // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match `.env` too.
+        let dotfiles = dotfiles || reading.dotglob;
+        for part in word.split(|c: char| "=:,".contains(c)) {
+            let name = part.rsplit('/').next().unwrap_or(part);
+            if is_secret_env_name(name) {
+                return Some(name.to_string());
+            }
+            if part.contains(['*', '?', '['])
+                && let Some(found) = glob_hits_secret(part, cwd, dotfiles)
+            {
+                return Some(found);
             }
         }
     }
     None
-}
-
-/// `text` with `$(…)`, `${…}`, `$NAME` and backtick parts removed.
-fn without_expansions(text: &str) -> String {
-    let Ok(expansion) = Regex::new(r"\$\([^)]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
-    else {
-        return text.to_string();
-    };
-    expansion.replace_all(text, "").into_owned()
 }
 
 /// A secret env file in the workspace that the shell glob `pattern` would
@@ -142,87 +125,36 @@ pub(crate) fn git_store_refusal(path: &Path, root: &Path) -> String {
     )
 }
 
-/// Why a shell command is destructive, or `None` when it is not.
-pub(crate) fn destructive_command(command: &str) -> Option<String> {
-    if let Some(reason) = raw_patterns(command) {
-        return Some(reason);
+/// Why a shell command is destructive, or `None` when it is not: also
+/// what programs may run from their arguments (`gdb --args rm -rf x`),
+/// and a line that cannot be read at all.
+pub(crate) fn destructive_command(reading: &Reading) -> Option<String> {
+    if let Some(why) = reading.unread_to(Reach::Whole) {
+        return Some(format!("cannot be checked ({why})"));
     }
-    let crude = || {
-        command
-            .split(|c: char| ";&|\n()`".contains(c))
-            .map(split_words)
-            .find_map(|words| check_words(&words))
-    };
-    match super::shell::parse(command) {
-        Ok(parsed) => {
-            if let Some(why) = &parsed.opaque {
-                return Some(format!("cannot be checked ({why})"));
-            }
-            if parsed.writes.iter().any(|w| is_block_device(w)) {
-                return Some("writes to a block device".into());
-            }
-            // Also what programs may run from their arguments (`gdb --args
-            // rm -rf x`).
-            let found = (parsed.commands.iter())
-                .chain(&parsed.embedded.commands)
-                .find_map(|c| check_words(&c.words));
-            // A here-document's body is read as lines too.
-            found.or_else(|| command.contains("<<").then(crude).flatten())
-        }
-        // Not valid shell: read it the crude way, erring towards refusal.
-        Err(_) => crude(),
+    if let Some(name) = &reading.fork_bomb {
+        return Some(format!("is a fork bomb (`{name}` starts itself twice)"));
     }
+    let written = reading.writes.iter().chain(&reading.embedded_writes);
+    if written.clone().any(|w| is_block_device(w)) {
+        return Some("writes to a block device".into());
+    }
+    (reading.commands.iter())
+        .chain(&reading.embedded)
+        .find_map(|c| check_words(&c.words))
 }
 
 /// Paths of block devices.
-const BLOCK_DEVICE: &str = r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper/|sr)";
+const BLOCK_DEVICE: &str = r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper/|sr)";
 
 fn is_block_device(word: &str) -> bool {
-    Regex::new(&format!("^{BLOCK_DEVICE}")).is_ok_and(|r| r.is_match(word))
+    Regex::new(BLOCK_DEVICE).is_ok_and(|r| r.is_match(word))
 }
 
 /// `/`, `/.`, `//`, `/*`, `/./` and the like: the root itself.
 fn is_root(word: &str) -> bool {
     let trimmed: String = word.chars().filter(|c| *c != '/' && *c != '.').collect();
     word.starts_with('/') && (trimmed.is_empty() || trimmed == "*")
-}
-
-fn raw_patterns(command: &str) -> Option<String> {
-    let device_write = Regex::new(&format!(r">\s*{BLOCK_DEVICE}")).ok()?;
-    if device_write.is_match(command) {
-        return Some("writes to a block device".into());
-    }
-    // A function that starts itself twice, in a pipe or the background:
-    // `:(){ :|:& };:`, `b(){ b & b; }`, `function b { b|b& }`.
-    let function = Regex::new(
-        r"(?:function\s+([A-Za-z_:][\w:.-]*)\s*(?:\(\s*\))?|([A-Za-z_:][\w:.-]*)\s*\(\s*\))\s*[{(]([^})]*)[})]",
-    )
-    .ok()?;
-    for caps in function.captures_iter(command) {
-        let Some(name) = caps.get(1).or_else(|| caps.get(2)).map(|m| m.as_str()) else {
-            continue;
-        };
-        let body = &caps[3];
-        let calls = body
-            .split(|c: char| c.is_whitespace() || ";&|".contains(c))
-            .filter(|w| *w == name)
-            .count();
-        if calls >= 2 && (body.contains('&') || body.contains('|')) {
-            return Some("is a fork bomb".into());
-        }
-    }
-    None
-}
-
-/// Shell words of one simple command; falls back to whitespace splitting
-/// (quotes dropped) when the piece's quotes do not balance.
-fn split_words(piece: &str) -> Vec<String> {
-    shlex::split(piece).unwrap_or_else(|| {
-        piece
-            .split_whitespace()
-            .map(|w| w.trim_matches(|c| c == '\'' || c == '"').to_string())
-            .collect()
-    })
 }
 
 fn check_words(words: &[String]) -> Option<String> {
@@ -244,13 +176,11 @@ fn check_words(words: &[String]) -> Option<String> {
         });
     }
     let name = program.rsplit('/').next().unwrap_or(program);
-    // Wrappers (the crude reading meets them still wrapped).
-    match super::wrappers::unwrap(name, args) {
-        super::wrappers::Unwrapped::Command(inner, _) if !inner.is_empty() => {
-            return check_words(&inner);
-        }
-        super::wrappers::Unwrapped::Script(script) => return destructive_command(&script),
-        super::wrappers::Unwrapped::Command(..) | super::wrappers::Unwrapped::Plain => {}
+    // Wrappers (a tail of a program's arguments is met still wrapped).
+    if let super::wrappers::Unwrapped::Command(inner, _) = super::wrappers::unwrap(name, args)
+        && !inner.is_empty()
+    {
+        return check_words(&inner);
     }
     match name {
         "rm" => {
@@ -354,7 +284,24 @@ fn is_short_cluster(word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::all_rows_hold;
     use super::*;
+
+    fn env_file_in_command(line: &str, cwd: &Path) -> Option<String> {
+        super::env_file_in_command(&super::super::reading::read(line), cwd)
+    }
+
+    fn destructive_command(line: &str) -> Option<String> {
+        super::destructive_command(&super::super::reading::read(line))
+    }
+
+    /// Each row of `table` that does not hold, saying it `failed` so.
+    fn rows(table: &[&str], failed: &str, holds: impl Fn(&str) -> bool) -> Vec<String> {
+        (table.iter())
+            .filter(|row| !holds(row))
+            .map(|row| format!("{row:?} {failed}"))
+            .collect()
+    }
 
     #[test]
     fn commands_naming_env_files() {
@@ -363,7 +310,7 @@ mod tests {
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         std::fs::create_dir(dir.path().join("config")).unwrap();
         std::fs::write(dir.path().join("config/.env"), "K=v").unwrap();
-        for cmd in [
+        let named = &[
             "cat .env",
             "grep KEY .env.local",
             "source .env",
@@ -381,24 +328,29 @@ mod tests {
             "find . -name '*nv' -exec cat {} +",
             "cat */.en?",
             "cat < .e\"\"nv",
-        ] {
-            assert!(env_file_in_command(cmd, dir.path()).is_some(), "{cmd}");
-        }
-        for cmd in [
+            "python3 -c \"print(open('.env').read())\"",
+            "python3 <<'EOF'\nprint(open('.env').read())\nEOF",
+        ];
+        let mut failed = rows(named, "names no secret file", |cmd| {
+            env_file_in_command(cmd, dir.path()).is_some()
+        });
+        let clean = [
             "cat .env.example",
             "printenv",
             "cargo test",
             "cat src/env.rs",
             "cat *",
             "cat note?.txt",
-        ] {
-            assert_eq!(env_file_in_command(cmd, dir.path()), None, "{cmd}");
-        }
+        ];
+        failed.extend(rows(&clean, "names a secret file", |cmd| {
+            env_file_in_command(cmd, dir.path()).is_none()
+        }));
+        all_rows_hold(&failed);
     }
 
     #[test]
     fn destructive_commands_in_any_disguise() {
-        for cmd in [
+        let refused = [
             "rm -rf build",
             "rm -fr /",
             "rm -r -f .",
@@ -498,13 +450,13 @@ mod tests {
             "sed --expr='1e rm -rf victim' README.md",
             "BROWSER='rm -rf victim' python3 -m webbrowser x",
             "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=rm -rf victim' tar -cf a.tar f",
-        ] {
-            assert!(
-                destructive_command(cmd).is_some(),
-                "{cmd:?} should be refused"
-            );
-        }
-        for cmd in [
+            // What runs inside a here-document's expansions.
+            "cat <<EOF\n$(rm -rf x)\nEOF",
+        ];
+        let mut failed = rows(&refused, "was allowed", |cmd| {
+            destructive_command(cmd).is_some()
+        });
+        let allowed = [
             "rm file.txt",
             "rm -r build",
             "rm -f a.o",
@@ -526,8 +478,25 @@ mod tests {
             "[ -f x ] && echo yes",
             "sed -i 's/version = 1/version = 2/' Cargo.toml",
             "awk -F'|' '{print $1}' f",
-        ] {
-            assert_eq!(destructive_command(cmd), None, "{cmd:?} should be allowed");
+            // Words that only mention what renames a program.
+            "git commit -m 'alias r=rm; explain PATH'",
+            "cat <<'EOF'\n$(rm -rf x)\nEOF",
+        ];
+        failed.extend(rows(&allowed, "was refused", |cmd| {
+            destructive_command(cmd).is_none()
+        }));
+        all_rows_hold(&failed);
+    }
+
+    /// A line that is not complete shell syntax is refused, and says why.
+    #[test]
+    fn a_line_that_cannot_be_read_is_refused() {
+        for cmd in ["echo 'unterminated", "rm -rf x; echo \"", "cargo test |"] {
+            let why = destructive_command(cmd).unwrap_or_default();
+            assert!(
+                why.starts_with("cannot be checked (it is not complete shell syntax"),
+                "{cmd:?}: {why}"
+            );
         }
     }
 }

@@ -9,17 +9,21 @@ pub(crate) mod embedded;
 pub(crate) mod hard_rules;
 pub(crate) mod inline_code;
 pub(crate) mod own_options;
+pub(crate) mod parse_guard;
 pub(crate) mod project_config;
+pub(crate) mod reading;
 pub(crate) mod rules;
 pub(crate) mod settle;
-pub(crate) mod shell;
 pub(crate) mod verdict;
+pub(crate) mod words;
 pub(crate) mod wrappers;
 
 use std::path::Path;
 
 use crate::tools::{ResolvedPath, ToolInput, ToolName};
+use reading::{Reach, Reading};
 use rules::{Action, Rule};
+use words::command_text;
 
 pub(crate) use approver::{ApprovalRequest, Approver, HeadlessApprover};
 pub(crate) use settle::{Settlement, settle};
@@ -36,7 +40,7 @@ pub(crate) struct Request<'a> {
 }
 
 /// What rules match against: the paths, or the simple commands of a bash
-/// call (`Err` when the command does not parse).
+/// call.
 enum Subjects {
     Paths(Vec<(String, bool)>),
     Commands(Commands),
@@ -51,41 +55,39 @@ struct Commands {
     /// What deny and ask rules match: both texts above, also with the
     /// program named by its base name (`/usr/bin/curl x` is `curl x`).
     names: Vec<String>,
-    /// Files its redirections and output options write, relative to the
-    /// workspace.
+    /// The same of the commands its programs may run from their arguments
+    /// ([`embedded`]): deny and ask rules only.
+    embedded_names: Vec<String>,
+    /// Files it writes as written, relative to the workspace: what allow
+    /// rules must cover.
     writes: Vec<String>,
+    /// Those and the files the commands in its arguments write: what deny
+    /// and ask `write` rules match.
+    all_writes: Vec<String>,
     /// Why a file it writes cannot be named before it runs
     /// ([`cwd`]): deny and ask `write` rules fail closed on it.
     unnamed_writes: Option<String>,
-    /// Why the command cannot be read fully (it does not parse, builds
-    /// commands at run time, or runs inline code): every deny and ask rule
-    /// for bash matches it, only bare allow rules do.
-    unreadable: Option<String>,
-    /// Why deny and ask rules cannot tell what it runs, though allow rules
-    /// may match it as written: a program's own option the reader does not
-    /// know before its subcommand (`git --frob push`, [`own_options`]).
-    unsure: Option<String>,
-    /// What its programs may run from their arguments
-    /// ([`embedded`]): deny and ask rules only.
-    embedded: Embedded,
-}
-
-/// The embedded commands of a bash call, as deny and ask rules see them.
-#[derive(Default)]
-struct Embedded {
-    /// Each as text (also with its program's base name).
-    names: Vec<String>,
-    /// Files they write, relative to the workspace.
-    writes: Vec<String>,
-    /// Why one cannot be read.
-    unread: Option<String>,
+    /// Why it cannot be read fully, and how far that reaches
+    /// ([`reading::Unread`]), also a program's own option the reader does
+    /// not know before its subcommand (`git --frob push`,
+    /// [`own_options`]): every deny and ask rule for bash matches it; from
+    /// [`Reach::Code`] on only bare allow rules do.
+    unread: Option<reading::Unread>,
 }
 
 impl Request<'_> {
-    fn subjects(&self) -> Subjects {
+    /// The one reading of a bash call's command line ([`reading`]).
+    fn reading(&self) -> Option<Reading> {
         match self.input {
-            ToolInput::Bash(args) => Subjects::Commands(self.commands(&args.command)),
-            _ => Subjects::Paths(
+            ToolInput::Bash(args) => Some(reading::read(&args.command)),
+            _ => None,
+        }
+    }
+
+    fn subjects(&self, reading: Option<&Reading>) -> Subjects {
+        match reading {
+            Some(reading) => Subjects::Commands(self.commands(reading)),
+            None => Subjects::Paths(
                 self.paths
                     .iter()
                     .map(|p| (p.display.clone(), p.real.is_dir()))
@@ -94,29 +96,12 @@ impl Request<'_> {
         }
     }
 
-    fn commands(&self, line: &str) -> Commands {
-        let (parsed, unreadable) = match shell::parse(line) {
-            Ok(parsed) => {
-                let why = parsed.opaque.clone().or_else(|| parsed.hidden.clone());
-                (parsed, why)
-            }
-            Err(e) => (shell::Parsed::default(), Some(e)),
-        };
+    fn commands(&self, reading: &Reading) -> Commands {
+        let mut doubts = reading.clone();
         let mut texts = Vec::new();
         let mut names = Vec::new();
-        let mut unsure = None;
-        let mut embedded = Embedded {
-            unread: parsed.embedded.unread.clone(),
-            writes: self.relative_writes(&parsed.embedded.writes),
-            ..Default::default()
-        };
-        for simple in &parsed.embedded.commands {
-            let (spelled, why) = spellings(&simple.words);
-            embedded.names.extend(spelled);
-            embedded.unread = embedded.unread.take().or(why);
-        }
-        for simple in &parsed.commands {
-            let plain = shell::command_text(&simple.words);
+        for simple in &reading.commands {
+            let plain = command_text(&simple.words);
             let with = |text: &str| match simple.assignments.is_empty() {
                 true => text.to_string(),
                 false => format!("{} {text}", simple.assignments.join(" ")),
@@ -127,22 +112,30 @@ impl Request<'_> {
                 names.push(with(&text));
                 names.push(text);
             }
-            unsure = unsure.or(why);
+            if let Some(why) = why {
+                doubts.doubt(Reach::Part, why);
+            }
             texts.push((plain, full));
         }
-        if texts.is_empty() {
-            let whole = line.trim().to_string();
-            names.push(whole.clone());
-            texts.push((whole.clone(), whole));
+        let mut embedded_names = Vec::new();
+        for simple in &reading.embedded {
+            let (spelled, why) = spellings(&simple.words);
+            embedded_names.extend(spelled);
+            if let Some(why) = why {
+                doubts.doubt(Reach::Part, why);
+            }
         }
+        let writes = self.relative_writes(&reading.writes);
+        let mut all_writes = writes.clone();
+        all_writes.extend(self.relative_writes(&reading.embedded_writes));
         Commands {
             texts,
             names,
-            writes: self.relative_writes(&parsed.writes),
-            unnamed_writes: parsed.unnamed_writes.clone(),
-            unreadable,
-            unsure,
-            embedded,
+            embedded_names,
+            writes,
+            all_writes,
+            unnamed_writes: reading.unnamed_writes.clone(),
+            unread: doubts.unread,
         }
     }
 
@@ -180,6 +173,11 @@ impl Request<'_> {
 }
 
 impl Commands {
+    /// Whether the doubt about it reaches `reach`.
+    fn reaches(&self, reach: Reach) -> bool {
+        self.unread.as_ref().is_some_and(|u| u.reach >= reach)
+    }
+
     /// Why a deny or ask `rule` matched, when not by the command as
     /// written: it cannot be read, or a program may run what the rule
     /// names from its arguments.
@@ -189,8 +187,7 @@ impl Commands {
         }
         if !rule.covers(ToolName::Bash) {
             // A `write` rule: a file it writes matched, or one it cannot name.
-            let written = (self.writes.iter().chain(&self.embedded.writes))
-                .any(|w| rule.matches_path(w, false));
+            let written = self.all_writes.iter().any(|w| rule.matches_path(w, false));
             return match self.unnamed_writes.as_ref().filter(|_| !written) {
                 Some(why) => {
                     format!(" (fail closed: {why}; rules cannot tell which file it writes)")
@@ -201,14 +198,14 @@ impl Commands {
         if self.names.iter().any(|n| rule.matches_command(n)) {
             return String::new();
         }
-        if let Some(why) = self.unreadable.as_ref().or(self.unsure.as_ref()) {
-            return format!(" (fail closed: {why}; rules cannot read what it runs)");
-        }
-        if let Some(name) = self.embedded.names.iter().find(|n| rule.matches_command(n)) {
+        if let Some(name) = (self.embedded_names.iter()).find(|n| rule.matches_command(n)) {
             return format!(" (a program in it may run `{name}` from its arguments)");
         }
-        match &self.embedded.unread {
-            Some(why) => format!(" (fail closed: {why}; rules cannot read what it runs)"),
+        match &self.unread {
+            Some(unread) => format!(
+                " (fail closed: {}; rules cannot read what it runs)",
+                unread.why
+            ),
             None => String::new(),
         }
     }
@@ -223,7 +220,7 @@ fn spellings(words: &[String]) -> (Vec<String>, Option<String>) {
     let mut unsure = None;
     let mut add = |words: &[String]| {
         spelled.extend(by_base_name(words));
-        spelled.push(shell::command_text(words));
+        spelled.push(command_text(words));
     };
     add(words);
     match own_options::drop_own_options(words) {
@@ -244,7 +241,7 @@ fn by_base_name(words: &[String]) -> Option<String> {
         .filter(|b| program.contains('/') && !b.is_empty())?;
     let mut renamed = vec![base.to_string()];
     renamed.extend(args.iter().cloned());
-    Some(shell::command_text(&renamed))
+    Some(command_text(&renamed))
 }
 
 /// Whether a deny or ask `rule` matches any subject of the call. A `write`
@@ -257,14 +254,12 @@ fn rule_matches(rule: &Rule, tool: ToolName, subjects: &Subjects) -> bool {
     match subjects {
         Subjects::Paths(paths) => covered && paths.iter().any(|(p, d)| rule.matches_path(p, *d)),
         Subjects::Commands(c) => {
-            let unread =
-                c.unreadable.is_some() || c.unsure.is_some() || c.embedded.unread.is_some();
-            let named = c.names.iter().chain(&c.embedded.names);
-            let by_command = covered && (unread || named.clone().any(|n| rule.matches_command(n)));
+            let named =
+                || (c.names.iter().chain(&c.embedded_names)).any(|n| rule.matches_command(n));
+            let by_command = covered && (c.unread.is_some() || named());
             let by_write = write_rule
                 && (c.unnamed_writes.is_some()
-                    || (c.writes.iter().chain(&c.embedded.writes))
-                        .any(|w| rule.matches_path(w, false)));
+                    || c.all_writes.iter().any(|w| rule.matches_path(w, false)));
             by_command || by_write
         }
     }
@@ -293,7 +288,7 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
         }
         Subjects::Commands(c) => {
             let bash = allows(tool);
-            if c.unreadable.is_some() {
+            if c.reaches(Reach::Code) {
                 note(bash.iter().find(|r| r.is_bare())?);
             } else {
                 for (_, full) in &c.texts {
@@ -313,7 +308,8 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
 /// Decides a call; see the module docs for the order.
 pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
     let input = request.input;
-    if let Some(reason) = hard_rule(input, request.paths, request.root) {
+    let reading = request.reading();
+    if let Some(reason) = hard_rule(input, request.paths, request.root, reading.as_ref()) {
         return Verdict::Deny {
             source: Source::HardRule,
             reason,
@@ -332,7 +328,7 @@ pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>)
             rule: None,
         };
     }
-    let subjects = request.subjects();
+    let subjects = request.subjects(reading.as_ref());
     let first = |action: Action| {
         rules
             .iter()
@@ -378,12 +374,12 @@ pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>)
 /// terminal's "always" answer.
 pub(crate) fn exact_rules(request: &Request<'_>) -> Vec<String> {
     let tool = request.input.tool();
-    let mut out: Vec<String> = match request.subjects() {
+    let mut out: Vec<String> = match request.subjects(request.reading().as_ref()) {
         Subjects::Paths(paths) => paths
             .iter()
             .map(|(p, _)| rules::exact_rule(tool, p))
             .collect(),
-        Subjects::Commands(c) if c.unreadable.is_some() => {
+        Subjects::Commands(c) if c.reaches(Reach::Code) => {
             vec![rules::rule_name(tool).to_string()]
         }
         Subjects::Commands(c) => c
@@ -401,7 +397,12 @@ pub(crate) fn exact_rules(request: &Request<'_>) -> Vec<String> {
     out
 }
 
-fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) -> Option<String> {
+fn hard_rule(
+    input: &ToolInput,
+    paths: &[ResolvedPath],
+    root: &Path,
+    reading: Option<&Reading>,
+) -> Option<String> {
     let given = input.paths();
     let secret = given
         .iter()
@@ -438,13 +439,13 @@ fn hard_rule(input: &ToolInput, paths: &[ResolvedPath], root: &std::path::Path) 
     if let (true, Some(path)) = (writes, in_git) {
         return Some(hard_rules::git_store_refusal(&path, root));
     }
-    if let ToolInput::Bash(args) = input {
-        if let Some(file) = hard_rules::env_file_in_command(&args.command, root) {
+    if let Some(reading) = reading {
+        if let Some(file) = hard_rules::env_file_in_command(reading, root) {
             return Some(format!(
                 "the command names `{file}`, a secret environment file; commands may not touch it"
             ));
         }
-        if let Some(why) = hard_rules::destructive_command(&args.command) {
+        if let Some(why) = hard_rules::destructive_command(reading) {
             return Some(format!(
                 "the command {why}; destructive commands are never run"
             ));

@@ -337,6 +337,49 @@ fn su(args: &[String]) -> Unwrapped {
     }
 }
 
+/// A shell (or `.`, `source`) whose script is its input: no `-c` and no
+/// script file, a script from `/dev/stdin` or a descriptor, or, in a line
+/// with a process substitution (`bash <(…)`), any script.
+pub(crate) fn reads_script_from_input(words: &[String], substituted: bool) -> bool {
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let script = args.iter().find(|a| !a.starts_with('-'));
+    let from_input = script.is_none_or(|s| {
+        s.starts_with("/dev/stdin") || s.starts_with("/dev/fd/") || s.starts_with("/proc/")
+    });
+    let shell = SHELLS.contains(&name)
+        && !args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
+    let sourced = matches!(name, "." | "source") && script.is_some();
+    (shell || sourced) && (from_input || substituted)
+}
+
+/// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`.
+pub(crate) fn find_execs(args: &[String]) -> Vec<Vec<String>> {
+    let mut execs = Vec::new();
+    let mut rest = args;
+    while let Some(start) = rest
+        .iter()
+        .position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+    {
+        let after = &rest[start + 1..];
+        let end = after
+            .iter()
+            .position(|a| a == ";" || a == "+" || a == "\\;")
+            .unwrap_or(after.len());
+        execs.push(after[..end].to_vec());
+        rest = &after[end.min(after.len())..];
+        if rest.is_empty() {
+            break;
+        }
+        rest = &rest[1..];
+    }
+    execs
+}
+
 /// Whether `word` is a `NAME=value` assignment.
 pub(crate) fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {

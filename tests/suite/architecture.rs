@@ -534,6 +534,21 @@ fn architecture_only_ui_writes_to_the_terminal() {
     );
 }
 
+/// `permissions` reads a command line once (`reading`, with `words` for
+/// one word): no other module parses shell.
+#[test]
+fn architecture_only_the_reading_parses_shell() {
+    let found: Vec<String> = only_in(&["permissions", "reading"], &[&["brush_parser"]])
+        .into_iter()
+        .filter(|f| !f.starts_with("permissions::words "))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "shell is parsed in `permissions::reading` alone:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn architecture_file_contents_are_written_through_fsutil() {
     let found = only_in(
