@@ -670,3 +670,23 @@ fn a_repeated_denied_call_is_listed_once_in_the_same_words_in_text_and_json() {
         }
     }
 }
+
+/// A line that is not complete shell syntax, and one the shell parser
+/// would hang or crash on, is refused with the reason under `--yes`; the
+/// run answers every call and nothing of the line runs.
+#[test]
+fn lines_that_cannot_be_read_are_refused_and_the_run_goes_on() {
+    let env = TestEnv::new();
+    let rows = [
+        "touch m1; echo 'unterminated",
+        "touch m2; cat <<$(( )",
+        "touch m3; cat <<\"\" ",
+    ];
+    let passed = rows_without(&env, &["run", "--yes"], &rows, "cannot be checked (");
+    assert!(passed.is_empty(), "not refused:\n{}", passed.join("\n"));
+    for n in 1..=rows.len() {
+        assert!(!env.work().join(format!("m{n}")).exists(), "m{n} was made");
+    }
+    let still = rows_without(&env, &["run", "--yes"], &["echo still-runs"], "still-runs");
+    assert!(still.is_empty(), "{}", still.join("\n"));
+}
