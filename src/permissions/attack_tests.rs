@@ -265,3 +265,15 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
     let allow: &[(Action, &str)] = &[(Action::Allow, "bash"), (Action::Allow, "write")];
     expect_bash(PermissionMode::Normal, allow, &lines, "allow:Rule");
 }
+
+/// A line with no simple command still runs what it holds (`(( … ))`,
+/// `[[ … ]]`): it is never allowed unasked.
+#[test]
+fn a_line_without_a_simple_command_is_asked() {
+    expect_bash(
+        PermissionMode::Normal,
+        &[],
+        &["(( '$(touch m)' ))", "[[ -v 'a[$(touch m)]' ]]"],
+        "ask",
+    );
+}

@@ -452,6 +452,17 @@ mod tests {
             "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=rm -rf victim' tar -cf a.tar f",
             // What runs inside a here-document's expansions.
             "cat <<EOF\n$(rm -rf x)\nEOF",
+            // A helper's attack on the one-pass reader: `$(…)` that bash
+            // runs through quotes, brace forms, values run later.
+            "(( '$(rm -rf victim)' ))",
+            "echo $(( '$(rm -rf victim)' ))",
+            "[[ -v 'a[$(rm -rf victim)]' ]]",
+            "a['$(rm -rf victim)']=1",
+            "echo \"${x:-'$(rm -rf victim)'}\"",
+            "cat <<EOF\nx\\\" '$(rm -rf victim)' \\\"x\nEOF",
+            "r{m..m} -rf victim",
+            "{{rm,-rf},victim}",
+            "PS4='$(rm -rf victim)'; set -x; true",
         ];
         let mut failed = rows(&refused, "was allowed", |cmd| {
             destructive_command(cmd).is_some()
@@ -481,6 +492,9 @@ mod tests {
             // Words that only mention what renames a program.
             "git commit -m 'alias r=rm; explain PATH'",
             "cat <<'EOF'\n$(rm -rf x)\nEOF",
+            "grep -rn 'cout << ' src",
+            "cat > main.cpp <<'EOF'\nint main() { std::cout << \"hi\" << std::endl; }\nEOF",
+            "cat > a.txt <<EOF\n$HOME \\\" done\nEOF",
         ];
         failed.extend(rows(&allowed, "was refused", |cmd| {
             destructive_command(cmd).is_none()

@@ -117,6 +117,13 @@ impl Request<'_> {
             }
             texts.push((plain, full));
         }
+        if texts.is_empty() {
+            // No simple command (`(( … ))`, `[[ … ]]`, an assignment): rules
+            // match the line as written, so no allow rule passes it unread.
+            let whole = reading_line(reading);
+            names.push(whole.clone());
+            texts.push((whole.clone(), whole));
+        }
         let mut embedded_names = Vec::new();
         for simple in &reading.embedded {
             let (spelled, why) = spellings(&simple.words);
@@ -209,6 +216,11 @@ impl Commands {
             None => String::new(),
         }
     }
+}
+
+/// A line with no simple command, as rules match it: its texts joined.
+fn reading_line(reading: &Reading) -> String {
+    reading.texts.join(" ")
 }
 
 /// The ways deny and ask rules read one simple command: as written, with

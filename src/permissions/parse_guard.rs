@@ -13,9 +13,9 @@ const MAX_NESTING: usize = 64;
 /// process down on some malformed lines instead of failing: brackets
 /// nested past [`MAX_NESTING`] overflow the stack, and a here-document
 /// delimiter that is empty or holds an expansion (`<<""`, `<<$(( )`,
-/// `<<E$[`) allocates without end or panics (reubeno/brush#1270). So the
-/// reader takes here-documents whose delimiter is a plain word, quoted or
-/// not (`EOF`, `'EOF'`, `"END_1"`, `-EOF` after `<<-`), as scripts use.
+/// `<<E$[`) allocates without end or panics (reubeno/brush#1270). `<<`
+/// is found with quoting ignored, so `cout << "a"` in a here-document
+/// body is fine, and `(( a << $n ))` or `1 << (n)` is refused too.
 pub(crate) fn beyond_the_parser(text: &str) -> Option<&'static str> {
     let mut depth: usize = 0;
     for c in text.chars() {
@@ -29,18 +29,10 @@ pub(crate) fn beyond_the_parser(text: &str) -> Option<&'static str> {
         }
     }
     for delimiter in here_delimiters(text) {
-        let bare = (delimiter
-            .strip_prefix('\'')
-            .and_then(|d| d.strip_suffix('\'')))
-        .or_else(|| {
-            delimiter
-                .strip_prefix('"')
-                .and_then(|d| d.strip_suffix('"'))
-        })
-        .unwrap_or(delimiter);
-        let plain = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
-        if bare.is_empty() || !bare.chars().all(plain) {
-            return Some("a here-document's delimiter is not a plain word");
+        let empty =
+            delimiter.is_empty() || delimiter.starts_with("\"\"") || delimiter.starts_with("''");
+        if empty || delimiter.contains(['$', '`']) {
+            return Some("a here-document's delimiter is empty or holds an expansion");
         }
     }
     None

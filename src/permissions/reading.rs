@@ -27,6 +27,9 @@ use super::wrappers::{
 
 /// How deep `bash -c`, `eval` and substitutions are followed.
 const MAX_DEPTH: usize = 8;
+/// How many arguments of a line, all told, are read as the command lines
+/// a program may run from them ([`embedded`]).
+const MAX_EMBEDDED_LINES: usize = 64;
 
 /// One simple command.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -116,9 +119,12 @@ impl Reading {
 /// Reads `line`. Never fails: what cannot be read is said in
 /// [`Reading::unread`].
 pub(crate) fn read(line: &str) -> Reading {
-    let mut reader = Reader::default();
+    let mut reader = Reader {
+        budget: MAX_EMBEDDED_LINES,
+        ..Default::default()
+    };
     reader.script(line, 0);
-    let mut reading = reader.finish_line();
+    let mut reading = reader.finish_line().reading;
     // The same command found twice (as written and in a script) counts once.
     let mut seen = Vec::new();
     reading.commands.retain(|c| {
@@ -129,6 +135,12 @@ pub(crate) fn read(line: &str) -> Reading {
         fresh
     });
     reading
+}
+
+/// A whole reading, and what is left of its budget.
+struct Finished {
+    reading: Reading,
+    budget: usize,
 }
 
 /// A simple command as the tree gave it, before it is unwrapped.
@@ -164,6 +176,10 @@ struct Reader {
     folders: Folders,
     /// Whether a script it read is not complete shell syntax.
     broken: bool,
+    /// How many more arguments may be read as command lines
+    /// ([`Reader::embedded`]), in this reading and those inside it: a
+    /// line of thousands of `=` stays cheap.
+    budget: usize,
 }
 
 impl Reader {
@@ -309,9 +325,9 @@ impl Reader {
         }
     }
 
+    /// An arithmetic expression: its `$(…)` run, quoted or not.
     fn arithmetic(&mut self, expr: &ast::UnexpandedArithmeticExpr, depth: usize) {
-        let read = words::read(&format!("(({}))", expr.value));
-        for inner in read.substitutions {
+        for inner in words::raw_substitutions(&expr.value) {
             self.script(&inner, depth + 1);
         }
     }
@@ -342,6 +358,14 @@ impl Reader {
         let read = words::read(&word.value);
         for inner in &read.substitutions {
             self.script(inner, depth + 1);
+        }
+        // A `$(…)` its quotes hide may still run: bash evaluates it in
+        // arithmetic and array subscripts (`'a[$(…)]'`), inside `${…}`
+        // within double quotes, and `PS4`, `eval` and the like run text.
+        for inner in words::raw_substitutions(&read.text) {
+            if !read.substitutions.contains(&inner) {
+                self.script(&inner, depth + 1);
+            }
         }
         if read.positional && self.in_function > 0 {
             self.reading.doubt(
@@ -408,8 +432,7 @@ impl Reader {
                 let body = &here.doc.value;
                 if here.requires_expansion {
                     // Its `$(…)` run; its quotes are text.
-                    let quoted = format!("\"{}\"", body.replace('"', "\\\""));
-                    for inner in words::read(&quoted).substitutions {
+                    for inner in words::raw_substitutions(body) {
                         self.script(&inner, depth + 1);
                     }
                 }
@@ -450,9 +473,17 @@ impl Reader {
         let (leading, words) = split_assignments(words);
         assignments.extend(leading);
         self.note_renames(&words, &assignments);
+        self.folders.note_assignments(&assignments);
+        self.reading.dotglob |= assignments.iter().any(|a| a.starts_with("GLOBIGNORE"));
         let Some(program) = words.first() else {
             self.home_moved |= assignments.iter().any(|a| moves_startup_files(a));
-            self.folders.note_assignments(&assignments);
+            // Values may be commands something runs later (`PS4=…`,
+            // `GIT_EDITOR=…` then `export`).
+            self.found.push(Found {
+                words,
+                assignments,
+                folders: self.folders.clone(),
+            });
             return;
         };
         let name = program.rsplit('/').next().unwrap_or(program).to_string();
@@ -474,7 +505,7 @@ impl Reader {
         self.home_moved |= exported.iter().any(|w| moves_startup_files(w));
         self.folders.note_assignments(exported);
         self.reading.dotglob |= (name == "shopt" && args_hold(&words, "dotglob"))
-            || (assignments.iter().chain(exported)).any(|a| a.starts_with("GLOBIGNORE"));
+            || exported.iter().any(|a| a.starts_with("GLOBIGNORE"));
         // (`env 'BASH_FUNC_f%%=() {…}' bash`: not a shell assignment.)
         let given: Vec<String> = (assignments.iter().chain(exported))
             .chain(words.first())
@@ -565,7 +596,7 @@ impl Reader {
 impl Reader {
     /// What is known once the whole line is read: what programs may run
     /// from their arguments, and scripts a shell reads from its input.
-    fn finish_line(mut self) -> Reading {
+    fn finish_line(mut self) -> Finished {
         let found = std::mem::take(&mut self.found);
         for command in &found {
             self.embedded(command);
@@ -589,7 +620,10 @@ impl Reader {
             let why = "a shell reads its commands from a pipe or input redirection";
             self.reading.doubt(Reach::Whole, why);
         }
-        self.reading
+        Finished {
+            reading: self.reading,
+            budget: self.budget,
+        }
     }
 
     /// Records what the program may run from its arguments
@@ -613,16 +647,27 @@ impl Reader {
             self.reading.embedded.push(simple);
         }
         for line in found.lines {
+            if self.budget == 0 {
+                let why = "its arguments hold more possible commands than the reader reads";
+                self.reading.doubt(Reach::Part, why);
+                break;
+            }
             let mut inner = Reader {
                 renamed: self.renamed,
                 folders: command.folders.clone(),
+                budget: self.budget - 1,
                 ..Default::default()
             };
             inner.script(&line, 1);
             if inner.broken {
+                self.budget = inner.budget;
                 continue;
             }
-            let mut inner = inner.finish_line();
+            let Finished {
+                reading: mut inner,
+                budget,
+            } = inner.finish_line();
+            self.budget = budget;
             if let Some(unread) = inner.unread.take() {
                 self.reading.doubt(Reach::Part, unread.why);
             }

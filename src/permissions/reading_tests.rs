@@ -321,3 +321,14 @@ fn random_lines_never_take_the_reader_down() {
         read(&line);
     }
 }
+
+/// Lines a helper found to take the reader down: brace expansion that
+/// grew without bound, and arguments read as command lines after every
+/// `=`. Both are cut now; each line is read at once.
+#[test]
+fn lines_that_grew_without_bound_are_read() {
+    let braces = format!("echo {}", "{,}".repeat(40));
+    assert!(read(&braces).commands[0].words.len() <= 65);
+    let equals = format!("x '{}'", "a=b ".repeat(2000));
+    assert!(read(&equals).embedded.len() < 20_000);
+}

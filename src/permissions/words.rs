@@ -118,6 +118,49 @@ fn is_positional(written: &str) -> bool {
     after.starts_with(|c: char| c.is_ascii_digit() || c == '@' || c == '*')
 }
 
+/// Every outermost `$(…)`, `<(…)`, `>(…)` and `` `…` `` in `text`, found by bracket
+/// counting with quotes ignored: where bash evaluates text regardless of
+/// its quotes (arithmetic, array subscripts, here-document bodies), and
+/// where reading too much only refuses more.
+pub(crate) fn raw_substitutions(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'$' && bytes.get(i + 1..i + 3) == Some(b"((") {
+            i += 3; // arithmetic: what it holds is scanned as it comes
+        } else if matches!((bytes[i], bytes[i + 1]), (b'$' | b'<' | b'>', b'(')) {
+            let start = i + 2;
+            let (mut depth, mut j) = (1, start);
+            while j < bytes.len() && depth > 0 {
+                match bytes[j] {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = if depth == 0 { j - 1 } else { j };
+            if let Some(inner) = text.get(start..end).filter(|i| !i.trim().is_empty()) {
+                found.push(inner.to_string());
+            }
+            // What it holds is read when it is read as a script.
+            i = j;
+        } else if bytes[i] == b'`' {
+            match text[i + 1..].find('`') {
+                Some(close) => {
+                    found.push(text[i + 1..i + 1 + close].to_string());
+                    i += close + 2;
+                }
+                None => i += 1,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
 /// A simple command as one line of text, for matching against rules: words
 /// that need quoting are quoted, so `echo "a b"` is not `echo a b`.
 pub(crate) fn command_text(words: &[String]) -> String {
@@ -135,25 +178,32 @@ pub(crate) fn command_text(words: &[String]) -> String {
         .join(" ")
 }
 
-/// Single-level brace expansion as bash does it: `{rm,-rf,x}` is three
-/// words, `{.,}env` is `.env env`. Words without a `{a,b}` come back whole.
+/// Brace expansion as bash does it: `{rm,-rf,x}` is three words,
+/// `{.,}env` is `.env env`, nested (`{{rm,x},-rf}`) and sequences
+/// (`{a..c}`, `{1..3}`) too. At most [`MAX_BRACE_WORDS`] words come back,
+/// and the work stays as small: a word that would give more is cut there.
+/// Words without a brace to expand come back whole.
 pub(crate) fn expand_braces(word: &str) -> Vec<String> {
-    let Some(open) = word.find('{') else {
+    let Some((open, close)) = first_brace(word) else {
         return vec![word.to_string()];
     };
-    let Some(close) = word[open..].find('}').map(|c| open + c) else {
-        return vec![word.to_string()];
+    let (prefix, inner, suffix) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    let alternatives = match sequence(inner) {
+        Some(items) => items,
+        None => top_level_commas(inner)
+            .into_iter()
+            .map(String::from)
+            .collect(),
     };
-    let inner = &word[open + 1..close];
-    if !inner.contains(',') || inner.contains('{') {
-        return vec![word.to_string()];
-    }
-    let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+    let rests = expand_braces(suffix);
     let mut out = Vec::new();
-    for alternative in inner.split(',') {
-        for rest in expand_braces(suffix) {
-            if out.len() < MAX_BRACE_WORDS {
-                out.push(format!("{prefix}{alternative}{rest}"));
+    'all: for alternative in alternatives {
+        for head in expand_braces(&format!("{prefix}{alternative}")) {
+            for rest in &rests {
+                if out.len() >= MAX_BRACE_WORDS {
+                    break 'all;
+                }
+                out.push(format!("{head}{rest}"));
             }
         }
     }
@@ -164,6 +214,80 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
     } else {
         out.into_iter().filter(|w| !w.is_empty()).collect()
     }
+}
+
+/// The first `{…}` that expands (holds a top-level comma or is a
+/// sequence), by the byte offsets of its braces.
+fn first_brace(word: &str) -> Option<(usize, usize)> {
+    let bytes = word.as_bytes();
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
+        let mut depth = 0;
+        for (at, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let inner = &word[open + 1..at];
+                        if top_level_commas(inner).len() > 1 || sequence(inner).is_some() {
+                            return Some((open, at));
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// `inner` split at its commas outside nested braces.
+fn top_level_commas(inner: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (at, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+}
+
+/// The items of a sequence `a..c` or `1..3` (step ignored), at most
+/// [`MAX_BRACE_WORDS`].
+fn sequence(inner: &str) -> Option<Vec<String>> {
+    let mut ends = inner.split("..");
+    let (from, to) = (ends.next()?, ends.next()?);
+    let numbers = from.parse::<i64>().ok().zip(to.parse::<i64>().ok());
+    let items: Vec<String> = match numbers {
+        Some((a, b)) if a <= b => (a..=b)
+            .take(MAX_BRACE_WORDS)
+            .map(|n| n.to_string())
+            .collect(),
+        Some((a, b)) => (b..=a)
+            .rev()
+            .take(MAX_BRACE_WORDS)
+            .map(|n| n.to_string())
+            .collect(),
+        None => {
+            let (a, b) = (single_char(from)?, single_char(to)?);
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            (lo..=hi).take(MAX_BRACE_WORDS).map(String::from).collect()
+        }
+    };
+    Some(items)
+}
+
+fn single_char(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    chars.next().filter(|_| chars.next().is_none())
 }
 
 /// The text of a `$'…'` string: `\xHH`, octal `\NNN`, `\uHHHH` and the
