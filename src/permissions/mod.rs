@@ -120,7 +120,10 @@ impl Request<'_> {
         if texts.is_empty() {
             // No simple command (`(( … ))`, `[[ … ]]`, an assignment): rules
             // match the line as written, so no allow rule passes it unread.
-            let whole = reading_line(reading);
+            let whole = match self.input {
+                ToolInput::Bash(args) => args.command.trim().to_string(),
+                _ => String::new(),
+            };
             names.push(whole.clone());
             texts.push((whole.clone(), whole));
         }
@@ -216,11 +219,6 @@ impl Commands {
             None => String::new(),
         }
     }
-}
-
-/// A line with no simple command, as rules match it: its texts joined.
-fn reading_line(reading: &Reading) -> String {
-    reading.texts.join(" ")
 }
 
 /// The ways deny and ask rules read one simple command: as written, with
