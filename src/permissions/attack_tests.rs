@@ -1,7 +1,7 @@
 //! The ways around the rules that helper attacks found, each refused now
 //! (docs/permissions.md). Helpers from [`super::tests`].
 
-use super::tests::expect_bash;
+use super::tests::{expect_bash, parse_rules, short};
 use super::*;
 
 /// What a helper session's attack got past the rules, each now refused
@@ -130,6 +130,22 @@ fn the_attacks_that_got_through_are_refused() {
             "sed 's/.*/touch m;/e' README.md",
             "sed -n --e='1e touch m' README.md",
             "MAKEFLAGS='--eval=x:;touch\\ m' make x",
+            // an eighth attack: shells reading their script from the input
+            "rbash <<< 'touch m'",
+            "bash -s x <<< 'touch m'",
+            "bash -O extglob <<< 'touch m'",
+            "bash +o history <<< 'touch m'",
+            "bash -eo pipefail <<< 'touch m'",
+            "sh -o errexit <<EOF\ntouch m\nEOF",
+            "bash //dev/stdin <<< 'touch m'",
+            "bash /dev/./stdin <<< 'touch m'",
+            ". /dev/./stdin <<< 'touch m'",
+            "source /proc/self/fd/0 <<< 'touch m'",
+            // start-up files named by a variable set earlier on the line
+            "BASH_ENV=./rc; export BASH_ENV; bash -c true",
+            "set -a; BASH_ENV=./rc; bash -c true",
+            "printf -v BASH_ENV %s ./rc; export BASH_ENV; bash -c true",
+            "read ENV < f; export ENV; sh -c true",
         ],
         "deny",
     );
@@ -172,6 +188,9 @@ fn the_attacks_that_got_through_are_refused() {
             "sed 's/.*/rm -rf victim;/e' README.md",
             "sed -n '1s/.*/rm -rf victim/;1e' README.md",
             "MAKEFLAGS='--eval=x:;rm\\ -rf\\ victim' make x",
+            // an eighth attack
+            "$'rm\\x00' -rf victim",
+            "bash -O extglob <<< 'rm -rf victim'",
         ],
         "deny:HardRule",
     );
@@ -249,6 +268,31 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
         "cd - && echo x > n",
         "cd locked && tee n",
         "cd locked && git diff --output=n",
+        // a `cd` that may run not at all, or many times
+        "true && cd locked; echo x > n",
+        "false || cd locked; echo x > n",
+        "cd locked || true; echo x > n",
+        "if true; then cd locked; fi; echo x > n",
+        "case x in x) cd locked;; esac; echo x > n",
+        "for i in 1; do cd locked; done; echo x > n",
+        "while true; do echo x > n; cd locked; done",
+        "f() { cd locked; }; f; echo x > n",
+        "f() { echo x > n; }; cd locked; f",
+        // a `cd` in a process of its own does not move the line
+        "cd locked; (cd ..); echo x > n",
+        "cd locked; echo $(cd ..) > n",
+        "cd locked; cd .. & echo x > n",
+        "cd locked; cd .. | true; echo x > n",
+        "cd locked; nice cd ..; echo x > n",
+        "cd locked; bash -c 'cd ..'; echo x > n",
+        // a compound's redirection is opened before its body runs
+        "cd locked; { cd ..; } > n",
+        // `CDPATH` and `cdable_vars` move a `cd` where it does not say
+        "printf -v CDPATH %s .; cd x && echo x > n",
+        "read CDPATH < f; cd x && echo x > n",
+        "for CDPATH in .; do :; done; cd x && echo x > n",
+        "echo ${CDPATH:=.}; cd x && echo x > n",
+        "shopt -s cdable_vars; cd v && echo x > n",
     ];
     let deny: &[(Action, &str)] = &[(Action::Deny, "write(locked/**)")];
     expect_bash(PermissionMode::Yolo, deny, &lines, "deny:Rule");
@@ -260,10 +304,42 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
         "cd locked && cat f",
         "echo x > /dev/null",
         "echo x 2>&1",
+        "(cd locked) && echo x > n",
+        "{ cd locked; } > n",
+        "command cd other && echo x > n",
     ];
     expect_bash(PermissionMode::Yolo, deny, &fine, "allow:Yes");
     let allow: &[(Action, &str)] = &[(Action::Allow, "bash"), (Action::Allow, "write")];
     expect_bash(PermissionMode::Normal, allow, &lines, "allow:Rule");
+}
+
+/// A write spelt through `..` from outside the workspace, into it, meets
+/// the workspace's rules.
+#[test]
+fn writes_through_the_parent_meet_write_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(root.join("locked")).unwrap();
+    let ws = crate::tools::Workspace::new(&root).unwrap();
+    let rules = parse_rules(&[(Action::Deny, "write(locked/**)")]);
+    for (command, want) in [
+        ("echo x > ../ws/locked/n", "deny:Rule"),
+        ("echo x > ./../ws/./locked/n", "deny:Rule"),
+        ("echo x > ../ws/other/n", "allow:Yes"),
+    ] {
+        let input =
+            ToolInput::parse(ToolName::Bash, &serde_json::json!({ "command": command })).unwrap();
+        let request = Request {
+            input: &input,
+            paths: &[],
+            root: ws.root(),
+        };
+        let got = check(PermissionMode::Yolo, &rules, &request);
+        assert!(
+            short(&got).starts_with(want),
+            "{command:?}: want {want}, got {got:?}"
+        );
+    }
 }
 
 /// A line with no simple command still runs what it holds (`(( … ))`,

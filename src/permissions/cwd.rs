@@ -31,9 +31,13 @@ const CHDIR_OPTIONS: &[(&str, &[&str])] = &[
 ];
 
 /// Why a `cd` loses the reader.
-const UNFOLLOWED: &str = "a `cd`, `pushd` or `popd` went to a folder the reader cannot follow, so the files it writes there cannot be named";
+pub(crate) const UNFOLLOWED: &str = "a `cd`, `pushd` or `popd` went to a folder the reader cannot follow, so the files it writes there cannot be named";
 /// Why a computed target cannot be named.
 const COMPUTED: &str = "a file it writes is named at run time (a variable, `$(…)`, a glob or `~`)";
+
+/// Why a function's writes cannot be named.
+const CALLERS: &str =
+    "a function writes in the folder it is called from, which the reader cannot follow";
 
 /// The folders a command line moves through.
 #[derive(Debug, Clone, Default)]
@@ -41,14 +45,45 @@ pub(crate) struct Folders {
     cwd: Cwd,
     /// `pushd`'s stack.
     stack: Vec<Cwd>,
+    /// How many commands met so far may have moved the line.
+    moves: usize,
 }
 
 impl Folders {
-    /// Notes `NAME=value` assignments (also exported ones): a `CDPATH`
-    /// moves the line in ways no `cd` shows.
-    pub(crate) fn note_assignments(&mut self, assignments: &[String]) {
-        if assignments.iter().any(|a| a.starts_with("CDPATH")) {
-            self.cwd = Cwd::Lost(UNFOLLOWED);
+    /// Notes the words of one command: one that names `CDPATH` (assigns,
+    /// exports, reads into or expands it: `CDPATH=…`, `read CDPATH`,
+    /// `${CDPATH:=…}`) moves the line in ways no `cd` shows.
+    pub(crate) fn note_words<'a>(&mut self, words: impl IntoIterator<Item = &'a String>) {
+        if words.into_iter().any(|w| w.contains("CDPATH")) {
+            self.lose(UNFOLLOWED);
+        }
+    }
+
+    /// Somewhere the reader cannot follow, for `why`.
+    fn lose(&mut self, why: &'static str) {
+        self.cwd = Cwd::Lost(why);
+        self.moves += 1;
+    }
+
+    /// How many commands met so far may have moved the line: reading a
+    /// part that may run not at all or many times (a loop, a branch, a
+    /// function), a change says the line is lost after it.
+    pub(crate) fn moves(&self) -> usize {
+        self.moves
+    }
+
+    /// After a part that moved the line but may run not at all or many
+    /// times: where the line is cannot be followed.
+    pub(crate) fn lose_after_branch(&mut self) {
+        self.lose(UNFOLLOWED);
+    }
+
+    /// Inside a function's body, which runs in its callers' folder.
+    pub(crate) fn in_function(&self) -> Folders {
+        Folders {
+            cwd: Cwd::Lost(CALLERS),
+            stack: Vec::new(),
+            moves: self.moves,
         }
     }
 
@@ -59,14 +94,16 @@ impl Folders {
             .iter()
             .find(|(program, _)| *program == name)
             .is_some_and(|(_, options)| !super::wrappers::option_values(args, options).is_empty());
-        // `shopt -s autocd`: a folder's name alone moves the line there.
-        let autocd = name == "shopt" && args.iter().any(|a| a == "autocd");
-        if chdir || autocd {
-            self.cwd = Cwd::Lost(UNFOLLOWED);
+        // `shopt -s autocd`: a folder's name alone moves the line there;
+        // `cdable_vars`: `cd name` goes where the variable `name` says.
+        let shopt = name == "shopt" && args.iter().any(|a| a == "autocd" || a == "cdable_vars");
+        if chdir || shopt {
+            self.lose(UNFOLLOWED);
         }
         if !CHANGE_FOLDER.contains(&name) {
             return;
         }
+        self.moves += 1;
         let operands: Vec<&String> = args
             .iter()
             .filter(|a| !matches!(a.as_str(), "-L" | "-P" | "-e" | "-@" | "--"))

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use regex::Regex;
 
-use super::reading::{Reach, Reading};
+use super::line::{Reach, Reading};
 use crate::secrets::is_secret_env_name;
 
 /// Characters that end a name inside a text (`open('.env')`,
@@ -21,8 +21,9 @@ const NAME_ENDS: &str = "'\"`;|&<>()=$/{},:\\";
 
 /// The secret `.env` file a shell command names, if any: `cat .env`,
 /// `grep KEY config/.env.local`, `source .env`, `--env-file=.env`, inline
-/// code (`python3 -c "open('.env')"`), also quoted apart (`.e""nv`) or as a
-/// glob that matches one in `cwd` (`cat .en?`).
+/// code (`python3 -c "open('.env')"`), also quoted apart (`.e""nv`), as a
+/// glob that matches one in `cwd` (`cat .en?`, `.EN[V]`, `.@(e)nv`), or
+/// spelt with expansions that may come to one (`.e${x:-n}v`, `$PWD/.e?v`).
 pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<String> {
     let named = (reading.texts.iter())
         .flat_map(|t| t.split(|c: char| c.is_whitespace() || NAME_ENDS.contains(c)))
@@ -45,6 +46,17 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
     }
     let files = reading.reads.iter().chain(&reading.writes);
     candidates.extend(files.map(|w| (w.clone(), false)));
+    let expanded = (reading.patterns.iter())
+        .map(|p| (p.clone(), false))
+        .filter(|(p, _)| {
+            !p.rsplit('/')
+                .next()
+                .unwrap_or(p)
+                .chars()
+                .all(|c| "*?".contains(c))
+        });
+    candidates.extend(expanded);
+    let mut secrets = SecretFiles::in_folder(cwd);
     for (word, dotfiles) in candidates {
         // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match `.env` too.
         let dotfiles = dotfiles || reading.dotglob;
@@ -53,8 +65,8 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
             if is_secret_env_name(name) {
                 return Some(name.to_string());
             }
-            if part.contains(['*', '?', '['])
-                && let Some(found) = glob_hits_secret(part, cwd, dotfiles)
+            if let Some(glob) = as_glob(part, cwd)
+                && let Some(found) = secrets.matching(&glob, dotfiles)
             {
                 return Some(found);
             }
@@ -63,48 +75,101 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
     None
 }
 
-/// A secret env file in the workspace that the shell glob `pattern` would
-/// match. Like bash, a leading `.` must be matched explicitly, unless
-/// `dotfiles` (a `find -name` pattern, which matches them too).
-fn glob_hits_secret(pattern: &str, cwd: &Path, dotfiles: bool) -> Option<String> {
-    let name_glob = pattern.rsplit('/').next().unwrap_or(pattern);
-    let whole = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
-        .literal_separator(true)
-        .build()
-        .ok()?
-        .compile_matcher();
-    let name_only = globset::GlobBuilder::new(name_glob)
-        .literal_separator(true)
-        .build()
-        .ok()?
-        .compile_matcher();
-    let walker = ignore::WalkBuilder::new(cwd)
-        .standard_filters(false)
-        .max_depth(Some(4))
-        // `node_modules` is large and rarely globbed into, but with
-        // `dotglob` on, `cat node_modules/p/*` reads its `.env` files.
-        .filter_entry(move |e| {
-            e.file_name() != ".git" && (dotfiles || e.file_name() != "node_modules")
-        })
-        .build();
-    for entry in walker.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if !is_secret_env_name(&name)
-            || (name.starts_with('.') && !name_glob.starts_with('.') && !dotfiles)
-        {
-            continue;
-        }
-        let rel = entry.path().strip_prefix(cwd).unwrap_or(entry.path());
-        let hit = if dotfiles || !pattern.contains('/') {
-            name_only.is_match(&name) && (dotfiles || rel.components().count() == 1)
+/// `part` as a glob over the workspace, when it is one: extglob groups
+/// (`@(e)`, `!(x)`) as `*`, a leading folder that is computed (`*/…`,
+/// `~+/…`) as any folder, the workspace's own path taken off.
+fn as_glob(part: &str, cwd: &Path) -> Option<String> {
+    let mut glob = String::new();
+    let mut chars = part.chars().peekable();
+    while let Some(c) = chars.next() {
+        if "?*+@!".contains(c) && chars.peek() == Some(&'(') {
+            let mut depth = 0;
+            for inner in chars.by_ref() {
+                depth += match inner {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                if depth == 0 {
+                    break;
+                }
+            }
+            glob.push('*');
         } else {
-            whole.is_match(rel)
-        };
-        if hit {
-            return Some(name);
+            glob.push(c);
         }
     }
-    None
+    if !glob.contains(['*', '?', '[']) {
+        return None;
+    }
+    let root = format!("{}/", cwd.display());
+    let glob = glob.strip_prefix(&root).unwrap_or(&glob);
+    Some(match glob.split_once('/') {
+        Some((first, rest)) if first.starts_with('~') || first.chars().all(|c| c == '*') => {
+            format!("**/{rest}")
+        }
+        _ => glob.trim_start_matches("./").to_string(),
+    })
+}
+
+/// The secret env files under a folder (four levels down), found once a
+/// check and only when a glob asks: `node_modules` only when a glob
+/// matches dot files (with `dotglob`, `cat node_modules/p/*` reads its
+/// `.env` files).
+struct SecretFiles<'a> {
+    cwd: &'a Path,
+    /// Found outside `node_modules`, and inside it: (path from `cwd`, name).
+    found: [Option<Vec<(std::path::PathBuf, String)>>; 2],
+}
+
+impl<'a> SecretFiles<'a> {
+    fn in_folder(cwd: &'a Path) -> Self {
+        SecretFiles {
+            cwd,
+            found: [None, None],
+        }
+    }
+
+    /// A secret file the shell glob `glob` would match, matched without
+    /// regard to case (`nocaseglob`). Like bash, a leading `.` must be
+    /// matched explicitly, unless `dotfiles` (also a `find -name` pattern).
+    fn matching(&mut self, glob: &str, dotfiles: bool) -> Option<String> {
+        let name_glob = glob.rsplit('/').next().unwrap_or(glob);
+        let matcher = |pattern: &str| {
+            globset::GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .case_insensitive(true)
+                .build()
+                .map(|g| g.compile_matcher())
+        };
+        let (whole, name_only) = (matcher(glob).ok()?, matcher(name_glob).ok()?);
+        let cwd = self.cwd;
+        let walk = |node_modules: bool| {
+            let walker = ignore::WalkBuilder::new(cwd)
+                .standard_filters(false)
+                .max_depth(Some(4))
+                .filter_entry(move |e| {
+                    e.file_name() != ".git" && (node_modules || e.file_name() != "node_modules")
+                })
+                .build();
+            (walker.flatten())
+                .map(|e| (e.file_name().to_string_lossy().to_string(), e))
+                .filter(|(name, _)| is_secret_env_name(name))
+                .map(|(name, e)| (e.path().strip_prefix(cwd).unwrap_or(e.path()).into(), name))
+                .collect()
+        };
+        let found = self.found[usize::from(dotfiles)].get_or_insert_with(|| walk(dotfiles));
+        found.iter().find_map(|(rel, name)| {
+            if name.starts_with('.') && !name_glob.starts_with('.') && !dotfiles {
+                return None;
+            }
+            let hit = match dotfiles || !glob.contains('/') {
+                true => name_only.is_match(name) && (dotfiles || rel.components().count() == 1),
+                false => whole.is_match(rel),
+            };
+            hit.then(|| name.clone())
+        })
+    }
 }
 
 /// Whether `path` is a `.git` (a repository's folder, or the file that
@@ -330,6 +395,16 @@ mod tests {
             "cat < .e\"\"nv",
             "python3 -c \"print(open('.env').read())\"",
             "python3 <<'EOF'\nprint(open('.env').read())\nEOF",
+            // spelt with expansions, extglob, another case
+            "cat .e${x:-n}v",
+            "x=n; cat .e${x}v",
+            "shopt -s extglob; cat .@(e)nv",
+            "cat .!(x)nv",
+            "shopt -s nocaseglob; cat .EN[V]",
+            "cat $PWD/.e?v",
+            "cat \"$PWD\"/.e?v",
+            "cat ~+/.e?v",
+            "cat $D/config/.e?v",
         ];
         let mut failed = rows(named, "names no secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_some()
@@ -341,6 +416,11 @@ mod tests {
             "cat src/env.rs",
             "cat *",
             "cat note?.txt",
+            "echo $HOME \"$x\" ${y:-z}",
+            "cat $f",
+            "ls $dir/*.txt",
+            "cat ${name}.txt",
+            "cat $PWD/notes.txt",
         ];
         failed.extend(rows(&clean, "names a secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_none()

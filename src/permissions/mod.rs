@@ -8,6 +8,7 @@ pub(crate) mod effects;
 pub(crate) mod embedded;
 pub(crate) mod hard_rules;
 pub(crate) mod inline_code;
+pub(crate) mod line;
 pub(crate) mod own_options;
 pub(crate) mod parse_guard;
 pub(crate) mod project_config;
@@ -21,7 +22,7 @@ pub(crate) mod wrappers;
 use std::path::Path;
 
 use crate::tools::{ResolvedPath, ToolInput, ToolName};
-use reading::{Reach, Reading};
+use line::{Reach, Reading};
 use rules::{Action, Rule};
 use words::command_text;
 
@@ -68,11 +69,11 @@ struct Commands {
     /// ([`cwd`]): deny and ask `write` rules fail closed on it.
     unnamed_writes: Option<String>,
     /// Why it cannot be read fully, and how far that reaches
-    /// ([`reading::Unread`]), also a program's own option the reader does
+    /// ([`line::Unread`]), also a program's own option the reader does
     /// not know before its subcommand (`git --frob push`,
     /// [`own_options`]): every deny and ask rule for bash matches it; from
     /// [`Reach::Code`] on only bare allow rules do.
-    unread: Option<reading::Unread>,
+    unread: Option<line::Unread>,
 }
 
 impl Request<'_> {
@@ -159,27 +160,32 @@ impl Request<'_> {
             .collect()
     }
 
-    /// A redirect target relative to the workspace (as given when it is
-    /// elsewhere: no workspace rule matches it, so it needs approval).
+    /// A redirect target relative to the workspace, `.` and `..` resolved
+    /// as written (`../ws/locked/n` from the workspace `ws` is
+    /// `locked/n`); a target outside it is its whole path, which no
+    /// workspace rule matches, so it needs approval.
     fn relative(&self, target: &str) -> String {
-        let path = self.root.join(target);
-        let mut parts: Vec<String> = Vec::new();
-        for part in path.strip_prefix(self.root).unwrap_or(&path).components() {
-            match part {
-                std::path::Component::Normal(p) => parts.push(p.to_string_lossy().to_string()),
-                std::path::Component::ParentDir => {
-                    if parts.pop().is_none() {
-                        return target.to_string();
-                    }
-                }
-                std::path::Component::CurDir => {}
-                std::path::Component::RootDir | std::path::Component::Prefix(_) => {
-                    return target.to_string();
-                }
-            }
+        let path = lexical(&self.root.join(target));
+        match path.strip_prefix(lexical(self.root)) {
+            Ok(inside) => inside.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
         }
-        parts.join("/")
     }
+}
+
+/// `path` with `.` and `..` resolved as written, not through links.
+fn lexical(path: &Path) -> std::path::PathBuf {
+    let mut resolved = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                resolved.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved
 }
 
 impl Commands {

@@ -1,6 +1,6 @@
 //! A bash command line read once, for every permission rule
 //! (docs/permissions.md): brush-parser's syntax tree walked into one
-//! [`Reading`] — every simple command, with wrappers such as `sudo`, `env`,
+//! [`Reading`] ([`super::line`]) — every simple command, with wrappers such as `sudo`, `env`,
 //! `timeout`, `xargs`, `bash -c "…"` and `eval` unwrapped ([`super::wrappers`]),
 //! command and process substitutions (also inside `${…}` or `$((…))`),
 //! `find -exec` commands, brace expansions, the files redirections and
@@ -15,14 +15,15 @@
 
 use brush_parser::ast;
 
-use super::cwd::Folders;
+use super::cwd::{Folders, UNFOLLOWED};
 use super::effects;
 use super::embedded;
+use super::line::{Reach, Reading, Simple};
 use super::parse_guard::beyond_the_parser;
 use super::words::{self, expand_braces};
 use super::wrappers::{
-    SHELLS, Unwrapped, find_execs, moves_startup_files, reads_script_from_input, split_assignments,
-    startup_file, unwrap,
+    SETS_VARIABLES, SHELLS, Unwrapped, find_execs, moves_startup_files, reads_script_from_input,
+    split_assignments, startup_file, unwrap,
 };
 
 /// How deep `bash -c`, `eval` and substitutions are followed.
@@ -30,91 +31,6 @@ const MAX_DEPTH: usize = 8;
 /// How many arguments of a line, all told, are read as the command lines
 /// a program may run from them ([`embedded`]).
 const MAX_EMBEDDED_LINES: usize = 64;
-
-/// One simple command.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Simple {
-    /// `NAME=value` assignments before it (also those given to `env`).
-    pub assignments: Vec<String>,
-    /// The words, quotes removed, wrappers unwrapped.
-    pub words: Vec<String>,
-}
-
-/// How far a doubt about a command line reaches, least first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Reach {
-    /// Part of what it may run cannot be told: a program may run a
-    /// computed command from its arguments, or a program's own option
-    /// hides its subcommand (`git --frob push`). Deny and ask rules fail
-    /// closed; allow rules still read it as written.
-    Part,
-    /// It runs code no rule reads (`python3 -c '…'`, `git -c
-    /// include.path=…`): deny and ask rules fail closed, only a bare
-    /// `bash` allow rule allows it.
-    Code,
-    /// What it runs cannot be told at all (not complete shell syntax, a
-    /// program named at run time, aliases, a shell reading its script from
-    /// a pipe): as [`Reach::Code`], and the hard rules refuse it.
-    Whole,
-}
-
-/// Why a command line cannot be read, and how far that reaches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unread {
-    pub why: String,
-    pub reach: Reach,
-}
-
-/// A command line, read.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Reading {
-    /// The simple commands it runs as written.
-    pub commands: Vec<Simple>,
-    /// Commands programs may run from their arguments: deny and ask rules
-    /// and the destructive-command rule read them, allow rules do not.
-    pub embedded: Vec<Simple>,
-    /// Files that its redirections and options write (`> f`, `&> f`,
-    /// `tee f`, `--output=f`), from where the line starts.
-    pub writes: Vec<String>,
-    /// Files the embedded commands write.
-    pub embedded_writes: Vec<String>,
-    /// Files that input redirections read (`< f`).
-    pub reads: Vec<String>,
-    /// Every text it holds, quoting removed: words (also with their
-    /// expansions left out), assignments, here-documents; what the
-    /// secret-file rule searches.
-    pub texts: Vec<String>,
-    /// Whether its globs match dot files too (`shopt -s dotglob`, a
-    /// `GLOBIGNORE`).
-    pub dotglob: bool,
-    /// Why a file it writes cannot be named before it runs, if so
-    /// ([`super::cwd`]): deny and ask `write` rules fail closed on it.
-    pub unnamed_writes: Option<String>,
-    /// The function that starts itself twice in a pipe or the background
-    /// (`:(){ :|:& };:`), if one does.
-    pub fork_bomb: Option<String>,
-    /// Why it cannot be read fully, the widest reach first.
-    pub unread: Option<Unread>,
-}
-
-impl Reading {
-    /// Notes a doubt: it replaces one of a smaller reach.
-    pub(crate) fn doubt(&mut self, reach: Reach, why: impl Into<String>) {
-        if self.unread.as_ref().is_none_or(|u| u.reach < reach) {
-            self.unread = Some(Unread {
-                why: why.into(),
-                reach,
-            });
-        }
-    }
-
-    /// Why it cannot be read, when the doubt reaches at least `reach`.
-    pub(crate) fn unread_to(&self, reach: Reach) -> Option<&str> {
-        (self.unread.as_ref())
-            .filter(|u| u.reach >= reach)
-            .map(|u| u.why.as_str())
-    }
-}
 
 /// Reads `line`. Never fails: what cannot be read is said in
 /// [`Reading::unread`].
@@ -162,9 +78,9 @@ struct Reader {
     /// Whether program names may not be what they say: the line defines a
     /// function, changes `PATH` or defines aliases.
     renamed: bool,
-    /// Whether the line moved where shells find their start-up files
-    /// (`HOME=…`, `export ZDOTDIR=…`) for the commands after it.
-    home_moved: bool,
+    /// The start-up variables the line set for the commands after it
+    /// (`HOME=…`, `export ZDOTDIR=…`, `BASH_ENV=…; export BASH_ENV`).
+    startup_moved: Vec<&'static str>,
     /// Whether a process substitution (`<(…)`) hands a file to a command.
     substituted: bool,
     /// Functions being read: their bodies' commands run with their callers'
@@ -218,24 +134,67 @@ impl Reader {
 
     fn list(&mut self, list: &ast::CompoundList, depth: usize) {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
-            if matches!(separator, ast::SeparatorOperator::Async) {
-                self.forks += 1;
-            }
-            self.pipeline(&and_or.first, depth);
-            for next in &and_or.additional {
-                match next {
-                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p, depth),
+            match separator {
+                ast::SeparatorOperator::Async => {
+                    self.forks += 1;
+                    self.apart(|r| r.and_or(and_or, depth));
                 }
+                ast::SeparatorOperator::Sequence => self.and_or(and_or, depth),
             }
         }
     }
 
-    fn pipeline(&mut self, pipeline: &ast::Pipeline, depth: usize) {
-        if pipeline.seq.len() > 1 {
-            self.forks += 1;
+    /// `a && b || c`: what follows the first pipeline may not run, and
+    /// after a `cd` that may have failed, `||` runs where the reader
+    /// cannot follow.
+    fn and_or(&mut self, and_or: &ast::AndOrList, depth: usize) {
+        let moves = self.folders.moves();
+        self.pipeline(&and_or.first, depth);
+        for next in &and_or.additional {
+            let pipeline = match next {
+                ast::AndOr::And(p) => p,
+                ast::AndOr::Or(p) => {
+                    if self.folders.moves() != moves {
+                        self.folders.lose_after_branch();
+                    }
+                    p
+                }
+            };
+            self.branch(false, |r| r.pipeline(pipeline, depth));
         }
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, depth: usize) {
+        if pipeline.seq.len() == 1 {
+            return self.command(&pipeline.seq[0], depth);
+        }
+        // Each side of a pipe runs in a process of its own.
+        self.forks += 1;
         for command in &pipeline.seq {
-            self.command(command, depth);
+            self.apart(|r| r.command(command, depth));
+        }
+    }
+
+    /// Reads `part`, which runs in a process of its own (a subshell, a
+    /// substitution, a side of a pipe, a background job, a wrapped
+    /// program): a `cd` in it does not move the line.
+    fn apart(&mut self, part: impl FnOnce(&mut Self)) {
+        let folders = self.folders.clone();
+        part(self);
+        self.folders = folders;
+    }
+
+    /// Reads `part`, which may not run, or, when it `repeats` (a loop),
+    /// run many times: a `cd` in it leaves the line where the reader
+    /// cannot follow, and in a loop also what it wrote before that `cd`.
+    fn branch(&mut self, repeats: bool, part: impl FnOnce(&mut Self)) {
+        let (moves, writes) = (self.folders.moves(), self.reading.writes.len());
+        part(self);
+        if self.folders.moves() != moves {
+            self.folders.lose_after_branch();
+            if repeats && self.reading.writes.len() > writes {
+                (self.reading.unnamed_writes).get_or_insert_with(|| UNFOLLOWED.to_string());
+            }
         }
     }
 
@@ -243,17 +202,18 @@ impl Reader {
         let redirects = match command {
             ast::Command::Simple(simple) => return self.simple(simple, depth),
             ast::Command::Function(function) => return self.function(function, depth),
-            ast::Command::Compound(compound, redirects) => {
-                self.compound(compound, depth);
-                redirects
-            }
-            ast::Command::ExtendedTest(test, redirects) => {
-                self.test(&test.expr, depth);
+            ast::Command::Compound(_, redirects) | ast::Command::ExtendedTest(_, redirects) => {
                 redirects
             }
         };
+        // Opened before the body runs: `{ cd locked; } > n` writes `n`.
         for redirect in redirects.iter().flat_map(|r| &r.0) {
             self.redirect(redirect, depth);
+        }
+        match command {
+            ast::Command::Compound(compound, _) => self.compound(compound, depth),
+            ast::Command::ExtendedTest(test, _) => self.test(&test.expr, depth),
+            ast::Command::Simple(_) | ast::Command::Function(_) => {}
         }
     }
 
@@ -262,48 +222,55 @@ impl Reader {
         match compound {
             C::Arithmetic(a) => self.arithmetic(&a.expr, depth),
             C::ArithmeticForClause(f) => {
-                for expr in [&f.initializer, &f.condition, &f.updater]
-                    .into_iter()
-                    .flatten()
-                {
+                for expr in f.initializer.iter() {
                     self.arithmetic(expr, depth);
                 }
-                self.list(&f.body.list, depth);
+                self.branch(true, |r| {
+                    for expr in [&f.condition, &f.updater].into_iter().flatten() {
+                        r.arithmetic(expr, depth);
+                    }
+                    r.list(&f.body.list, depth);
+                });
             }
             C::BraceGroup(group) => self.list(&group.list, depth),
-            C::Subshell(subshell) => self.list(&subshell.list, depth),
+            C::Subshell(subshell) => self.apart(|r| r.list(&subshell.list, depth)),
             C::ForClause(f) => {
                 for value in f.values.iter().flatten() {
                     self.word(value, depth);
                 }
-                self.list(&f.body.list, depth);
+                self.folders.note_words([&f.variable_name]);
+                self.branch(true, |r| r.list(&f.body.list, depth));
             }
             C::CaseClause(case) => {
                 self.word(&case.value, depth);
                 for item in &case.cases {
-                    for pattern in &item.patterns {
-                        self.word(pattern, depth);
-                    }
-                    if let Some(list) = &item.cmd {
-                        self.list(list, depth);
-                    }
+                    self.branch(false, |r| {
+                        for pattern in &item.patterns {
+                            r.word(pattern, depth);
+                        }
+                        if let Some(list) = &item.cmd {
+                            r.list(list, depth);
+                        }
+                    });
                 }
             }
             C::IfClause(clause) => {
                 self.list(&clause.condition, depth);
-                self.list(&clause.then, depth);
+                self.branch(false, |r| r.list(&clause.then, depth));
                 for other in clause.elses.iter().flatten() {
-                    if let Some(condition) = &other.condition {
-                        self.list(condition, depth);
-                    }
-                    self.list(&other.body, depth);
+                    self.branch(false, |r| {
+                        if let Some(condition) = &other.condition {
+                            r.list(condition, depth);
+                        }
+                        r.list(&other.body, depth);
+                    });
                 }
             }
-            C::WhileClause(w) | C::UntilClause(w) => {
-                self.list(&w.0, depth);
-                self.list(&w.1.list, depth);
-            }
-            C::Coprocess(coprocess) => self.command(&coprocess.body, depth),
+            C::WhileClause(w) | C::UntilClause(w) => self.branch(true, |r| {
+                r.list(&w.0, depth);
+                r.list(&w.1.list, depth);
+            }),
+            C::Coprocess(coprocess) => self.apart(|r| r.command(&coprocess.body, depth)),
         }
     }
 
@@ -328,8 +295,13 @@ impl Reader {
     /// An arithmetic expression: its `$(…)` run, quoted or not.
     fn arithmetic(&mut self, expr: &ast::UnexpandedArithmeticExpr, depth: usize) {
         for inner in words::raw_substitutions(&expr.value) {
-            self.script(&inner, depth + 1);
+            self.substitution(&inner, depth);
         }
+    }
+
+    /// A command substitution: it runs in a process of its own.
+    fn substitution(&mut self, script: &str, depth: usize) {
+        self.apart(|r| r.script(script, depth + 1));
     }
 
     /// A function definition: its body's commands run when it is called,
@@ -338,11 +310,19 @@ impl Reader {
         self.renamed = true;
         let name = self.word(&function.fname, depth);
         let (commands, forks) = (self.reading.commands.len(), self.forks);
+        let outside = self.folders.clone();
+        self.folders = outside.in_function();
         self.in_function += 1;
-        self.compound(&function.body.0, depth);
-        self.in_function -= 1;
         for redirect in function.body.1.iter().flat_map(|r| &r.0) {
             self.redirect(redirect, depth);
+        }
+        self.compound(&function.body.0, depth);
+        self.in_function -= 1;
+        let moved = self.folders.moves() != outside.moves();
+        self.folders = outside;
+        if moved {
+            // Called anywhere after this, it may move the line.
+            self.folders.lose_after_branch();
         }
         let calls = (self.reading.commands[commands..].iter())
             .filter(|c| c.words.first() == Some(&name))
@@ -357,14 +337,14 @@ impl Reader {
     fn word(&mut self, word: &ast::Word, depth: usize) -> String {
         let read = words::read(&word.value);
         for inner in &read.substitutions {
-            self.script(inner, depth + 1);
+            self.substitution(inner, depth);
         }
         // A `$(…)` its quotes hide may still run: bash evaluates it in
         // arithmetic and array subscripts (`'a[$(…)]'`), inside `${…}`
         // within double quotes, and `PS4`, `eval` and the like run text.
         for inner in words::raw_substitutions(&read.text) {
             if !read.substitutions.contains(&inner) {
-                self.script(&inner, depth + 1);
+                self.substitution(&inner, depth);
             }
         }
         if read.positional && self.in_function > 0 {
@@ -375,6 +355,7 @@ impl Reader {
         }
         if read.bare != read.text {
             self.reading.texts.push(read.bare);
+            self.reading.patterns.push(read.pattern);
         }
         self.reading.texts.push(read.text.clone());
         read.text
@@ -408,7 +389,7 @@ impl Reader {
                 }
                 Item::ProcessSubstitution(_, subshell) => {
                     self.substituted = true;
-                    self.list(&subshell.list, depth + 1);
+                    self.apart(|r| r.list(&subshell.list, depth + 1));
                     words.push("/dev/fd/63".into());
                 }
             }
@@ -433,7 +414,7 @@ impl Reader {
                 if here.requires_expansion {
                     // Its `$(…)` run; its quotes are text.
                     for inner in words::raw_substitutions(body) {
-                        self.script(&inner, depth + 1);
+                        self.substitution(&inner, depth);
                     }
                 }
                 self.reading.texts.push(body.clone());
@@ -444,7 +425,7 @@ impl Reader {
             Target::Fd(_) => return,
             Target::ProcessSubstitution(_, subshell) => {
                 self.substituted = true;
-                return self.list(&subshell.list, depth + 1);
+                return self.apart(|r| r.list(&subshell.list, depth + 1));
             }
             Target::Filename(word) | Target::Duplicate(word) => word,
         };
@@ -473,10 +454,10 @@ impl Reader {
         let (leading, words) = split_assignments(words);
         assignments.extend(leading);
         self.note_renames(&words, &assignments);
-        self.folders.note_assignments(&assignments);
+        self.folders.note_words(words.iter().chain(&assignments));
         self.reading.dotglob |= assignments.iter().any(|a| a.starts_with("GLOBIGNORE"));
         let Some(program) = words.first() else {
-            self.home_moved |= assignments.iter().any(|a| moves_startup_files(a));
+            (self.startup_moved).extend(assignments.iter().filter_map(|a| moves_startup_files(a)));
             // Values may be commands something runs later (`PS4=…`,
             // `GIT_EDITOR=…` then `export`).
             self.found.push(Found {
@@ -502,8 +483,9 @@ impl Reader {
             "export" | "declare" | "typeset" | "readonly" => &words[1..],
             _ => &[],
         };
-        self.home_moved |= exported.iter().any(|w| moves_startup_files(w));
-        self.folders.note_assignments(exported);
+        if SETS_VARIABLES.contains(&name.as_str()) {
+            (self.startup_moved).extend(words[1..].iter().filter_map(|w| moves_startup_files(w)));
+        }
         self.reading.dotglob |= (name == "shopt" && args_hold(&words, "dotglob"))
             || exported.iter().any(|a| a.starts_with("GLOBIGNORE"));
         // (`env 'BASH_FUNC_f%%=() {…}' bash`: not a shell assignment.)
@@ -511,12 +493,18 @@ impl Reader {
             .chain(words.first())
             .cloned()
             .collect();
-        if let Some(why) = startup_file(&name, &words[1..], &given, self.home_moved) {
+        if let Some(why) = startup_file(&name, &words[1..], &given, &self.startup_moved) {
             self.reading.doubt(Reach::Whole, why);
         }
         let args = &words[1..];
-        self.folders.follow(&name, args);
         let unwrapped = unwrap(&name, args);
+        // A wrapped program, or a shell's `-c`, runs in a process of its
+        // own: its `cd` does not move the line (`command`, `builtin` and
+        // `eval` run in the line's own shell).
+        let own_shell = matches!(name.as_str(), "command" | "builtin" | "eval");
+        let outside =
+            (!own_shell && !matches!(unwrapped, Unwrapped::Plain)).then(|| self.folders.clone());
+        self.folders.follow(&name, args);
         if let Unwrapped::Command(inner, _) = &unwrapped
             && name == "xargs"
             && inner
@@ -535,7 +523,7 @@ impl Reader {
             Unwrapped::Command(..) | Unwrapped::Plain => {
                 if name == "find" {
                     for exec in find_execs(args) {
-                        self.run(exec, Vec::new(), depth);
+                        self.apart(|r| r.run(exec, Vec::new(), depth));
                     }
                 }
                 self.effects(&name, args, &assignments, depth);
@@ -546,6 +534,9 @@ impl Reader {
                 });
                 self.reading.commands.push(Simple { assignments, words });
             }
+        }
+        if let Some(outside) = outside {
+            self.folders = outside;
         }
     }
 
@@ -588,7 +579,7 @@ impl Reader {
             self.reading.doubt(Reach::Code, why);
         }
         for script in found.scripts {
-            self.script(&script, depth + 1);
+            self.substitution(&script, depth);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::permissions::verdict::allow_flags;
 use crate::tools::Workspace;
 use serde_json::{Value, json};
 
-fn parse_rules(rules: &[(Action, &str)]) -> Vec<Rule> {
+pub(super) fn parse_rules(rules: &[(Action, &str)]) -> Vec<Rule> {
     rules
         .iter()
         .map(|(action, text)| Rule::parse(*action, text).unwrap())

@@ -17,6 +17,9 @@ pub(crate) struct Word {
     /// The same with every expansion empty (`.e$()nv`, `.e${X}nv` are
     /// `.env`): what is left of a name whatever the expansions give.
     pub bare: String,
+    /// The same with every expansion a `*` glob (`.e${x:-n}v` is `.e*v`):
+    /// every name it may come to.
+    pub pattern: String,
     /// The command lines it substitutes (`$(…)`, `` `…` ``), also inside
     /// double quotes, parameter expansions (`${x:-$(…)}`) and arithmetic
     /// (`$((…))`, `$[…]`).
@@ -32,13 +35,15 @@ pub(crate) fn read(source: &str) -> Word {
     let mut word = Word {
         text: String::new(),
         bare: String::new(),
+        pattern: String::new(),
         substitutions: Vec::new(),
         positional: false,
     };
     match brush_parser::word::parse(source, &Default::default()) {
         Ok(pieces) => {
-            word.text = text(&pieces, source, true);
-            word.bare = text(&pieces, source, false);
+            word.text = text(&pieces, source, None);
+            word.bare = text(&pieces, source, Some(""));
+            word.pattern = text(&pieces, source, Some("*"));
             walk(&pieces, source, &mut word);
         }
         Err(_) => {
@@ -47,6 +52,7 @@ pub(crate) fn read(source: &str) -> Word {
                 _ => source.to_string(),
             };
             word.bare = word.text.clone();
+            word.pattern = word.text.clone();
             let inner = source.trim_matches(|c| c == '"' || c == '`' || c == '$');
             if source.contains(['$', '`']) {
                 word.substitutions.push(inner.to_string());
@@ -57,8 +63,8 @@ pub(crate) fn read(source: &str) -> Word {
 }
 
 /// The text the pieces stand for, quoting removed; expansions as
-/// written, or left out when not `expansions`.
-fn text(pieces: &[WordPieceWithSource], source: &str, expansions: bool) -> String {
+/// written, or each as `expansions` says.
+fn text(pieces: &[WordPieceWithSource], source: &str, expansions: Option<&str>) -> String {
     let mut out = String::new();
     for piece in pieces {
         match &piece.piece {
@@ -69,8 +75,7 @@ fn text(pieces: &[WordPieceWithSource], source: &str, expansions: bool) -> Strin
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 out.push_str(&text(inner, source, expansions))
             }
-            _ if expansions => out.push_str(source_of(piece, source)),
-            _ => {}
+            _ => out.push_str(expansions.unwrap_or(source_of(piece, source))),
         }
     }
     out
@@ -291,7 +296,7 @@ fn single_char(text: &str) -> Option<char> {
 }
 
 /// The text of a `$'…'` string: `\xHH`, octal `\NNN`, `\uHHHH` and the
-/// usual letter escapes decoded.
+/// usual letter escapes decoded, up to a NUL, where bash ends it.
 fn ansi_c(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.chars().peekable();
@@ -330,6 +335,8 @@ fn ansi_c(s: &str) -> String {
             _ => None,
         };
         match decoded {
+            // bash ends the string at a NUL: `$'rm\x00-x'` is `rm`.
+            Some('\0') => break,
             Some(d) => out.push(d),
             None => {
                 out.push('\\');

@@ -3,7 +3,10 @@
 //! each one runs, so rules and hard rules see the real command behind it.
 
 /// Shells that run a script given with `-c` (or read from stdin).
-pub(crate) const SHELLS: [&str; 6] = ["bash", "sh", "zsh", "dash", "ksh", "fish"];
+pub(crate) const SHELLS: [&str; 14] = [
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "rbash", "ash", "mksh", "lksh", "pdksh", "yash",
+    "posh", "oksh",
+];
 
 /// What a wrapper runs.
 pub(crate) enum Unwrapped {
@@ -312,17 +315,81 @@ fn script(args: &[String]) -> Unwrapped {
     }
 }
 
-/// What a shell runs: the script is the first argument that is not an
-/// option after the option cluster holding `c` (`-c`, `-lc`, `-c -e`,
-/// `-c --`).
+/// What a shell runs: the command string of `-c` (`-c`, `-lc`, `-ec --`).
 fn shell_script(args: &[String]) -> Unwrapped {
-    let c_flag = args
-        .iter()
-        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
-    match c_flag.and_then(|i| args[i + 1..].iter().find(|a| !a.starts_with('-'))) {
-        Some(script) => Unwrapped::Script(script.clone()),
-        None => Unwrapped::Plain,
+    match shell_runs(args) {
+        ShellRuns::Command(Some(script)) => Unwrapped::Script(script),
+        _ => Unwrapped::Plain,
     }
+}
+
+/// Where a shell takes its commands from.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ShellRuns {
+    /// `-c`: the first word after the options (none: bash refuses).
+    Command(Option<String>),
+    /// A script file.
+    File(String),
+    /// Its input: `-s`, no script file, or a file that is the input
+    /// (`/dev/stdin`, `//dev/./stdin`, `/dev/fd/0`, `/proc/self/fd/0`).
+    Input,
+}
+
+/// Where a shell with `args` takes its commands from, as bash(1)
+/// "Invocation" reads them (dash, zsh, ksh and fish alike): options up to
+/// the first word that is not one, where `-o`, `+o`, `-O` and `+O` take the
+/// next word, also inside a cluster (`-eo pipefail`), and `--rcfile`,
+/// `--init-file` and `--init-command` take theirs; `-c` and `-s` may stand
+/// in any cluster.
+pub(crate) fn shell_runs(args: &[String]) -> ShellRuns {
+    let (mut command, mut input) = (false, false);
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        match arg.as_str() {
+            "--" | "-" => break,
+            "--rcfile" | "--init-file" | "--init-command" => i += 1,
+            long if long.starts_with("--") => {}
+            cluster if cluster.len() > 1 && cluster.starts_with(['-', '+']) => {
+                for letter in cluster[1..].chars() {
+                    match letter {
+                        'c' => command = true,
+                        's' => input = true,
+                        'o' | 'O' => i += 1,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                i -= 1;
+                break;
+            }
+        }
+    }
+    let first = args.get(i).cloned();
+    match first {
+        _ if command => ShellRuns::Command(first),
+        _ if input => ShellRuns::Input,
+        Some(file) if !names_input(&file) => ShellRuns::File(file),
+        _ => ShellRuns::Input,
+    }
+}
+
+/// Whether the file `path` is the input, however spelt: `/dev/stdin`,
+/// `//dev/./stdin`, `/dev/fd/N`, `/proc/…/fd/N`.
+fn names_input(path: &str) -> bool {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let path = parts.join("/");
+    path == "dev/stdin" || path.starts_with("dev/fd/") || path.starts_with("proc/")
 }
 
 /// What `su` (or `runuser`) runs: the script given with `-c`
@@ -344,17 +411,18 @@ pub(crate) fn reads_script_from_input(words: &[String], substituted: bool) -> bo
     let Some((program, args)) = words.split_first() else {
         return false;
     };
-    let name = program.rsplit('/').next().unwrap_or(program);
-    let script = args.iter().find(|a| !a.starts_with('-'));
-    let from_input = script.is_none_or(|s| {
-        s.starts_with("/dev/stdin") || s.starts_with("/dev/fd/") || s.starts_with("/proc/")
-    });
-    let shell = SHELLS.contains(&name)
-        && !args
+    match program.rsplit('/').next().unwrap_or(program) {
+        shell if SHELLS.contains(&shell) => match shell_runs(args) {
+            ShellRuns::Command(_) => false,
+            ShellRuns::File(_) => substituted,
+            ShellRuns::Input => true,
+        },
+        "." | "source" => args
             .iter()
-            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
-    let sourced = matches!(name, "." | "source") && script.is_some();
-    (shell || sourced) && (from_input || substituted)
+            .find(|a| *a != "--")
+            .is_some_and(|script| substituted || names_input(script)),
+        _ => false,
+    }
 }
 
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir`.
@@ -535,25 +603,45 @@ const STARTUP_FILES: &[StartupFile] = &[
     },
 ];
 
-/// Whether `assignment` (`NAME=value`) moves where shells find their
-/// start-up files (`HOME`, `ZDOTDIR`): a shell started later on the same
-/// line reads them from there.
-pub(crate) fn moves_startup_files(assignment: &str) -> bool {
-    let name = assignment.split_once('=').map_or(assignment, |(n, _)| n);
-    STARTUP_FILES
-        .iter()
-        .any(|row| matches!(row.trigger, Trigger::Home(home) if home == name))
+/// Builtins that set the shell variables their arguments name
+/// (`export BASH_ENV`, `read HOME`, `printf -v ENV …`).
+pub(crate) const SETS_VARIABLES: [&str; 10] = [
+    "export",
+    "declare",
+    "typeset",
+    "readonly",
+    "local",
+    "read",
+    "printf",
+    "mapfile",
+    "readarray",
+    "getopts",
+];
+
+/// The start-up variable (`BASH_ENV`, `ENV`, `HOME`, `ZDOTDIR`, …) that
+/// `word` (`NAME` or `NAME=value`) sets, if any: a shell started later on
+/// the same line runs a file it names, or reads start-up files from there.
+pub(crate) fn moves_startup_files(word: &str) -> Option<&'static str> {
+    let name = word.split_once('=').map_or(word, |(n, _)| n);
+    STARTUP_FILES.iter().find_map(|row| match row.trigger {
+        Trigger::Variable(var) | Trigger::Home(var)
+            if name == var || (var.ends_with('_') && name.starts_with(var)) =>
+        {
+            Some(var)
+        }
+        _ => None,
+    })
 }
 
 /// Why the program `name` with `args`, given `assignments`, runs a
 /// start-up file before its script ([`STARTUP_FILES`]), if it does.
-/// `moved` says the line moved the shells' home earlier
+/// `moved` names the start-up variables the line set earlier
 /// ([`moves_startup_files`]). Options count only before the script.
 pub(crate) fn startup_file(
     name: &str,
     args: &[String],
     assignments: &[String],
-    moved: bool,
+    moved: &[&str],
 ) -> Option<&'static str> {
     let options = shell_options(args);
     STARTUP_FILES.iter().find_map(|row| {
@@ -564,8 +652,7 @@ pub(crate) fn startup_file(
             })
         };
         let hit = match row.trigger {
-            Trigger::Variable(var) => assigned(var),
-            Trigger::Home(var) => assigned(var) || moved,
+            Trigger::Variable(var) | Trigger::Home(var) => assigned(var) || moved.contains(&var),
             Trigger::Long(option) => options
                 .iter()
                 .any(|o| o == option || o.strip_prefix(option).is_some_and(|v| v.starts_with('='))),
