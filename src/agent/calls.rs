@@ -196,8 +196,8 @@ impl<'a> CallRunner<'a> {
             paths: &resolved,
             root: self.workspace.root(),
         };
-        let verdict = permissions::check(self.settings.permission_mode, &self.rules, &request);
-        let exact = permissions::exact_rules(&request);
+        let (verdict, exact) =
+            permissions::decide(self.settings.permission_mode, &self.rules, &request);
         // A write or edit that cannot apply fails before anyone is asked.
         let change = if matches!(verdict, Verdict::Deny { .. }) {
             None

@@ -43,8 +43,7 @@ pub(crate) fn decide(
                 paths,
                 root: workspace.root(),
             };
-            let verdict = permissions::check(settings.permission_mode, &settings.rules, &request);
-            (verdict, permissions::exact_rules(&request))
+            permissions::decide(settings.permission_mode, &settings.rules, &request)
         }
         Ok(None) => (
             by_mode(settings.permission_mode, &request.permission),

@@ -250,6 +250,11 @@ fn the_attacks_that_got_through_are_refused() {
             "git commit -m 'touch up the docs'",
             "python3 -m pytest tests/test_*.py -k 'not slow'",
             "cargo test --features=serde -- --nocapture",
+            "git commit -am \"$(cat <<'EOF'\nfix: the parser\nEOF\n)\"",
+            "tar --exclude='*.o' -cf a.tar src",
+            "rsync -a --exclude='*.o' src/ dst/",
+            "PATH=\"$PATH:$HOME/.cargo/bin\" cargo test",
+            "echo $PATH; cargo test",
         ],
         "allow:Yes",
     );

@@ -169,19 +169,27 @@ fn with_recipe_forms(lines: Vec<String>) -> Vec<String> {
     out
 }
 
-/// A git commit or tag message (`-m TEXT`, `--message=TEXT`): git never
-/// runs it.
+/// A git commit or tag message (`-m TEXT`, `-am TEXT`, `--message=TEXT`):
+/// git never runs it.
 fn is_message(words: &[String], i: usize) -> bool {
     let git = words[0] == "git";
-    let after_flag = matches!(words[i - 1].as_str(), "-m" | "--message");
-    git && (after_flag || words[i].starts_with("--message="))
+    let flag = &words[i - 1];
+    let cluster = flag.strip_prefix('-').is_some_and(|letters| {
+        letters.ends_with('m') && letters.chars().all(|c| c.is_ascii_alphabetic())
+    });
+    git && (cluster || flag == "--message" || words[i].starts_with("--message="))
 }
 
 /// The values of `NAME=value` assignments, read as command lines (and,
 /// like arguments, the text after each further `=`).
 pub(crate) fn assigned_lines(assignments: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
-    for assignment in assignments {
+    // A `…PATH` (`PATH`, `PYTHONPATH`, `MANPATH`) is a list of folders.
+    let folders = |a: &&String| {
+        a.split_once('=')
+            .is_some_and(|(name, _)| name.ends_with("PATH"))
+    };
+    for assignment in assignments.iter().filter(|a| !folders(a)) {
         for (at, _) in assignment.match_indices('=') {
             let value = assignment[at + 1..].trim_start_matches(['!', '|']);
             if !value.trim().is_empty() {

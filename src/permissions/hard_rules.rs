@@ -240,13 +240,9 @@ fn check_words(words: &[String]) -> Option<String> {
             check_words(&words)
         });
     }
+    // Commands come unwrapped (`sudo rm …` is read as `rm …`), and every
+    // tail of a program's arguments is a command of its own.
     let name = program.rsplit('/').next().unwrap_or(program);
-    // Wrappers (a tail of a program's arguments is met still wrapped).
-    if let super::wrappers::Unwrapped::Command(inner, _) = super::wrappers::unwrap(name, args)
-        && !inner.is_empty()
-    {
-        return check_words(&inner);
-    }
     match name {
         "rm" => {
             // GNU takes any unambiguous prefix of a long option (`--rec`).

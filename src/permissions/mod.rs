@@ -321,11 +321,32 @@ fn allowed_by(rules: &[Rule], tool: ToolName, subjects: &Subjects) -> Option<Vec
     Some(used)
 }
 
+/// Decides a call, and gives the rules that would allow exactly it
+/// ([`exact_rules_read`]), from one reading of its command line.
+pub(crate) fn decide(
+    mode: PermissionMode,
+    rules: &[Rule],
+    request: &Request<'_>,
+) -> (Verdict, Vec<String>) {
+    let reading = request.reading();
+    let verdict = check_read(mode, rules, request, reading.as_ref());
+    (verdict, exact_rules_read(request, reading.as_ref()))
+}
+
 /// Decides a call; see the module docs for the order.
 pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
+    check_read(mode, rules, request, request.reading().as_ref())
+}
+
+/// [`check`], with the command line already read.
+fn check_read(
+    mode: PermissionMode,
+    rules: &[Rule],
+    request: &Request<'_>,
+    reading: Option<&Reading>,
+) -> Verdict {
     let input = request.input;
-    let reading = request.reading();
-    if let Some(reason) = hard_rule(input, request.paths, request.root, reading.as_ref()) {
+    if let Some(reason) = hard_rule(input, request.paths, request.root, reading) {
         return Verdict::Deny {
             source: Source::HardRule,
             reason,
@@ -344,7 +365,7 @@ pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>)
             rule: None,
         };
     }
-    let subjects = request.subjects(reading.as_ref());
+    let subjects = request.subjects(reading);
     let first = |action: Action| {
         rules
             .iter()
@@ -388,9 +409,9 @@ pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>)
 /// The rules that would allow exactly this call: one per path, or one per
 /// simple command (`bash(cargo test --lib)`), for messages and the
 /// terminal's "always" answer.
-pub(crate) fn exact_rules(request: &Request<'_>) -> Vec<String> {
+fn exact_rules_read(request: &Request<'_>, reading: Option<&Reading>) -> Vec<String> {
     let tool = request.input.tool();
-    let mut out: Vec<String> = match request.subjects(request.reading().as_ref()) {
+    let mut out: Vec<String> = match request.subjects(reading) {
         Subjects::Paths(paths) => paths
             .iter()
             .map(|(p, _)| rules::exact_rule(tool, p))

@@ -565,7 +565,15 @@ impl Reader {
         if let Some(why) = why {
             self.reading.doubt(Reach::Whole, why);
         }
-        self.renamed |= why.is_some() || mentions("PATH") || name == Some("enable");
+        // `PATH=…`, `export PATH=…`, `read PATH`, `${PATH:=…}` (not
+        // `echo $PATH`, not `PYTHONPATH=…`).
+        let path = |w: &String| w == "PATH" || w.starts_with("PATH=") || w.starts_with("PATH+=");
+        let sets_path = assignments.iter().any(path)
+            || (name.is_some_and(|n| SETS_VARIABLES.contains(&n)) && args.iter().any(path))
+            || words
+                .iter()
+                .any(|w| w.contains("{PATH:=") || w.contains("{PATH="));
+        self.renamed |= why.is_some() || sets_path || name == Some("enable");
     }
 
     /// Records what the command's options and environment make it write
@@ -638,6 +646,11 @@ impl Reader {
             self.reading.embedded.push(simple);
         }
         for line in found.lines {
+            // A value that is one data glob (`--exclude=*.o`) is no command.
+            let one_word = !line.contains(char::is_whitespace);
+            if one_word && embedded::is_glob(&line) && !embedded::is_computed(&line) {
+                continue;
+            }
             if self.budget == 0 {
                 let why = "its arguments hold more possible commands than the reader reads";
                 self.reading.doubt(Reach::Part, why);

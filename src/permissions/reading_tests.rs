@@ -271,6 +271,9 @@ fn lines_the_parser_cannot_take_are_refused_unread() {
         "cat <<E$[\t\t",
         "cat <<<<<$fi x",
         "{>|<<\"\"<<<=*;;|a",
+        // `<<(` is no delimiter to bash, but brush-parser 0.4 allocated
+        // without end on this one (found by fuzzing)
+        "'EOF'$({;EOF<< ((&&# ''<< ((\"EOF<<(=<<(<<<",
         deep_substitutions.as_str(),
         deep_braces.as_str(),
     ]

@@ -475,7 +475,7 @@ fn exact_rules_for_messages() {
         paths: &[],
         root: ws.root(),
     };
-    let rules = exact_rules(&request);
+    let (_, rules) = decide(PermissionMode::Normal, &[], &request);
     assert_eq!(rules, ["bash(cargo fmt)", "bash(cargo test)"]);
     assert_eq!(
         allow_flags(&rules),
