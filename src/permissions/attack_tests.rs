@@ -146,6 +146,18 @@ fn the_attacks_that_got_through_are_refused() {
             "set -a; BASH_ENV=./rc; bash -c true",
             "printf -v BASH_ENV %s ./rc; export BASH_ENV; bash -c true",
             "read ENV < f; export ENV; sh -c true",
+            // a ninth attack: a shell behind a runner, a script named at run
+            // time or from another folder, variables set by other names
+            "/usr/bin/time bash <<< 'touch m'",
+            "echo 'touch m' | ./run bash",
+            "bash /dev/std?n <<< 'touch m'",
+            "D=/dev/stdin; bash $D <<< 'touch m'",
+            "cd /dev && bash stdin <<< 'touch m'",
+            "declare -n r=BASH_ENV; export r=./rc; bash -c true",
+            "declare -n r=HOME; r=.; bash -lc true",
+            "set -a; for BASH_ENV in ./rc; do bash -c true; done",
+            "set -a; ((BASH_ENV=1)); bash -c true",
+            "let BASH_ENV=1; export BASH_ENV; bash -c true",
         ],
         "deny",
     );
@@ -191,6 +203,7 @@ fn the_attacks_that_got_through_are_refused() {
             // an eighth attack
             "$'rm\\x00' -rf victim",
             "bash -O extglob <<< 'rm -rf victim'",
+            "/usr/bin/time bash <<< 'rm -rf victim'",
         ],
         "deny:HardRule",
     );
@@ -250,6 +263,11 @@ fn the_attacks_that_got_through_are_refused() {
             "git commit -m 'touch up the docs'",
             "python3 -m pytest tests/test_*.py -k 'not slow'",
             "cargo test --features=serde -- --nocapture",
+            "bash --version",
+            "sh --help",
+            "which bash",
+            "printf '%s\\n' \"$x\"",
+            "read -r -n 1 answer",
             "git commit -am \"$(cat <<'EOF'\nfix: the parser\nEOF\n)\"",
             "tar --exclude='*.o' -cf a.tar src",
             "rsync -a --exclude='*.o' src/ dst/",
@@ -298,6 +316,18 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
         "for CDPATH in .; do :; done; cd x && echo x > n",
         "echo ${CDPATH:=.}; cd x && echo x > n",
         "shopt -s cdable_vars; cd v && echo x > n",
+        // a `cd` that fails stays; one that is not the builtin may do nothing
+        "cd nothere; echo x > locked/n",
+        "cd() { :; }; cd other; echo x > locked/n",
+        "enable -n cd; cd other; echo x > locked/n",
+        // the folder stack is not the reader's copy
+        "pushd locked; dirs -c; popd; echo x > n",
+        "pushd other; DIRSTACK[1]=$PWD/../locked; popd; echo x > n",
+        // parts that run in the line's own shell, at any time
+        "shopt -s lastpipe; true | cd locked; echo x > n",
+        "trap 'cd locked' DEBUG; echo x > n",
+        "trap 'cd locked' ERR; false; echo x > n",
+        "mapfile -C 'cd locked;:' -c 1 x < f; echo x > n",
     ];
     let deny: &[(Action, &str)] = &[(Action::Deny, "write(locked/**)")];
     expect_bash(PermissionMode::Yolo, deny, &lines, "deny:Rule");
@@ -312,10 +342,35 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
         "(cd locked) && echo x > n",
         "{ cd locked; } > n",
         "command cd other && echo x > n",
+        // everyday chains: `&&` goes on where the `cd` succeeded
+        "mkdir -p build && cd build && cmake .. > cmake.log",
+        "git pull && cd web && npm install > install.log",
+        "[ -d web ] && cd web && npm test > out.txt",
+        "cd build || exit 1; make > build.log",
+        "cd web && echo done > out.txt || echo failed > err.txt",
+        "unset CDPATH; cd web && npm test > o.txt",
+        "f() { echo hi > f.txt; }; f",
+        "! cd web || echo x > n",
     ];
     expect_bash(PermissionMode::Yolo, deny, &fine, "allow:Yes");
     let allow: &[(Action, &str)] = &[(Action::Allow, "bash"), (Action::Allow, "write")];
     expect_bash(PermissionMode::Normal, allow, &lines, "allow:Rule");
+}
+
+/// A variable or shell option named at run time may be `CDPATH`,
+/// `BASH_ENV` or `cdable_vars`: the line cannot be checked.
+#[test]
+fn variables_named_at_run_time_are_refused() {
+    expect_bash(
+        PermissionMode::Yolo,
+        &[(Action::Deny, "write(locked/**)")],
+        &[
+            "x=CD; declare \"${x}PATH=locked\"; cd src && echo x > n",
+            "o=cdable_vars; shopt -s $o; v=locked; cd v && echo x > n",
+            "n=BASH_ENV; printf -v \"$n\" %s ./rc; export BASH_ENV; bash -c true",
+        ],
+        "deny:HardRule",
+    );
 }
 
 /// A write spelt through `..` from outside the workspace, into it, meets
@@ -357,4 +412,14 @@ fn a_line_without_a_simple_command_is_asked() {
         &["(( '$(touch m)' ))", "[[ -v 'a[$(touch m)]' ]]"],
         "ask",
     );
+}
+
+/// A glob too long for the glob library to compile is refused, and a panic
+/// inside the check is a refusal that says so: neither ends the run.
+#[test]
+fn what_the_check_cannot_take_is_refused_not_fatal() {
+    let long_glob = format!("ls {}*", "x".repeat(150_000));
+    expect_bash(PermissionMode::Yolo, &[], &[&long_glob], "deny:HardRule");
+    let verdict = guarded(|| panic!("a case no test met"));
+    assert!(short(&verdict).starts_with("deny:HardRule"), "{verdict:?}");
 }

@@ -1,23 +1,29 @@
 //! Where the files a command line writes are, as far as a reader can tell:
-//! a write's target is read against the folder the line has moved to
-//! (`cd locked && echo x > n` writes `locked/n`), and a target that cannot
-//! be named before the line runs (computed at run time, or relative to a
-//! folder the reader cannot follow) is said to be so, for deny and ask
-//! rules to fail closed on ([`super::check`]).
+//! a write's target is read against every folder the line may have moved
+//! to (`cd locked && echo x > n` writes `locked/n`; `cd locked; echo x > n`
+//! writes `locked/n`, or `n` when the `cd` failed), and a target that
+//! cannot be named before the line runs (computed at run time, or relative
+//! to a folder the reader cannot follow) is said to be so, for deny and
+//! ask rules to fail closed on ([`super::check`]).
 
-/// Where the line's commands run, relative to where it started.
+/// Where the line's commands may run, relative to where it started.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-enum Cwd {
+pub(crate) enum Cwd {
     #[default]
     Start,
     /// A plain path: relative to the start, or absolute.
     Plain(String),
+    /// Inside a function's body: wherever it is called from.
+    Caller,
     /// Somewhere the reader cannot follow, and why.
     Lost(&'static str),
 }
 
 /// Programs that change the folder of the commands after them.
 const CHANGE_FOLDER: [&str; 3] = ["cd", "pushd", "popd"];
+
+/// Builtins after which the line goes no further (`cd x || exit 1`).
+const ENDS_THE_LINE: [&str; 3] = ["exit", "return", "logout"];
 
 /// Options that start the command they run in another folder
 /// (`env -C dir`), per program: what that command writes is relative to a
@@ -30,38 +36,59 @@ const CHDIR_OPTIONS: &[(&str, &[&str])] = &[
     ("find", &["-execdir", "-okdir"]),
 ];
 
+/// Most folders the line is followed in at once; past it, the reader is
+/// lost.
+const MAX_FOLDERS: usize = 8;
+
 /// Why a `cd` loses the reader.
 pub(crate) const UNFOLLOWED: &str = "a `cd`, `pushd` or `popd` went to a folder the reader cannot follow, so the files it writes there cannot be named";
 /// Why a computed target cannot be named.
 const COMPUTED: &str = "a file it writes is named at run time (a variable, `$(…)`, a glob or `~`)";
-
 /// Why a function's writes cannot be named.
-const CALLERS: &str =
+pub(crate) const CALLERS: &str =
     "a function writes in the folder it is called from, which the reader cannot follow";
 
-/// The folders a command line moves through.
-#[derive(Debug, Clone, Default)]
+/// The folders a command line may be in, as it is read command by command.
+#[derive(Debug, Clone)]
 pub(crate) struct Folders {
-    cwd: Cwd,
+    /// Where the line may be now (none: it has ended).
+    now: Vec<Cwd>,
+    /// Where it may be when the last command failed: where that command
+    /// started (a `cd` that fails stays), for `||` and after `&&`.
+    failed: Vec<Cwd>,
     /// `pushd`'s stack.
-    stack: Vec<Cwd>,
+    stack: Vec<Vec<Cwd>>,
     /// How many commands met so far may have moved the line.
     moves: usize,
 }
 
-impl Folders {
-    /// Notes the words of one command: one that names `CDPATH` (assigns,
-    /// exports, reads into or expands it: `CDPATH=…`, `read CDPATH`,
-    /// `${CDPATH:=…}`) moves the line in ways no `cd` shows.
-    pub(crate) fn note_words<'a>(&mut self, words: impl IntoIterator<Item = &'a String>) {
-        if words.into_iter().any(|w| w.contains("CDPATH")) {
-            self.lose(UNFOLLOWED);
+impl Default for Folders {
+    fn default() -> Self {
+        Folders {
+            now: vec![Cwd::Start],
+            failed: vec![Cwd::Start],
+            stack: Vec::new(),
+            moves: 0,
         }
     }
+}
 
+/// A write's target as the folders place it ([`Folders::place`]).
+pub(crate) struct Placed {
+    /// The paths it names from where the line started (as written where
+    /// that cannot be told).
+    pub writes: Vec<String>,
+    /// Why it cannot be named, if so.
+    pub unnamed: Option<&'static str>,
+    /// Whether it is written in a function's caller's folder.
+    pub in_caller: bool,
+}
+
+impl Folders {
     /// Somewhere the reader cannot follow, for `why`.
-    fn lose(&mut self, why: &'static str) {
-        self.cwd = Cwd::Lost(why);
+    pub(crate) fn lose(&mut self, why: &'static str) {
+        self.now = vec![Cwd::Lost(why)];
+        self.failed = self.now.clone();
         self.moves += 1;
     }
 
@@ -81,23 +108,52 @@ impl Folders {
     /// Inside a function's body, which runs in its callers' folder.
     pub(crate) fn in_function(&self) -> Folders {
         Folders {
-            cwd: Cwd::Lost(CALLERS),
+            now: vec![Cwd::Caller],
+            failed: vec![Cwd::Caller],
             stack: Vec::new(),
             moves: self.moves,
         }
     }
 
+    /// Where the last pipeline left the line: (it succeeded, it failed).
+    pub(crate) fn outcome(&self) -> (Vec<Cwd>, Vec<Cwd>) {
+        (self.now.clone(), self.failed.clone())
+    }
+
+    /// Goes on from `now` (one of an [`Folders::outcome`]'s sides, or
+    /// both).
+    pub(crate) fn resume(&mut self, now: Vec<Cwd>) {
+        self.failed = now.clone();
+        self.now = now;
+    }
+
+    /// After a part that ran in a process of its own: the line is where
+    /// it was, whether the part failed or not.
+    pub(crate) fn back_to(&mut self, outside: Folders) {
+        *self = outside;
+        self.failed = self.now.clone();
+    }
+
+    /// `!` in front of a pipeline: success and failure change places.
+    pub(crate) fn negate(&mut self) {
+        std::mem::swap(&mut self.now, &mut self.failed);
+    }
+
     /// Follows one simple command, `name` (its program's base name) with
     /// `args`, before it is unwrapped.
     pub(crate) fn follow(&mut self, name: &str, args: &[String]) {
+        self.failed = self.now.clone();
+        if ENDS_THE_LINE.contains(&name) {
+            self.now.clear();
+            self.failed.clear();
+            return;
+        }
         let chdir = CHDIR_OPTIONS
             .iter()
             .find(|(program, _)| *program == name)
             .is_some_and(|(_, options)| !super::wrappers::option_values(args, options).is_empty());
-        // `shopt -s autocd`: a folder's name alone moves the line there;
-        // `cdable_vars`: `cd name` goes where the variable `name` says.
-        let shopt = name == "shopt" && args.iter().any(|a| a == "autocd" || a == "cdable_vars");
-        if chdir || shopt {
+        // `dirs -c`, `dirs +1`: the stack is not the reader's copy.
+        if chdir || (name == "dirs" && !args.is_empty()) {
             self.lose(UNFOLLOWED);
         }
         if !CHANGE_FOLDER.contains(&name) {
@@ -108,61 +164,95 @@ impl Folders {
             .iter()
             .filter(|a| !matches!(a.as_str(), "-L" | "-P" | "-e" | "-@" | "--"))
             .collect();
-        self.cwd = match (name, operands.as_slice()) {
-            ("popd", []) => self.stack.pop().unwrap_or(Cwd::Lost(UNFOLLOWED)),
+        let to = match (name, operands.as_slice()) {
+            ("popd", []) => self.stack.pop().unwrap_or(vec![Cwd::Lost(UNFOLLOWED)]),
             ("cd" | "pushd", [dir]) if is_plain(dir) => {
-                let to = self.join(dir);
                 if name == "pushd" {
-                    self.stack.push(self.cwd.clone());
+                    self.stack.push(self.now.clone());
                 }
-                to
+                self.now.iter().map(|cwd| cwd.join(dir)).collect()
             }
-            _ => Cwd::Lost(UNFOLLOWED),
+            _ => vec![Cwd::Lost(UNFOLLOWED)],
         };
+        self.now = bounded(to);
     }
 
-    /// Records that the line writes `target`: into `writes` as the path
-    /// it names from where the line started (as written when that cannot
-    /// be told), and why it cannot be named into `unnamed`, if so.
-    pub(crate) fn place(
-        &self,
-        target: String,
-        writes: &mut Vec<String>,
-        unnamed: &mut Option<String>,
-    ) {
-        if is_computed(&target) {
-            unnamed.get_or_insert_with(|| COMPUTED.to_string());
-            writes.push(target);
-            return;
+    /// Where the line writes `target`: from every folder it may be in.
+    pub(crate) fn place(&self, target: &str) -> Placed {
+        let mut placed = Placed {
+            writes: Vec::new(),
+            unnamed: None,
+            in_caller: false,
+        };
+        if is_computed(target) {
+            placed.unnamed = Some(COMPUTED);
         }
-        match &self.cwd {
-            _ if target.starts_with('/') => writes.push(target),
-            Cwd::Start => writes.push(target),
-            Cwd::Plain(_) => writes.push(self.join_text(&target)),
-            Cwd::Lost(why) => {
-                unnamed.get_or_insert_with(|| why.to_string());
-                writes.push(target);
+        for cwd in &self.now {
+            match cwd {
+                Cwd::Plain(dir) if placed.unnamed.is_none() && !target.starts_with('/') => placed
+                    .writes
+                    .push(format!("{}/{target}", dir.trim_end_matches('/'))),
+                Cwd::Lost(why) if !target.starts_with('/') => {
+                    placed.unnamed.get_or_insert(why);
+                }
+                Cwd::Caller if !target.starts_with('/') => placed.in_caller = true,
+                _ => {}
             }
         }
+        let elsewhere = placed.writes.len();
+        if elsewhere < self.now.len() || placed.writes.is_empty() {
+            placed.writes.push(target.to_string());
+        }
+        placed
     }
+}
 
-    /// The folder `dir` names from the current one.
+impl Folders {
+    /// `path` as seen from every folder the line may be in that the
+    /// reader can name (`stdin` after `cd /dev` is `/dev/stdin`).
+    pub(crate) fn seen_from(&self, path: &str) -> Vec<String> {
+        (self.now.iter())
+            .map(|cwd| match cwd.join(path) {
+                Cwd::Plain(joined) => joined,
+                _ => path.to_string(),
+            })
+            .collect()
+    }
+}
+
+impl Cwd {
+    /// The folder `dir` names from this one.
     fn join(&self, dir: &str) -> Cwd {
-        match &self.cwd {
+        match self {
             Cwd::Lost(why) => Cwd::Lost(why),
-            _ => Cwd::Plain(self.join_text(dir)),
+            Cwd::Caller => Cwd::Lost(CALLERS),
+            _ if dir.starts_with('/') => Cwd::Plain(dir.to_string()),
+            Cwd::Start => Cwd::Plain(dir.to_string()),
+            Cwd::Plain(from) => Cwd::Plain(format!("{}/{dir}", from.trim_end_matches('/'))),
         }
     }
+}
 
-    /// `path` read from the current folder (`path` itself when absolute).
-    fn join_text(&self, path: &str) -> String {
-        match &self.cwd {
-            Cwd::Plain(dir) if !path.starts_with('/') => {
-                format!("{}/{path}", dir.trim_end_matches('/'))
-            }
-            _ => path.to_string(),
+/// `cwds` without repeats; past [`MAX_FOLDERS`], lost.
+fn bounded(mut cwds: Vec<Cwd>) -> Vec<Cwd> {
+    let mut seen = Vec::new();
+    cwds.retain(|c| {
+        let fresh = !seen.contains(c);
+        if fresh {
+            seen.push(c.clone());
         }
+        fresh
+    });
+    match cwds.len() > MAX_FOLDERS {
+        true => vec![Cwd::Lost(UNFOLLOWED)],
+        false => cwds,
     }
+}
+
+/// Both sides of an outcome, for what comes after a chain (`a && cd x;
+/// b`: `b` runs where `a` failed, or in `x`).
+pub(crate) fn either(a: Vec<Cwd>, b: Vec<Cwd>) -> Vec<Cwd> {
+    bounded(a.into_iter().chain(b).collect())
 }
 
 /// Whether a `cd` operand is a path the reader can follow: not computed,
@@ -187,9 +277,8 @@ mod tests {
             let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
             folders.follow(name, &args);
         }
-        let (mut writes, mut unnamed) = (Vec::new(), None);
-        folders.place(target.to_string(), &mut writes, &mut unnamed);
-        (writes, unnamed.is_some())
+        let placed = folders.place(target);
+        (placed.writes, placed.unnamed.is_some())
     }
 
     #[test]

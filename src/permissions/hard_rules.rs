@@ -13,6 +13,7 @@ use std::path::Path;
 use regex::Regex;
 
 use super::line::{Reach, Reading};
+use super::secret_globs::{Glob, Matching, SecretFiles};
 use crate::secrets::is_secret_env_name;
 
 /// Characters that end a name inside a text (`open('.env')`,
@@ -46,8 +47,9 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
     }
     let files = reading.reads.iter().chain(&reading.writes);
     candidates.extend(files.map(|w| (w.clone(), false)));
+    // An expansion may give the leading dot (`${x}env`).
     let expanded = (reading.patterns.iter())
-        .map(|p| (p.clone(), false))
+        .map(|p| (p.clone(), true))
         .filter(|(p, _)| {
             !p.rsplit('/')
                 .next()
@@ -58,118 +60,27 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
     candidates.extend(expanded);
     let mut secrets = SecretFiles::in_folder(cwd);
     for (word, dotfiles) in candidates {
-        // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match `.env` too.
-        let dotfiles = dotfiles || reading.dotglob;
+        let how = Matching {
+            // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match
+            // `.env` too.
+            dotfiles: dotfiles || reading.dotglob,
+            // After a `cd`, a glob may be read from another folder.
+            any_depth: reading.moved,
+            nocase: reading.nocaseglob,
+        };
         for part in word.split(|c: char| "=:,".contains(c)) {
             let name = part.rsplit('/').next().unwrap_or(part);
             if is_secret_env_name(name) {
                 return Some(name.to_string());
             }
-            if let Some(glob) = as_glob(part, cwd)
-                && let Some(found) = secrets.matching(&glob, dotfiles)
+            if let Some(glob) = Glob::of(part, cwd)
+                && let Some(found) = secrets.matching(&glob, how)
             {
                 return Some(found);
             }
         }
     }
     None
-}
-
-/// `part` as a glob over the workspace, when it is one: extglob groups
-/// (`@(e)`, `!(x)`) as `*`, a leading folder that is computed (`*/…`,
-/// `~+/…`) as any folder, the workspace's own path taken off.
-fn as_glob(part: &str, cwd: &Path) -> Option<String> {
-    let mut glob = String::new();
-    let mut chars = part.chars().peekable();
-    while let Some(c) = chars.next() {
-        if "?*+@!".contains(c) && chars.peek() == Some(&'(') {
-            let mut depth = 0;
-            for inner in chars.by_ref() {
-                depth += match inner {
-                    '(' => 1,
-                    ')' => -1,
-                    _ => 0,
-                };
-                if depth == 0 {
-                    break;
-                }
-            }
-            glob.push('*');
-        } else {
-            glob.push(c);
-        }
-    }
-    if !glob.contains(['*', '?', '[']) {
-        return None;
-    }
-    let root = format!("{}/", cwd.display());
-    let glob = glob.strip_prefix(&root).unwrap_or(&glob);
-    Some(match glob.split_once('/') {
-        Some((first, rest)) if first.starts_with('~') || first.chars().all(|c| c == '*') => {
-            format!("**/{rest}")
-        }
-        _ => glob.trim_start_matches("./").to_string(),
-    })
-}
-
-/// The secret env files under a folder (four levels down), found once a
-/// check and only when a glob asks: `node_modules` only when a glob
-/// matches dot files (with `dotglob`, `cat node_modules/p/*` reads its
-/// `.env` files).
-struct SecretFiles<'a> {
-    cwd: &'a Path,
-    /// Found outside `node_modules`, and inside it: (path from `cwd`, name).
-    found: [Option<Vec<(std::path::PathBuf, String)>>; 2],
-}
-
-impl<'a> SecretFiles<'a> {
-    fn in_folder(cwd: &'a Path) -> Self {
-        SecretFiles {
-            cwd,
-            found: [None, None],
-        }
-    }
-
-    /// A secret file the shell glob `glob` would match, matched without
-    /// regard to case (`nocaseglob`). Like bash, a leading `.` must be
-    /// matched explicitly, unless `dotfiles` (also a `find -name` pattern).
-    fn matching(&mut self, glob: &str, dotfiles: bool) -> Option<String> {
-        let name_glob = glob.rsplit('/').next().unwrap_or(glob);
-        let matcher = |pattern: &str| {
-            globset::GlobBuilder::new(pattern)
-                .literal_separator(true)
-                .case_insensitive(true)
-                .build()
-                .map(|g| g.compile_matcher())
-        };
-        let (whole, name_only) = (matcher(glob).ok()?, matcher(name_glob).ok()?);
-        let cwd = self.cwd;
-        let walk = |node_modules: bool| {
-            let walker = ignore::WalkBuilder::new(cwd)
-                .standard_filters(false)
-                .max_depth(Some(4))
-                .filter_entry(move |e| {
-                    e.file_name() != ".git" && (node_modules || e.file_name() != "node_modules")
-                })
-                .build();
-            (walker.flatten())
-                .map(|e| (e.file_name().to_string_lossy().to_string(), e))
-                .filter(|(name, _)| is_secret_env_name(name))
-                .map(|(name, e)| (e.path().strip_prefix(cwd).unwrap_or(e.path()).into(), name))
-                .collect()
-        };
-        let found = self.found[usize::from(dotfiles)].get_or_insert_with(|| walk(dotfiles));
-        found.iter().find_map(|(rel, name)| {
-            if name.starts_with('.') && !name_glob.starts_with('.') && !dotfiles {
-                return None;
-            }
-            let hit = match dotfiles || !glob.contains('/') {
-                true => name_only.is_match(name) && (dotfiles || rel.components().count() == 1),
-                false => whole.is_match(rel),
-            };
-            hit.then(|| name.clone())
-        })
-    }
 }
 
 /// Whether `path` is a `.git` (a repository's folder, or the file that
@@ -371,6 +282,8 @@ mod tests {
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         std::fs::create_dir(dir.path().join("config")).unwrap();
         std::fs::write(dir.path().join("config/.env"), "K=v").unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b/c/d")).unwrap();
+        std::fs::write(dir.path().join("a/b/c/d/.env"), "K=v").unwrap();
         let named = &[
             "cat .env",
             "grep KEY .env.local",
@@ -401,6 +314,17 @@ mod tests {
             "cat \"$PWD\"/.e?v",
             "cat ~+/.e?v",
             "cat $D/config/.e?v",
+            // a dot an expansion or a group gives, `..`, another folder
+            "x=.; cat ${x}env",
+            "cat ${x:-.e}nv",
+            "cat $(echo .e)nv",
+            "cat `echo .`env",
+            "shopt -s extglob\ncat @(.e)nv",
+            "cat ?(.)env",
+            "cat src/../.en?",
+            "cd src && cat ../.en?",
+            "cd config; cat .e?v",
+            "cat a/b/c/d/.en?",
         ];
         let mut failed = rows(named, "names no secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_some()
@@ -417,6 +341,8 @@ mod tests {
             "ls $dir/*.txt",
             "cat ${name}.txt",
             "cat $PWD/notes.txt",
+            "ls .E*",
+            "cat .e?v.example",
         ];
         failed.extend(rows(&clean, "names a secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_none()

@@ -63,6 +63,12 @@ pub(crate) struct Reading {
     /// Whether its globs match dot files too (`shopt -s dotglob`, a
     /// `GLOBIGNORE`).
     pub dotglob: bool,
+    /// Whether its globs match without regard to case (`shopt -s
+    /// nocaseglob`).
+    pub nocaseglob: bool,
+    /// Whether it may move to another folder (`cd`): its globs may be read
+    /// from there.
+    pub moved: bool,
     /// Why a file it writes cannot be named before it runs, if so
     /// ([`super::cwd`]): deny and ask `write` rules fail closed on it.
     pub unnamed_writes: Option<String>,
@@ -82,6 +88,29 @@ impl Reading {
                 reach,
             });
         }
+    }
+
+    /// Counts the same command found twice (as written and in a script)
+    /// once.
+    pub(crate) fn count_commands_once(&mut self) {
+        let mut seen = Vec::new();
+        self.commands.retain(|c| {
+            let fresh = !seen.contains(c);
+            if fresh {
+                seen.push(c.clone());
+            }
+            fresh
+        });
+    }
+
+    /// Takes `inner`, the reading of what a program may run from its
+    /// arguments: its commands and writes are embedded ones here.
+    pub(crate) fn take_embedded(&mut self, mut inner: Reading) {
+        self.embedded.append(&mut inner.commands);
+        self.embedded.append(&mut inner.embedded);
+        self.embedded_writes.append(&mut inner.writes);
+        self.embedded_writes.append(&mut inner.embedded_writes);
+        self.unnamed_writes = self.unnamed_writes.take().or(inner.unnamed_writes);
     }
 
     /// Why it cannot be read, when the doubt reaches at least `reach`.

@@ -3,6 +3,7 @@
 //! writes, edits, moves and bash ask).
 
 pub(crate) mod approver;
+pub(crate) mod changes;
 pub(crate) mod cwd;
 pub(crate) mod effects;
 pub(crate) mod embedded;
@@ -14,6 +15,7 @@ pub(crate) mod parse_guard;
 pub(crate) mod project_config;
 pub(crate) mod reading;
 pub(crate) mod rules;
+pub(crate) mod secret_globs;
 pub(crate) mod settle;
 pub(crate) mod verdict;
 pub(crate) mod words;
@@ -329,13 +331,25 @@ pub(crate) fn decide(
     request: &Request<'_>,
 ) -> (Verdict, Vec<String>) {
     let reading = request.reading();
-    let verdict = check_read(mode, rules, request, reading.as_ref());
+    let verdict = guarded(|| check_read(mode, rules, request, reading.as_ref()));
     (verdict, exact_rules_read(request, reading.as_ref()))
+}
+
+/// The verdict `check` gives; a panic in it (a case no test met) is a
+/// refusal that says so, not the end of the run.
+fn guarded(check: impl FnOnce() -> Verdict) -> Verdict {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|_| {
+        Verdict::Deny {
+            source: Source::HardRule,
+            reason: "the permission check failed on this call (an error in oc; please report it), so it was not run".into(),
+            rule: None,
+        }
+    })
 }
 
 /// Decides a call; see the module docs for the order.
 pub(crate) fn check(mode: PermissionMode, rules: &[Rule], request: &Request<'_>) -> Verdict {
-    check_read(mode, rules, request, request.reading().as_ref())
+    guarded(|| check_read(mode, rules, request, request.reading().as_ref()))
 }
 
 /// [`check`], with the command line already read.

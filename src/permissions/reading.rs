@@ -15,15 +15,16 @@
 
 use brush_parser::ast;
 
-use super::cwd::{Folders, UNFOLLOWED};
+use super::changes;
+use super::cwd::{CALLERS, Folders, UNFOLLOWED, either};
 use super::effects;
 use super::embedded;
 use super::line::{Reach, Reading, Simple};
 use super::parse_guard::beyond_the_parser;
 use super::words::{self, expand_braces};
 use super::wrappers::{
-    SETS_VARIABLES, SHELLS, Unwrapped, find_execs, moves_startup_files, reads_script_from_input,
-    split_assignments, startup_file, unwrap,
+    SHELLS, Unwrapped, find_execs, names_input, reads_script_from_input, split_assignments,
+    startup_file, unwrap,
 };
 
 /// How deep `bash -c`, `eval` and substitutions are followed.
@@ -41,15 +42,7 @@ pub(crate) fn read(line: &str) -> Reading {
     };
     reader.script(line, 0);
     let mut reading = reader.finish_line().reading;
-    // The same command found twice (as written and in a script) counts once.
-    let mut seen = Vec::new();
-    reading.commands.retain(|c| {
-        let fresh = !seen.contains(c);
-        if fresh {
-            seen.push(c.clone());
-        }
-        fresh
-    });
+    reading.count_commands_once();
     reading
 }
 
@@ -88,8 +81,14 @@ struct Reader {
     in_function: usize,
     /// Pipes and background jobs met, for [`Reading::fork_bomb`].
     forks: usize,
-    /// The folders the line has moved through so far.
+    /// The folders the line may be in so far.
     folders: Folders,
+    /// Whether the line (or a part of it) may have moved to another folder.
+    ever_moved: bool,
+    /// Whether a function writes a file in its caller's folder.
+    caller_writes: bool,
+    /// Whether the last side of a pipe runs in the line's own shell.
+    lastpipe: bool,
     /// Whether a script it read is not complete shell syntax.
     broken: bool,
     /// How many more arguments may be read as command lines
@@ -144,34 +143,44 @@ impl Reader {
         }
     }
 
-    /// `a && b || c`: what follows the first pipeline may not run, and
-    /// after a `cd` that may have failed, `||` runs where the reader
-    /// cannot follow.
+    /// `a && b || c`: `&&` goes on where the pipeline before it
+    /// succeeded, `||` where it failed (a `cd` that fails stays), and what
+    /// comes after the chain, from either.
     fn and_or(&mut self, and_or: &ast::AndOrList, depth: usize) {
-        let moves = self.folders.moves();
         self.pipeline(&and_or.first, depth);
+        let (mut ok, mut failed) = self.folders.outcome();
         for next in &and_or.additional {
-            let pipeline = match next {
-                ast::AndOr::And(p) => p,
-                ast::AndOr::Or(p) => {
-                    if self.folders.moves() != moves {
-                        self.folders.lose_after_branch();
-                    }
-                    p
-                }
+            let (pipeline, from_ok) = match next {
+                ast::AndOr::And(p) => (p, true),
+                ast::AndOr::Or(p) => (p, false),
             };
-            self.branch(false, |r| r.pipeline(pipeline, depth));
+            let from = if from_ok { ok.clone() } else { failed.clone() };
+            self.folders.resume(from);
+            self.pipeline(pipeline, depth);
+            let (now_ok, now_failed) = self.folders.outcome();
+            match from_ok {
+                true => (ok, failed) = (now_ok, either(failed, now_failed)),
+                false => (ok, failed) = (either(ok, now_ok), now_failed),
+            }
         }
+        self.folders.resume(either(ok, failed));
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline, depth: usize) {
-        if pipeline.seq.len() == 1 {
-            return self.command(&pipeline.seq[0], depth);
+        let last = pipeline.seq.len().saturating_sub(1);
+        if last > 0 {
+            self.forks += 1;
         }
-        // Each side of a pipe runs in a process of its own.
-        self.forks += 1;
-        for command in &pipeline.seq {
-            self.apart(|r| r.command(command, depth));
+        for (n, command) in pipeline.seq.iter().enumerate() {
+            // Each side of a pipe runs in a process of its own (the last
+            // in the line's own shell under `shopt -s lastpipe`).
+            match n == last && (last == 0 || self.lastpipe) {
+                true => self.command(command, depth),
+                false => self.apart(|r| r.command(command, depth)),
+            }
+        }
+        if pipeline.bang {
+            self.folders.negate();
         }
     }
 
@@ -181,7 +190,7 @@ impl Reader {
     fn apart(&mut self, part: impl FnOnce(&mut Self)) {
         let folders = self.folders.clone();
         part(self);
-        self.folders = folders;
+        self.folders.back_to(folders);
     }
 
     /// Reads `part`, which may not run, or, when it `repeats` (a loop),
@@ -238,7 +247,7 @@ impl Reader {
                 for value in f.values.iter().flatten() {
                     self.word(value, depth);
                 }
-                self.folders.note_words([&f.variable_name]);
+                self.note(changes::of_loop_variable(&f.variable_name));
                 self.branch(true, |r| r.list(&f.body.list, depth));
             }
             C::CaseClause(case) => {
@@ -294,6 +303,7 @@ impl Reader {
 
     /// An arithmetic expression: its `$(…)` run, quoted or not.
     fn arithmetic(&mut self, expr: &ast::UnexpandedArithmeticExpr, depth: usize) {
+        self.note(changes::of_arithmetic(&expr.value));
         for inner in words::raw_substitutions(&expr.value) {
             self.substitution(&inner, depth);
         }
@@ -443,8 +453,14 @@ impl Reader {
     }
 
     fn place_write(&mut self, target: String) {
-        let reading = &mut self.reading;
-        (self.folders).place(target, &mut reading.writes, &mut reading.unnamed_writes);
+        let placed = self.folders.place(&target);
+        self.reading.writes.extend(placed.writes);
+        if let Some(why) = placed.unnamed {
+            self.reading
+                .unnamed_writes
+                .get_or_insert_with(|| why.to_string());
+        }
+        self.caller_writes |= placed.in_caller;
     }
 }
 
@@ -453,11 +469,8 @@ impl Reader {
     fn run(&mut self, words: Vec<String>, mut assignments: Vec<String>, depth: usize) {
         let (leading, words) = split_assignments(words);
         assignments.extend(leading);
-        self.note_renames(&words, &assignments);
-        self.folders.note_words(words.iter().chain(&assignments));
-        self.reading.dotglob |= assignments.iter().any(|a| a.starts_with("GLOBIGNORE"));
+        self.note(changes::of(&words, &assignments));
         let Some(program) = words.first() else {
-            (self.startup_moved).extend(assignments.iter().filter_map(|a| moves_startup_files(a)));
             // Values may be commands something runs later (`PS4=…`,
             // `GIT_EDITOR=…` then `export`).
             self.found.push(Found {
@@ -479,20 +492,8 @@ impl Reader {
         }
         // A shell that runs a start-up file first (`BASH_ENV=rc`,
         // `--rcfile rc`, `-i`, `-l`, another `HOME`): no rule can read it.
-        let exported = match name.as_str() {
-            "export" | "declare" | "typeset" | "readonly" => &words[1..],
-            _ => &[],
-        };
-        if SETS_VARIABLES.contains(&name.as_str()) {
-            (self.startup_moved).extend(words[1..].iter().filter_map(|w| moves_startup_files(w)));
-        }
-        self.reading.dotglob |= (name == "shopt" && args_hold(&words, "dotglob"))
-            || exported.iter().any(|a| a.starts_with("GLOBIGNORE"));
         // (`env 'BASH_FUNC_f%%=() {…}' bash`: not a shell assignment.)
-        let given: Vec<String> = (assignments.iter().chain(exported))
-            .chain(words.first())
-            .cloned()
-            .collect();
+        let given: Vec<String> = (assignments.iter()).chain(words.first()).cloned().collect();
         if let Some(why) = startup_file(&name, &words[1..], &given, &self.startup_moved) {
             self.reading.doubt(Reach::Whole, why);
         }
@@ -500,11 +501,15 @@ impl Reader {
         let unwrapped = unwrap(&name, args);
         // A wrapped program, or a shell's `-c`, runs in a process of its
         // own: its `cd` does not move the line (`command`, `builtin` and
-        // `eval` run in the line's own shell).
+        // `eval` run in the line's own shell; `trap` and `mapfile -C` too,
+        // at any time, any number of times).
         let own_shell = matches!(name.as_str(), "command" | "builtin" | "eval");
-        let outside =
-            (!own_shell && !matches!(unwrapped, Unwrapped::Plain)).then(|| self.folders.clone());
+        let any_time = matches!(name.as_str(), "trap" | "mapfile" | "readarray");
+        let outside = (!own_shell && !any_time && !matches!(unwrapped, Unwrapped::Plain))
+            .then(|| self.folders.clone());
+        let moves = self.folders.moves();
         self.folders.follow(&name, args);
+        self.ever_moved |= self.folders.moves() != moves;
         if let Unwrapped::Command(inner, _) = &unwrapped
             && name == "xargs"
             && inner
@@ -518,6 +523,9 @@ impl Reader {
             Unwrapped::Command(inner, extra) if !inner.is_empty() => {
                 assignments.extend(extra);
                 self.run(inner, assignments, depth)
+            }
+            Unwrapped::Script(script) if any_time => {
+                self.branch(true, |r| r.script(&script, depth + 1))
             }
             Unwrapped::Script(script) => self.script(&script, depth + 1),
             Unwrapped::Command(..) | Unwrapped::Plain => {
@@ -536,44 +544,25 @@ impl Reader {
             }
         }
         if let Some(outside) = outside {
-            self.folders = outside;
+            self.folders.back_to(outside);
         }
     }
 
-    /// Notes what may make a name run another program than its own:
-    /// aliases, `BASH_CMDS`, `enable -f`, `hash -p`, a new `PATH`.
-    fn note_renames(&mut self, words: &[String], assignments: &[String]) {
-        let name = words.first().map(|p| p.rsplit('/').next().unwrap_or(p));
-        let args = words.get(1..).unwrap_or_default();
-        let cluster = |letter: char| {
-            args.iter()
-                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(letter))
-        };
-        let mentions = |text: &str| {
-            (words.iter().chain(assignments))
-                .any(|w| w.contains(text) && !w.contains(char::is_whitespace))
-        };
-        let why = match name {
-            Some("alias") => Some("it defines aliases"),
-            Some("shopt") if args_hold(words, "expand_aliases") => Some("it expands aliases"),
-            Some("enable") if cluster('f') => Some("`enable -f` gives a program another name"),
-            Some("hash") if cluster('p') => Some("`hash -p` gives a program another name"),
-            _ if mentions("BASH_ALIASES") => Some("it defines aliases"),
-            _ if mentions("BASH_CMDS") => Some("`BASH_CMDS` gives a program another name"),
-            _ => None,
-        };
-        if let Some(why) = why {
+    /// Notes what a command changes for the commands after it
+    /// ([`changes`]).
+    fn note(&mut self, changes: changes::Changes) {
+        if let Some(why) = changes.unread {
             self.reading.doubt(Reach::Whole, why);
         }
-        // `PATH=…`, `export PATH=…`, `read PATH`, `${PATH:=…}` (not
-        // `echo $PATH`, not `PYTHONPATH=…`).
-        let path = |w: &String| w == "PATH" || w.starts_with("PATH=") || w.starts_with("PATH+=");
-        let sets_path = assignments.iter().any(path)
-            || (name.is_some_and(|n| SETS_VARIABLES.contains(&n)) && args.iter().any(path))
-            || words
-                .iter()
-                .any(|w| w.contains("{PATH:=") || w.contains("{PATH="));
-        self.renamed |= why.is_some() || sets_path || name == Some("enable");
+        self.renamed |= changes.renamed;
+        self.startup_moved.extend(changes.startup);
+        if changes.loses_folder {
+            self.folders.lose(UNFOLLOWED);
+            self.ever_moved = true;
+        }
+        self.reading.dotglob |= changes.dotglob;
+        self.reading.nocaseglob |= changes.nocaseglob;
+        self.lastpipe |= changes.lastpipe;
     }
 
     /// Records what the command's options and environment make it write
@@ -600,9 +589,7 @@ impl Reader {
         for command in &found {
             self.embedded(command);
         }
-        if (self.reading.commands.iter())
-            .any(|c| reads_script_from_input(&c.words, self.substituted))
-        {
+        if self.reads_script_from_input(&found) {
             // `… | sh`: every string in the line may be the script; read
             // them, but the line stays unread (the script may be computed).
             let scripts: Vec<String> = (self.reading.commands.iter())
@@ -619,10 +606,36 @@ impl Reader {
             let why = "a shell reads its commands from a pipe or input redirection";
             self.reading.doubt(Reach::Whole, why);
         }
+        if self.caller_writes && self.ever_moved {
+            (self.reading.unnamed_writes).get_or_insert_with(|| CALLERS.to_string());
+        }
+        self.reading.moved |= self.ever_moved;
         Finished {
             reading: self.reading,
             budget: self.budget,
         }
+    }
+
+    /// Whether a shell on the line reads its script from the input
+    /// ([`reads_script_from_input`]): a command met, or, on a line that
+    /// feeds input (a pipe, `<`, a here-document), a shell in a program's
+    /// arguments (`/usr/bin/time bash <<< …`).
+    fn reads_script_from_input(&self, found: &[Found]) -> bool {
+        let is_input = |folders: &Folders, file: &str| {
+            embedded::is_computed(file) || (folders.seen_from(file).iter()).any(|p| names_input(p))
+        };
+        let fed = !self.inputs.is_empty() || self.forks > 0 || !self.reading.reads.is_empty();
+        let at_start = Folders::default();
+        (found.iter()).any(|f| {
+            reads_script_from_input(&f.words, self.substituted, &|file| {
+                is_input(&f.folders, file)
+            })
+        }) || (fed
+            && (self.reading.embedded.iter()).any(|c| {
+                reads_script_from_input(&c.words, self.substituted, &|file| {
+                    is_input(&at_start, file)
+                })
+            }))
     }
 
     /// Records what the program may run from its arguments
@@ -675,23 +688,9 @@ impl Reader {
             if let Some(unread) = inner.unread.take() {
                 self.reading.doubt(Reach::Part, unread.why);
             }
-            self.take_embedded(inner);
+            self.reading.take_embedded(inner);
         }
     }
-
-    fn take_embedded(&mut self, mut inner: Reading) {
-        let reading = &mut self.reading;
-        reading.embedded.append(&mut inner.commands);
-        reading.embedded.append(&mut inner.embedded);
-        reading.embedded_writes.append(&mut inner.writes);
-        reading.embedded_writes.append(&mut inner.embedded_writes);
-        reading.unnamed_writes = reading.unnamed_writes.take().or(inner.unnamed_writes);
-    }
-}
-
-/// Whether one of a command's arguments is `word`.
-fn args_hold(words: &[String], word: &str) -> bool {
-    words.iter().skip(1).any(|w| w == word)
 }
 
 #[cfg(test)]

@@ -328,11 +328,12 @@ fn shell_script(args: &[String]) -> Unwrapped {
 pub(crate) enum ShellRuns {
     /// `-c`: the first word after the options (none: bash refuses).
     Command(Option<String>),
-    /// A script file.
+    /// A script file (which may be the input: [`names_input`]).
     File(String),
-    /// Its input: `-s`, no script file, or a file that is the input
-    /// (`/dev/stdin`, `//dev/./stdin`, `/dev/fd/0`, `/proc/self/fd/0`).
+    /// Its input: `-s`, or no script file.
     Input,
+    /// Nothing: it prints and ends (`--version`, `--help`).
+    Nothing,
 }
 
 /// Where a shell with `args` takes its commands from, as bash(1)
@@ -349,6 +350,7 @@ pub(crate) fn shell_runs(args: &[String]) -> ShellRuns {
         match arg.as_str() {
             "--" | "-" => break,
             "--rcfile" | "--init-file" | "--init-command" => i += 1,
+            "--version" | "--help" => return ShellRuns::Nothing,
             long if long.starts_with("--") => {}
             cluster if cluster.len() > 1 && cluster.starts_with(['-', '+']) => {
                 for letter in cluster[1..].chars() {
@@ -370,14 +372,14 @@ pub(crate) fn shell_runs(args: &[String]) -> ShellRuns {
     match first {
         _ if command => ShellRuns::Command(first),
         _ if input => ShellRuns::Input,
-        Some(file) if !names_input(&file) => ShellRuns::File(file),
-        _ => ShellRuns::Input,
+        Some(file) => ShellRuns::File(file),
+        None => ShellRuns::Input,
     }
 }
 
 /// Whether the file `path` is the input, however spelt: `/dev/stdin`,
 /// `//dev/./stdin`, `/dev/fd/N`, `/proc/…/fd/N`.
-fn names_input(path: &str) -> bool {
+pub(crate) fn names_input(path: &str) -> bool {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -405,22 +407,27 @@ fn su(args: &[String]) -> Unwrapped {
 }
 
 /// A shell (or `.`, `source`) whose script is its input: no `-c` and no
-/// script file, a script from `/dev/stdin` or a descriptor, or, in a line
-/// with a process substitution (`bash <(…)`), any script.
-pub(crate) fn reads_script_from_input(words: &[String], substituted: bool) -> bool {
+/// script file, a script file that `is_input` (`/dev/stdin`, a
+/// descriptor, one named at run time), or, in a line with a process
+/// substitution (`bash <(…)`), any script.
+pub(crate) fn reads_script_from_input(
+    words: &[String],
+    substituted: bool,
+    is_input: &dyn Fn(&str) -> bool,
+) -> bool {
     let Some((program, args)) = words.split_first() else {
         return false;
     };
     match program.rsplit('/').next().unwrap_or(program) {
         shell if SHELLS.contains(&shell) => match shell_runs(args) {
-            ShellRuns::Command(_) => false,
-            ShellRuns::File(_) => substituted,
+            ShellRuns::Command(_) | ShellRuns::Nothing => false,
+            ShellRuns::File(file) => substituted || is_input(&file),
             ShellRuns::Input => true,
         },
         "." | "source" => args
             .iter()
             .find(|a| *a != "--")
-            .is_some_and(|script| substituted || names_input(script)),
+            .is_some_and(|script| substituted || is_input(script)),
         _ => false,
     }
 }
@@ -601,21 +608,6 @@ const STARTUP_FILES: &[StartupFile] = &[
         shells: &SHELLS,
         why: "`XDG_CONFIG_HOME` makes fish run start-up files from there",
     },
-];
-
-/// Builtins that set the shell variables their arguments name
-/// (`export BASH_ENV`, `read HOME`, `printf -v ENV …`).
-pub(crate) const SETS_VARIABLES: [&str; 10] = [
-    "export",
-    "declare",
-    "typeset",
-    "readonly",
-    "local",
-    "read",
-    "printf",
-    "mapfile",
-    "readarray",
-    "getopts",
 ];
 
 /// The start-up variable (`BASH_ENV`, `ENV`, `HOME`, `ZDOTDIR`, …) that
