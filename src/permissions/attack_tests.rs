@@ -357,6 +357,22 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
     expect_bash(PermissionMode::Normal, allow, &lines, "allow:Rule");
 }
 
+/// Everyday lines the hard rules let through when no rule is given.
+#[test]
+fn everyday_lines_pass_the_hard_rules() {
+    expect_bash(
+        PermissionMode::Yolo,
+        &[],
+        &[
+            "for f in scripts/*.sh; do bash \"$f\"; done",
+            "bash --version",
+            "cd scripts && bash build.sh",
+            "cat > notes.md <<'EOF'\n# Notes\nEOF",
+        ],
+        "allow:Yes",
+    );
+}
+
 /// A variable or shell option named at run time may be `CDPATH`,
 /// `BASH_ENV` or `cdable_vars`: the line cannot be checked.
 #[test]

@@ -17,6 +17,7 @@ pub(crate) mod reading;
 pub(crate) mod rules;
 pub(crate) mod secret_globs;
 pub(crate) mod settle;
+pub(crate) mod shell_input;
 pub(crate) mod verdict;
 pub(crate) mod words;
 pub(crate) mod wrappers;

@@ -21,11 +21,9 @@ use super::effects;
 use super::embedded;
 use super::line::{Reach, Reading, Simple};
 use super::parse_guard::beyond_the_parser;
+use super::shell_input::{self, SHELLS};
 use super::words::{self, expand_braces};
-use super::wrappers::{
-    SHELLS, Unwrapped, find_execs, names_input, reads_script_from_input, split_assignments,
-    startup_file, unwrap,
-};
+use super::wrappers::{Unwrapped, find_execs, split_assignments, startup_file, unwrap};
 
 /// How deep `bash -c`, `eval` and substitutions are followed.
 const MAX_DEPTH: usize = 8;
@@ -617,25 +615,13 @@ impl Reader {
     }
 
     /// Whether a shell on the line reads its script from the input
-    /// ([`reads_script_from_input`]): a command met, or, on a line that
-    /// feeds input (a pipe, `<`, a here-document), a shell in a program's
-    /// arguments (`/usr/bin/time bash <<< …`).
+    /// ([`shell_input::on_line`]).
     fn reads_script_from_input(&self, found: &[Found]) -> bool {
-        let is_input = |folders: &Folders, file: &str| {
-            embedded::is_computed(file) || (folders.seen_from(file).iter()).any(|p| names_input(p))
-        };
         let fed = !self.inputs.is_empty() || self.forks > 0 || !self.reading.reads.is_empty();
-        let at_start = Folders::default();
-        (found.iter()).any(|f| {
-            reads_script_from_input(&f.words, self.substituted, &|file| {
-                is_input(&f.folders, file)
-            })
-        }) || (fed
-            && (self.reading.embedded.iter()).any(|c| {
-                reads_script_from_input(&c.words, self.substituted, &|file| {
-                    is_input(&at_start, file)
-                })
-            }))
+        let commands =
+            (found.iter()).map(|f| (f.words.as_slice(), |file: &str| f.folders.seen_from(file)));
+        let tails = self.reading.embedded.iter().map(|c| c.words.as_slice());
+        shell_input::on_line(commands, tails, self.substituted, fed)
     }
 
     /// Records what the program may run from its arguments

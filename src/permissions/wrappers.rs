@@ -2,11 +2,7 @@
 //! `bash -c`, `eval`, `watch`, `trap`, `su -c`, `chroot`, `strace`…): what
 //! each one runs, so rules and hard rules see the real command behind it.
 
-/// Shells that run a script given with `-c` (or read from stdin).
-pub(crate) const SHELLS: [&str; 14] = [
-    "bash", "sh", "zsh", "dash", "ksh", "fish", "rbash", "ash", "mksh", "lksh", "pdksh", "yash",
-    "posh", "oksh",
-];
+use super::shell_input::{SHELLS, ShellRuns, shell_runs};
 
 /// What a wrapper runs.
 pub(crate) enum Unwrapped {
@@ -323,77 +319,6 @@ fn shell_script(args: &[String]) -> Unwrapped {
     }
 }
 
-/// Where a shell takes its commands from.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum ShellRuns {
-    /// `-c`: the first word after the options (none: bash refuses).
-    Command(Option<String>),
-    /// A script file (which may be the input: [`names_input`]).
-    File(String),
-    /// Its input: `-s`, or no script file.
-    Input,
-    /// Nothing: it prints and ends (`--version`, `--help`).
-    Nothing,
-}
-
-/// Where a shell with `args` takes its commands from, as bash(1)
-/// "Invocation" reads them (dash, zsh, ksh and fish alike): options up to
-/// the first word that is not one, where `-o`, `+o`, `-O` and `+O` take the
-/// next word, also inside a cluster (`-eo pipefail`), and `--rcfile`,
-/// `--init-file` and `--init-command` take theirs; `-c` and `-s` may stand
-/// in any cluster.
-pub(crate) fn shell_runs(args: &[String]) -> ShellRuns {
-    let (mut command, mut input) = (false, false);
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        i += 1;
-        match arg.as_str() {
-            "--" | "-" => break,
-            "--rcfile" | "--init-file" | "--init-command" => i += 1,
-            "--version" | "--help" => return ShellRuns::Nothing,
-            long if long.starts_with("--") => {}
-            cluster if cluster.len() > 1 && cluster.starts_with(['-', '+']) => {
-                for letter in cluster[1..].chars() {
-                    match letter {
-                        'c' => command = true,
-                        's' => input = true,
-                        'o' | 'O' => i += 1,
-                        _ => {}
-                    }
-                }
-            }
-            _ => {
-                i -= 1;
-                break;
-            }
-        }
-    }
-    let first = args.get(i).cloned();
-    match first {
-        _ if command => ShellRuns::Command(first),
-        _ if input => ShellRuns::Input,
-        Some(file) => ShellRuns::File(file),
-        None => ShellRuns::Input,
-    }
-}
-
-/// Whether the file `path` is the input, however spelt: `/dev/stdin`,
-/// `//dev/./stdin`, `/dev/fd/N`, `/proc/…/fd/N`.
-pub(crate) fn names_input(path: &str) -> bool {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            _ => parts.push(part),
-        }
-    }
-    let path = parts.join("/");
-    path == "dev/stdin" || path.starts_with("dev/fd/") || path.starts_with("proc/")
-}
-
 /// What `su` (or `runuser`) runs: the script given with `-c`
 /// (`--command`), else the command after `--`.
 fn su(args: &[String]) -> Unwrapped {
@@ -403,32 +328,6 @@ fn su(args: &[String]) -> Unwrapped {
     match args.iter().position(|a| a == "--") {
         Some(i) => plain(args[i + 1..].to_vec()),
         None => Unwrapped::Plain,
-    }
-}
-
-/// A shell (or `.`, `source`) whose script is its input: no `-c` and no
-/// script file, a script file that `is_input` (`/dev/stdin`, a
-/// descriptor, one named at run time), or, in a line with a process
-/// substitution (`bash <(…)`), any script.
-pub(crate) fn reads_script_from_input(
-    words: &[String],
-    substituted: bool,
-    is_input: &dyn Fn(&str) -> bool,
-) -> bool {
-    let Some((program, args)) = words.split_first() else {
-        return false;
-    };
-    match program.rsplit('/').next().unwrap_or(program) {
-        shell if SHELLS.contains(&shell) => match shell_runs(args) {
-            ShellRuns::Command(_) | ShellRuns::Nothing => false,
-            ShellRuns::File(file) => substituted || is_input(&file),
-            ShellRuns::Input => true,
-        },
-        "." | "source" => args
-            .iter()
-            .find(|a| *a != "--")
-            .is_some_and(|script| substituted || is_input(script)),
-        _ => false,
     }
 }
 
