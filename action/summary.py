@@ -28,6 +28,7 @@ EXIT_CODES = {
     6: "the check still fails",
     7: "the answer did not match the output schema",
     124: "the timeout was reached",
+    129: "stopped: its terminal closed (SIGHUP)",
     130: "interrupted (SIGINT)",
     143: "terminated (SIGTERM)",
 }

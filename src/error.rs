@@ -30,6 +30,8 @@ pub enum ExitStatus {
     Interrupted,
     /// 143: terminated by SIGTERM.
     Terminated,
+    /// 129: its terminal closed (SIGHUP).
+    HungUp,
 }
 
 impl ExitStatus {
@@ -47,6 +49,7 @@ impl ExitStatus {
             ExitStatus::TimedOut => 124,
             ExitStatus::Interrupted => 130,
             ExitStatus::Terminated => 143,
+            ExitStatus::HungUp => 129,
         }
     }
 }
@@ -105,7 +108,7 @@ pub enum Error {
     #[error("{0}")]
     Server(String),
     /// A signal or `--timeout` ended the invocation before a run began
-    /// (exit 130, 143 or 124).
+    /// (exit 130, 143, 129 or 124).
     #[error("{message}")]
     Stopped { status: ExitStatus, message: String },
     /// Local I/O that the run needs failed (exit 1).

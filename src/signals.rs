@@ -1,6 +1,6 @@
-//! SIGINT and SIGTERM: a run stops its stream and its tools, saves the
-//! session as interrupted and exits 130 or 143. A second SIGINT while that
-//! happens exits at once.
+//! SIGINT, SIGTERM and SIGHUP (the terminal closed): a run stops its stream
+//! and its tools, saves the session as interrupted and exits 130, 143 or
+//! 129. A second signal while that happens exits at once.
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
@@ -11,14 +11,16 @@ use crate::error::{Error, ExitStatus, Result};
 pub(crate) enum Stop {
     Interrupt,
     Terminate,
+    Hangup,
 }
 
 impl Stop {
-    /// 130 for SIGINT, 143 for SIGTERM.
+    /// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
     pub(crate) fn exit_status(self) -> ExitStatus {
         match self {
             Stop::Interrupt => ExitStatus::Interrupted,
             Stop::Terminate => ExitStatus::Terminated,
+            Stop::Hangup => ExitStatus::HungUp,
         }
     }
 
@@ -27,15 +29,17 @@ impl Stop {
         match self {
             Stop::Interrupt => "SIGINT",
             Stop::Terminate => "SIGTERM",
+            Stop::Hangup => "SIGHUP",
         }
     }
 }
 
-/// Listens for SIGINT and SIGTERM from the moment it is created (their
-/// default action, ending the process at once, is replaced).
+/// Listens for SIGINT, SIGTERM and SIGHUP from the moment it is created
+/// (their default action, ending the process at once, is replaced).
 pub(crate) struct Signals {
     interrupt: Signal,
     terminate: Signal,
+    hangup: Signal,
 }
 
 impl Signals {
@@ -46,14 +50,16 @@ impl Signals {
         Ok(Signals {
             interrupt: install(SignalKind::interrupt())?,
             terminate: install(SignalKind::terminate())?,
+            hangup: install(SignalKind::hangup())?,
         })
     }
 
-    /// Waits for the first of the two signals.
+    /// Waits for the first of the signals.
     pub(crate) async fn recv(&mut self) -> Stop {
         tokio::select! {
             _ = self.interrupt.recv() => Stop::Interrupt,
             _ = self.terminate.recv() => Stop::Terminate,
+            _ = self.hangup.recv() => Stop::Hangup,
         }
     }
 

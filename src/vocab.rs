@@ -318,6 +318,8 @@ pub(crate) enum ExitReason {
     Interrupted,
     /// Stopped by SIGTERM (exit 143).
     Terminated,
+    /// Stopped by SIGHUP, its terminal closed (exit 129).
+    HungUp,
 }
 
 impl ExitReason {
@@ -332,7 +334,7 @@ impl ExitReason {
 
     /// Every reason, in the order docs/output.md lists them.
     #[cfg(test)]
-    pub(crate) const ALL: [ExitReason; 15] = [
+    pub(crate) const ALL: [ExitReason; 16] = [
         ExitReason::Answered,
         ExitReason::Denied,
         ExitReason::CheckFailed,
@@ -348,6 +350,7 @@ impl ExitReason {
         ExitReason::TimedOut,
         ExitReason::Interrupted,
         ExitReason::Terminated,
+        ExitReason::HungUp,
     ];
 
     /// The word written to JSON.
@@ -368,6 +371,7 @@ impl ExitReason {
             ExitReason::TimedOut => "timed_out",
             ExitReason::Interrupted => "interrupted",
             ExitReason::Terminated => "terminated",
+            ExitReason::HungUp => "hung_up",
         }
     }
 }

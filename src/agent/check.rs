@@ -283,7 +283,11 @@ pub(crate) async fn run_once(
         exit_code: code,
         passed,
         failing: tally.map(|t| t.failing),
-        passed_tests: tally.and_then(|t| t.passed),
+        passed_tests: match tally {
+            Some(t) => t.passed,
+            None if passed => super::failing_tests::ran(&outcome.content),
+            None => None,
+        },
         ..not_run()
     };
     (check, outcome.content)
@@ -331,10 +335,11 @@ impl Round<'_> {
         .await;
         // The check may run what the model wrote (a test script).
         calls.guard_rules(out);
-        let run = Check {
+        let mut run = Check {
             attempts: self.attempt,
             ..run
         };
+        let fewer = fewer_tests(session.precheck.as_ref(), &mut run, out);
         session.check = Some(run.clone());
         if run.passed || run.exit_code.is_none() {
             return None;
@@ -352,9 +357,39 @@ impl Round<'_> {
             return None;
         }
         out.note("the check failed; its output goes back to the model");
+        if let Some(why) = fewer {
+            let text = format!(
+                "The check `{}` passed, but {why}. Tests must stay and pass: put back what removed or broke them, and fix the code instead. {}",
+                run.command, self.how
+            );
+            return Some(Message::text(Role::User, text));
+        }
         let output = calls.scrub(&output).1;
         Some(Message::text(Role::User, feedback(&run, &output, self.how)))
     }
+}
+
+/// A check that passed after the change but ran fewer tests than before
+/// it (the precheck's count, both from the runner's summary) does not show
+/// that the change works: tests were removed, or no longer load. `check`
+/// is then failed, and why is said on stderr and returned.
+fn fewer_tests(
+    precheck: Option<&Check>,
+    check: &mut Check,
+    out: &mut dyn Output,
+) -> Option<String> {
+    let count = |c: &Check| c.passed_tests.map(|p| p + c.failing.unwrap_or(0));
+    let (before, after) = (count(precheck?)?, count(check)?);
+    if !check.passed || after >= before {
+        return None;
+    }
+    check.passed = false;
+    let why = format!("it ran {after} tests where {before} ran before the change");
+    out.warn(&format!(
+        "the check `{}` passed, but {why}: tests were removed or no longer load, so it does not count as passing",
+        check.command
+    ));
+    Some(why)
 }
 
 /// The user message that hands a failed check back to the model: what
@@ -385,7 +420,9 @@ pub(crate) async fn run_final(
 ) -> Option<Interruption> {
     let stopped = tokio::select! {
         (check, _) = run_once(&plan.command, When::After, rules, workspace, out) => {
-            session.check = Some(Check { attempts, ..check });
+            let mut check = Check { attempts, ..check };
+            fewer_tests(session.precheck.as_ref(), &mut check, out);
+            session.check = Some(check);
             None
         }
         stop = interruptions.next() => Some(stop),

@@ -1,4 +1,4 @@
-//! What stops a run from outside: SIGINT or SIGTERM, or `--timeout`.
+//! What stops a run from outside: SIGINT, SIGTERM or SIGHUP, or `--timeout`.
 
 use std::time::Duration;
 
@@ -11,14 +11,14 @@ use crate::signals::Stop;
 /// Why a run was stopped from outside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Interruption {
-    /// SIGINT or SIGTERM.
+    /// SIGINT, SIGTERM or SIGHUP.
     Signal(Stop),
     /// `--timeout` (its length) was reached.
     TimedOut(Duration),
 }
 
 impl Interruption {
-    /// 130 or 143 for a signal, 124 for the timeout.
+    /// 130, 143 or 129 for a signal, 124 for the timeout.
     pub(crate) fn exit_status(self) -> ExitStatus {
         match self {
             Interruption::Signal(stop) => stop.exit_status(),
@@ -33,6 +33,7 @@ impl Interruption {
         match self {
             Interruption::Signal(Stop::Interrupt) => ExitReason::Interrupted,
             Interruption::Signal(Stop::Terminate) => ExitReason::Terminated,
+            Interruption::Signal(Stop::Hangup) => ExitReason::HungUp,
             Interruption::TimedOut(_) => ExitReason::TimedOut,
         }
     }

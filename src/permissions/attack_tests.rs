@@ -204,6 +204,9 @@ fn the_attacks_that_got_through_are_refused() {
             "$'rm\\x00' -rf victim",
             "bash -O extglob <<< 'rm -rf victim'",
             "/usr/bin/time bash <<< 'rm -rf victim'",
+            "trap exit USR1; cd /dev && bash stdin <<< 'rm -rf \"$OLDPWD/victim\"'",
+            "if false; then exit; fi; cd /dev; bash stdin <<< 'rm -rf \"$OLDPWD/victim\"'",
+            "cd /dev; logout; bash stdin <<< 'rm -rf \"$OLDPWD/victim\"'",
         ],
         "deny:HardRule",
     );
@@ -320,6 +323,15 @@ fn writes_after_cd_and_computed_targets_meet_write_rules() {
         "cd nothere; echo x > locked/n",
         "cd() { :; }; cd other; echo x > locked/n",
         "enable -n cd; cd other; echo x > locked/n",
+        // `exit` in a part that may not run, `return` and `logout` that
+        // only complain
+        "cd locked; logout; echo x > n",
+        "cd locked; return; echo x > n",
+        "cd locked; if false; then exit; fi; echo x > n",
+        "cd locked; case a in b) exit;; esac; echo x > n",
+        "while false; do exit; done; cd locked && echo x > n",
+        "trap exit USR1; cd locked && echo x > n",
+        "mapfile -C exit -c 1 a < /dev/null; cd locked && echo x > n",
         // the folder stack is not the reader's copy
         "pushd locked; dirs -c; popd; echo x > n",
         "pushd other; DIRSTACK[1]=$PWD/../locked; popd; echo x > n",
@@ -368,6 +380,13 @@ fn everyday_lines_pass_the_hard_rules() {
             "bash --version",
             "cd scripts && bash build.sh",
             "cat > notes.md <<'EOF'\n# Notes\nEOF",
+            "tmp=$(mktemp); cargo test > \"$tmp\" 2>&1; tail \"$tmp\"",
+            "export PATH=\"$HOME/.cargo/bin:$PATH\"",
+            "VERSION=$(cat VERSION); echo $VERSION",
+            "RUST_LOG=$LEVEL cargo test",
+            "n=$((n+1))",
+            "docker run -v $PWD:/app img",
+            "echo \"a,$b\" x=$y",
         ],
         "allow:Yes",
     );

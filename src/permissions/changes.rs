@@ -138,7 +138,7 @@ pub(crate) fn of(words: &[String], assignments: &[String]) -> Changes {
         }
     }
     for variable in name.map(|n| set_names(n, args)).unwrap_or_default() {
-        if variable.contains(['$', '`']) {
+        if name_of(variable).contains(['$', '`']) {
             let why = "it sets a variable whose name is computed at run time";
             changes.unread.get_or_insert(why);
         }

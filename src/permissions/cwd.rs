@@ -22,8 +22,9 @@ pub(crate) enum Cwd {
 /// Programs that change the folder of the commands after them.
 const CHANGE_FOLDER: [&str; 3] = ["cd", "pushd", "popd"];
 
-/// Builtins after which the line goes no further (`cd x || exit 1`).
-const ENDS_THE_LINE: [&str; 3] = ["exit", "return", "logout"];
+/// Builtins after which the line goes no further (`cd x || exit 1`;
+/// `return` and `logout` outside a function or login shell only complain).
+const ENDS_THE_LINE: [&str; 1] = ["exit"];
 
 /// Options that start the command they run in another folder
 /// (`env -C dir`), per program: what that command writes is relative to a
@@ -132,6 +133,13 @@ impl Folders {
     pub(crate) fn back_to(&mut self, outside: Folders) {
         *self = outside;
         self.failed = self.now.clone();
+    }
+
+    /// After a part that may not have run (and moved nothing): where the
+    /// line may be is where it was before it, or where the part left it.
+    pub(crate) fn or_as_before(&mut self, before: Folders) {
+        self.now = either(before.now, std::mem::take(&mut self.now));
+        self.failed = either(before.failed, std::mem::take(&mut self.failed));
     }
 
     /// `!` in front of a pipeline: success and failure change places.

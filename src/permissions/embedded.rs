@@ -93,6 +93,10 @@ const INERT: [&str; 68] = [
     "uniq",
 ];
 
+/// How many values after `=` one word gives to be read as command lines
+/// (`--filter=cmd`, `key=a=cmd`): a word of thousands of `=` stays cheap.
+const MAX_VALUES: usize = 8;
+
 /// How many words of a tail rules read: enough for any rule, and a line
 /// of thousands of words (`git add` of every file) stays cheap.
 const MAX_TAIL_WORDS: usize = 64;
@@ -138,7 +142,11 @@ pub(crate) fn of(words: &[String], trusted: bool) -> Candidates {
         if word.contains(char::is_whitespace) {
             found.lines.push(word.trim_start_matches('!').to_string());
         }
-        for (at, _) in word.match_indices('=') {
+        if word.matches('=').count() > MAX_VALUES {
+            let why = format!("`{program}` has an argument with more `=` than the reader reads");
+            found.unread.get_or_insert(why);
+        }
+        for (at, _) in word.match_indices('=').take(MAX_VALUES) {
             let value = word[at + 1..].trim_start_matches('!');
             if !value.trim().is_empty() {
                 found.lines.push(value.to_string());
@@ -190,7 +198,7 @@ pub(crate) fn assigned_lines(assignments: &[String]) -> Vec<String> {
             .is_some_and(|(name, _)| name.ends_with("PATH"))
     };
     for assignment in assignments.iter().filter(|a| !folders(a)) {
-        for (at, _) in assignment.match_indices('=') {
+        for (at, _) in assignment.match_indices('=').take(MAX_VALUES) {
             let value = assignment[at + 1..].trim_start_matches(['!', '|']);
             if !value.trim().is_empty() {
                 lines.push(value.to_string());

@@ -39,27 +39,19 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
                 "-name" | "-iname" | "-path" | "-ipath" | "-wholename"
             )
     };
-    let mut candidates: Vec<(String, bool)> = Vec::new();
+    // (word, dotfiles, expanded)
+    let mut candidates: Vec<(String, bool, bool)> = Vec::new();
     for simple in reading.commands.iter().chain(&reading.embedded) {
         for (i, word) in simple.words.iter().enumerate() {
-            candidates.push((word.clone(), after_find_name(&simple.words, i)));
+            candidates.push((word.clone(), after_find_name(&simple.words, i), false));
         }
     }
     let files = reading.reads.iter().chain(&reading.writes);
-    candidates.extend(files.map(|w| (w.clone(), false)));
+    candidates.extend(files.map(|w| (w.clone(), false, false)));
     // An expansion may give the leading dot (`${x}env`).
-    let expanded = (reading.patterns.iter())
-        .map(|p| (p.clone(), true))
-        .filter(|(p, _)| {
-            !p.rsplit('/')
-                .next()
-                .unwrap_or(p)
-                .chars()
-                .all(|c| "*?".contains(c))
-        });
-    candidates.extend(expanded);
+    candidates.extend(reading.patterns.iter().map(|p| (p.clone(), true, true)));
     let mut secrets = SecretFiles::in_folder(cwd);
-    for (word, dotfiles) in candidates {
+    for (word, dotfiles, expanded) in candidates {
         let how = Matching {
             // `shopt -s dotglob` (or any `GLOBIGNORE`) makes `*` match
             // `.env` too.
@@ -68,8 +60,15 @@ pub(crate) fn env_file_in_command(reading: &Reading, cwd: &Path) -> Option<Strin
             any_depth: reading.moved,
             nocase: reading.nocaseglob,
         };
-        for part in word.split(|c: char| "=:,".contains(c)) {
+        // The word whole (`.[[:alpha:]]nv`), and each part of a list or
+        // an option's value (`--env-file=.env`, `a:.env`).
+        let parts = word.split(|c: char| "=:,".contains(c));
+        for part in std::iter::once(word.as_str()).chain(parts) {
             let name = part.rsplit('/').next().unwrap_or(part);
+            // A variable alone (`$f`, `x=$y`) is no spelling of a name.
+            if expanded && name.chars().all(|c| "*?".contains(c)) {
+                continue;
+            }
             if is_secret_env_name(name) {
                 return Some(name.to_string());
             }
@@ -325,6 +324,12 @@ mod tests {
             "cd src && cat ../.en?",
             "cd config; cat .e?v",
             "cat a/b/c/d/.en?",
+            // POSIX classes the glob library does not read
+            "cat .[[:alpha:]]nv",
+            "cat .e[[:lower:]]v",
+            "cat .[[=e=]]nv",
+            "grep K .[[=e=]]n[[:alpha:]]",
+            "cat config/.[[:alpha:]]nv",
         ];
         let mut failed = rows(named, "names no secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_some()
@@ -343,6 +348,10 @@ mod tests {
             "cat $PWD/notes.txt",
             "ls .E*",
             "cat .e?v.example",
+            "tmp=$(mktemp); tail \"$tmp\"",
+            "export PATH=\"$HOME/.cargo/bin:$PATH\"",
+            "echo x=$y a,$b",
+            "cat [[:upper:]]*.md",
         ];
         failed.extend(rows(&clean, "names a secret file", |cmd| {
             env_file_in_command(cmd, dir.path()).is_none()

@@ -195,13 +195,15 @@ impl Reader {
     /// run many times: a `cd` in it leaves the line where the reader
     /// cannot follow, and in a loop also what it wrote before that `cd`.
     fn branch(&mut self, repeats: bool, part: impl FnOnce(&mut Self)) {
-        let (moves, writes) = (self.folders.moves(), self.reading.writes.len());
+        let (before, writes) = (self.folders.clone(), self.reading.writes.len());
         part(self);
-        if self.folders.moves() != moves {
-            self.folders.lose_after_branch();
-            if repeats && self.reading.writes.len() > writes {
-                (self.reading.unnamed_writes).get_or_insert_with(|| UNFOLLOWED.to_string());
-            }
+        if self.folders.moves() == before.moves() {
+            // It may not have run, or may have ended the line (`exit`).
+            return self.folders.or_as_before(before);
+        }
+        self.folders.lose_after_branch();
+        if repeats && self.reading.writes.len() > writes {
+            (self.reading.unnamed_writes).get_or_insert_with(|| UNFOLLOWED.to_string());
         }
     }
 

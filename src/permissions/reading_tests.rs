@@ -334,4 +334,7 @@ fn lines_that_grew_without_bound_are_read() {
     assert!(read(&braces).commands[0].words.len() <= 65);
     let equals = format!("x '{}'", "a=b ".repeat(2000));
     assert!(read(&equals).embedded.len() < 20_000);
+    // Every `=` of one value read as a line grew as its square.
+    let values = format!("x='{}'; y 'a{}'", "a=".repeat(20_000), "=a".repeat(20_000));
+    assert!(read(&values).embedded.len() < 20_000);
 }

@@ -44,6 +44,7 @@ impl Glob {
     pub(crate) fn of(part: &str, cwd: &Path) -> Option<Glob> {
         let mut pattern = String::new();
         let mut dot_inside = false;
+        let part = without_classes(part);
         let mut chars = part.chars().peekable();
         while let Some(c) = chars.next() {
             if !("?*+@!".contains(c) && chars.peek() == Some(&'(')) {
@@ -64,7 +65,11 @@ impl Glob {
             }
             pattern.push('*');
         }
-        if !pattern.contains(['*', '?', '[']) {
+        // `[` is a glob only with a `]` after it (not the `[` command).
+        let bracket = pattern
+            .find('[')
+            .is_some_and(|i| pattern[i + 1..].contains(']'));
+        if !pattern.contains(['*', '?']) && !bracket {
             return None;
         }
         let root = format!("{}/", cwd.display());
@@ -74,6 +79,41 @@ impl Glob {
             dot_inside,
         })
     }
+}
+
+/// `part` with each bracket expression that holds a POSIX class, an
+/// equivalence class or a collating symbol (`[[:alpha:]]`, `[[=e=]]`,
+/// `[[.a.]]`), which the glob library does not read, as `?`.
+fn without_classes(part: &str) -> String {
+    let mut out = String::new();
+    let mut rest = part;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        let inner = ["[:", "[=", "[."].iter().any(|p| after[1..].starts_with(p));
+        let close = [":]]", "=]]", ".]]"]
+            .iter()
+            .filter_map(|c| after.find(c))
+            .min();
+        match close {
+            Some(end) if inner => {
+                // The expression may go on past the class (`[[:alpha:]x]`).
+                let tail = &after[end + 2..];
+                let end_of_expression = tail.find(']').map_or(0, |i| i + 1);
+                out.push('?');
+                rest = &tail[end_of_expression.min(tail.len())..];
+                if end_of_expression == 0 {
+                    rest = tail;
+                }
+            }
+            _ => {
+                out.push('[');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `pattern` with `./` and `a/..` taken out; what stays unknown in front
@@ -134,6 +174,7 @@ impl<'a> SecretFiles<'a> {
                 .build()
                 .map(|g| g.compile_matcher())
         };
+        // What the library cannot read (`[]`), bash takes as text.
         let (whole, name_only) = (matcher(pattern).ok()?, matcher(name_glob).ok()?);
         let cwd = self.cwd;
         let found = self.found[usize::from(dotfiles)].get_or_insert_with(|| walk(cwd, dotfiles));

@@ -27,7 +27,7 @@ pub(crate) enum Status {
     MaxTurns,
     /// A model or server error ended the run.
     Failed,
-    /// SIGINT or SIGTERM ended the run.
+    /// SIGINT, SIGTERM or SIGHUP ended the run.
     Interrupted,
     /// `--timeout` ended the run.
     TimedOut,

@@ -1,5 +1,5 @@
 //! The approval prompt on a terminal: what is asked (tool, detail, coloured
-//! diff) and a dialoguer menu on stderr.
+//! diff) and a line answered with a letter, on stderr.
 
 use std::io::IsTerminal;
 
@@ -33,44 +33,95 @@ fn show_approval_request(request: &ApprovalRequest) {
     }
 }
 
-/// Asks on the terminal with a dialoguer prompt on stderr.
+/// Asks on the terminal, on stderr: a line answered with a letter or a
+/// word (`y`, `n`, `r`, `a`); Enter alone, or anything unread, is no.
 #[derive(Debug, Default)]
 pub(crate) struct TerminalApprover;
+
+/// An answer typed at the approval prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Yes,
+    No,
+    /// No, and a reason for the model.
+    Reason,
+    /// Yes, and save the `allow` rules for exactly this call.
+    Always,
+}
+
+/// What `line` answers (`y`/`yes`, `n`/`no` or nothing, `r`/`reason`,
+/// `a`/`always` where `always` is offered), in any case; `None` for
+/// anything else.
+fn answer(line: &str, always: bool) -> Option<Answer> {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Some(Answer::Yes),
+        "" | "n" | "no" => Some(Answer::No),
+        "r" | "reason" => Some(Answer::Reason),
+        "a" | "always" if always => Some(Answer::Always),
+        _ => None,
+    }
+}
+
+/// How many times an answer that is none of the offered ones is asked
+/// again before it counts as no.
+const TRIES: usize = 3;
 
 impl Approver for TerminalApprover {
     fn approve(&mut self, request: &ApprovalRequest) -> Approval {
         let term = console::Term::stderr();
         show_approval_request(request);
-        let mut items = vec![
-            "yes".to_string(),
-            "no".to_string(),
-            "no, and tell the model why".to_string(),
-        ];
-        if !request.always_rules.is_empty() {
-            items.push(format!(
-                "always: add `allow {}` to {}",
+        let always = !request.always_rules.is_empty();
+        let mut choices = "y yes · n no (Enter) · r no, and tell the model why".to_string();
+        if always {
+            choices.push_str(&format!(
+                " · a always: add `allow {}` to {}",
                 request.always_rules.join(", "),
                 PROJECT_CONFIG
             ));
         }
-        let choice = dialoguer::Select::new()
-            .with_prompt(format!("Allow {}?", request.tool))
-            .items(&items)
-            .default(0)
-            .interact_on_opt(&term);
-        match choice {
-            Ok(Some(0)) => Approval::Yes,
-            Ok(Some(3)) => Approval::Always,
-            Ok(Some(2)) => {
-                let reason: Result<String, _> = dialoguer::Input::new()
-                    .with_prompt("Reason")
-                    .allow_empty(true)
-                    .interact_text_on(&term);
-                Approval::No {
-                    reason: reason.ok().filter(|r| !r.trim().is_empty()),
+        err_line(&choices);
+        let letters = if always { "y/N/r/a" } else { "y/N/r" };
+        for _ in 0..TRIES {
+            let _ = term.write_str(&format!("Allow {}? [{letters}] ", request.tool));
+            let Ok(line) = term.read_line() else {
+                break;
+            };
+            match answer(&line, always) {
+                Some(Answer::Yes) => return Approval::Yes,
+                Some(Answer::Always) => return Approval::Always,
+                Some(Answer::No) => break,
+                Some(Answer::Reason) => {
+                    let _ = term.write_str("Reason: ");
+                    let reason = term.read_line().ok();
+                    return Approval::No {
+                        reason: reason.filter(|r| !r.trim().is_empty()),
+                    };
                 }
+                None => err_line(&format!("answer one of {letters}")),
             }
-            Ok(_) | Err(_) => Approval::No { reason: None },
+        }
+        Approval::No { reason: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_answers_are_read_and_enter_alone_is_no() {
+        for (line, always, want) in [
+            ("y\n", false, Some(Answer::Yes)),
+            ("YES", false, Some(Answer::Yes)),
+            ("\n", false, Some(Answer::No)),
+            ("n", false, Some(Answer::No)),
+            ("no", true, Some(Answer::No)),
+            ("r", false, Some(Answer::Reason)),
+            ("a", true, Some(Answer::Always)),
+            ("a", false, None),
+            ("yep", false, None),
+        ] {
+            assert_eq!(answer(line, always), want, "{line:?}");
         }
     }
 }

@@ -279,3 +279,46 @@ fn a_failing_precheck_is_labelled_and_is_no_warning_in_a_run_that_passes() {
         }
     }
 }
+
+/// A check that passes after the change only because tests no longer run
+/// (the model emptied the test file) is not a pass: exit 6, and stderr and
+/// the record say why.
+#[test]
+fn a_check_that_runs_fewer_tests_than_before_does_not_pass() {
+    let env = passing_tests();
+    env.write(
+        "tests/test_two.py",
+        "import unittest\n\nfrom pkg import one\n\n\nclass TwoTest(unittest.TestCase):\n    def test_two(self):\n        self.assertEqual(one(), 2)\n",
+    );
+    env.commit_all();
+    let (one, two) = ("tests/test_one.py", "tests/test_two.py");
+    let empty = |path: &str| {
+        let content = "import unittest\n";
+        (
+            "write_file",
+            serde_json::json!({"path": path, "content": content}),
+        )
+    };
+    let read = |path: &str| ("read_file", serde_json::json!({ "path": path }));
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[read(one), read(two)]),
+        Reply::tool_calls(&[empty(one), empty(two)]),
+        Reply::answer("Done."),
+        Reply::answer("Done."),
+        Reply::answer("Done."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--output-format", "json"])
+        .args(["--check", "python3 -m unittest discover -s tests"])
+        .arg("make test_two pass")
+        .assert()
+        .code(6);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("ran 0 tests where 2 ran before the change"),
+        "{stderr}"
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["check"]["passed"], false, "{result}");
+}

@@ -1,5 +1,5 @@
-//! SIGINT and SIGTERM: the run stops its stream and tools, saves the session
-//! as interrupted and exits 130 or 143.
+//! SIGINT, SIGTERM and SIGHUP: the run stops its stream and tools, saves the
+//! session as interrupted and exits 130, 143 or 129.
 
 use std::io::Read;
 use std::process::{Child, Stdio};
@@ -99,6 +99,13 @@ fn sigint_after_the_first_tokens_saves_the_partial_answer_and_exits_130() {
 #[test]
 fn sigterm_exits_143() {
     interrupt_mid_answer("TERM", 143);
+}
+
+/// The terminal closed: the run saves as for SIGTERM, and `oc undo` has a
+/// checkpoint to put back.
+#[test]
+fn sighup_exits_129() {
+    interrupt_mid_answer("HUP", 129);
 }
 
 #[test]

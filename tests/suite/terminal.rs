@@ -12,7 +12,6 @@ use crate::common::fake_ollama::{content_chunk, done_chunk};
 use crate::common::{FakeOllama, MODEL, Reply, TestEnv, tool_messages};
 
 const ENTER: &str = "\r";
-const DOWN: &str = "\x1b[B";
 
 /// `oc run ARGS` on a pseudo-terminal, with its screen output collected.
 struct Terminal {
@@ -114,7 +113,7 @@ fn yes_on_the_terminal_applies_the_change_after_showing_the_diff() {
     let server = FakeOllama::start(vec![write_call("a.txt"), Reply::answer("written")]);
     let mut term = Terminal::start(&env, &server, &["run", "write a"]);
     term.wait_for("Allow write_file?");
-    term.type_keys(ENTER);
+    term.type_keys(&format!("y{ENTER}"));
     let (code, screen) = term.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("+hello"), "the diff is shown: {screen}");
@@ -126,13 +125,28 @@ fn yes_on_the_terminal_applies_the_change_after_showing_the_diff() {
     assert_eq!(env.session()["permissions"][0]["allowed"], true);
 }
 
+/// `n`, and Enter alone, decline: the change is not made.
+#[test]
+fn n_or_enter_alone_declines() {
+    for keys in [format!("n{ENTER}"), ENTER.to_string()] {
+        let env = TestEnv::new();
+        let server = FakeOllama::start(vec![write_call("a.txt"), Reply::answer("ok")]);
+        let mut term = Terminal::start(&env, &server, &["run", "write a"]);
+        term.wait_for("Allow write_file?");
+        term.type_keys(&keys);
+        let (code, screen) = term.finish();
+        assert_eq!(code, 4, "{keys:?} declines: {screen}");
+        assert!(!env.work().join("a.txt").exists(), "{keys:?}");
+    }
+}
+
 #[test]
 fn no_with_a_reason_reaches_the_model() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![write_call("a.txt"), Reply::answer("ok")]);
     let mut term = Terminal::start(&env, &server, &["run", "write a"]);
     term.wait_for("Allow write_file?");
-    term.type_keys(&format!("{DOWN}{DOWN}{ENTER}"));
+    term.type_keys(&format!("r{ENTER}"));
     term.wait_for("Reason");
     term.type_keys(&format!("use b.txt instead{ENTER}"));
     let (code, screen) = term.finish();
@@ -157,7 +171,7 @@ fn always_saves_the_rule_and_stops_asking() {
     ]);
     let mut term = Terminal::start(&env, &server, &["run", "--model", MODEL, "write a twice"]);
     term.wait_for("Allow write_file?");
-    term.type_keys(&format!("{DOWN}{DOWN}{DOWN}{ENTER}"));
+    term.type_keys(&format!("a{ENTER}"));
     let (code, screen) = term.finish();
     assert_eq!(code, 0, "{screen}");
     let config: serde_json::Value = serde_json::from_str(

@@ -226,7 +226,7 @@ fn conversation_hash(record: &FinetuneRecord) -> u64 {
 }
 
 /// Why `record` is of a run that did not finish, if it is: a signal or
-/// `--timeout` stopped it (exit 130, 143 or 124). Its conversation may
+/// `--timeout` stopped it (exit 130, 143, 129 or 124). Its conversation may
 /// still end with an answer (stopped during `--check`), so `--strict`
 /// cannot tell from the messages alone.
 fn unfinished(record: &FinetuneRecord) -> Option<&str> {
@@ -234,11 +234,12 @@ fn unfinished(record: &FinetuneRecord) -> Option<&str> {
         ExitStatus::TimedOut,
         ExitStatus::Interrupted,
         ExitStatus::Terminated,
+        ExitStatus::HungUp,
     ]
     .map(ExitStatus::code);
     let reason = record.exit_reason.as_str();
     // Records from before `exit_reason` was a word held the words.
-    let by_reason = ["interrupted", "terminated", "timed_out"].contains(&reason)
+    let by_reason = ["interrupted", "terminated", "hung_up", "timed_out"].contains(&reason)
         || reason.starts_with("stopped by SIG")
         || reason.starts_with("timed out after");
     let said = [record.exit_detail.as_str(), reason, "interrupted"]
