@@ -116,7 +116,7 @@ impl Close<'_> {
             context: self.context,
             speed: self.speed,
             tool_calls: calls.tool_calls,
-            files_changed: calls.files_changed,
+            files_changed: crate::job::files_changed(&calls.files_changed, session),
             permission_denials: calls.denials,
             cut_replies: (session.cut_replies.iter())
                 .filter(|c| c.turn > self.first_turn)

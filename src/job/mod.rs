@@ -19,6 +19,6 @@ pub(crate) mod workspace;
 
 pub(crate) use finish::{Finish, Finished, RunVerdict};
 pub(crate) use output_schema::OutputSchema;
-pub(crate) use record::{put_back, write_last_message};
+pub(crate) use record::{files_changed, put_back, write_last_message};
 pub(crate) use spec::{CheckPlan, Job};
 pub(crate) use workspace::open_workspace;

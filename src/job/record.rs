@@ -11,6 +11,20 @@ use crate::error::ExitStatus;
 use crate::session::{FinetuneRecord, Session, Store, Trajectory, now_rfc3339};
 use crate::ui::Output;
 
+/// The files a run changed: those its file tools reported, in order, then
+/// the others its checkpoint found changed, created or removed (by `bash`,
+/// or by the check), so that a change made by a command is not left out.
+pub(crate) fn files_changed(reported: &[String], session: &Session) -> Vec<String> {
+    let mut files = reported.to_vec();
+    let found = (session.checkpoint.iter()).flat_map(|record| &record.changes);
+    for change in found {
+        if !files.contains(&change.path) {
+            files.push(change.path.clone());
+        }
+    }
+    files
+}
+
 /// Saves the session and appends its fine-tuning record (`trajectory`:
 /// the conversation as the model saw it); a failure is a warning, as the
 /// run itself is over.

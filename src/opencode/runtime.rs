@@ -156,7 +156,7 @@ fn summary_of(session: &Session, follower: &Follower, exit: ExitStatus) -> RunSu
             max: 0,
         },
         tool_calls: follower.tool_calls,
-        files_changed: follower.files_changed.clone(),
+        files_changed: crate::job::files_changed(&follower.files_changed, session),
         permission_denials: Vec::new(),
         cut_replies: Vec::new(),
         truncated_turns: Vec::new(),

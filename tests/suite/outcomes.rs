@@ -353,3 +353,32 @@ fn exit_reason_is_a_stable_word_and_exit_detail_its_words() {
         assert_eq!(env.finetune()[0]["exit_reason"], reason);
     }
 }
+
+/// Files a command changed, made or removed are in `files_changed` with
+/// the file tools' own: the list is what the run did to the workspace.
+#[test]
+fn files_changed_lists_what_commands_changed_too() {
+    let env = TestEnv::new();
+    env.write("old.txt", "old\n");
+    env.write("kept.txt", "kept\n");
+    env.commit_all();
+    let bash = |command: &str| ("bash", json!({ "command": command }));
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[
+            ("write_file", json!({"path": "a.txt", "content": "a\n"})),
+            bash("printf x > made.txt && rm old.txt"),
+        ]),
+        Reply::answer("Done."),
+    ]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--yes", "--output-format", "json", "make files"])
+        .assert()
+        .code(0);
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        result["files_changed"],
+        json!(["a.txt", "made.txt", "old.txt"]),
+        "{result}"
+    );
+}
