@@ -64,14 +64,17 @@ impl Signals {
     }
 
     /// Hands the signals to a task: the first one is sent on the returned
-    /// channel (the run stops and saves), the second ends the process at
-    /// once with the first one's exit status, whatever the run is doing.
+    /// channel (the run stops and saves), a second SIGINT or SIGTERM ends
+    /// the process at once with the first one's exit status, whatever the
+    /// run is doing. A hangup often comes twice (the terminal and the
+    /// shell, or `timeout` to its child and then its group): a second
+    /// SIGHUP is let pass.
     pub(crate) fn watch(mut self) -> tokio::sync::mpsc::UnboundedReceiver<Stop> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
             let first = self.recv().await;
             let _ = tx.send(first);
-            self.recv().await;
+            while self.recv().await == Stop::Hangup {}
             stop_kept_groups();
             std::process::exit(first.exit_status().code());
         });

@@ -43,7 +43,7 @@ fn stalled_answer() -> Reply {
 
 /// Stops a run mid-answer: the events on stdout say when the first
 /// tokens are in (a piped text stdout gets a reply only once it is read).
-fn interrupt_mid_answer(signal: &str, code: i32) {
+fn interrupt_mid_answer(signal: &str, times: usize, code: i32) {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![stalled_answer()]);
     let mut child = env
@@ -62,7 +62,9 @@ fn interrupt_mid_answer(signal: &str, code: i32) {
         assert!(n > 0, "stdout closed early");
         seen.extend_from_slice(&buf[..n]);
     }
-    send(&child, signal);
+    for _ in 0..times {
+        send(&child, signal);
+    }
     let status = wait(&mut child);
     let mut stderr = String::new();
     child
@@ -93,19 +95,20 @@ fn interrupt_mid_answer(signal: &str, code: i32) {
 
 #[test]
 fn sigint_after_the_first_tokens_saves_the_partial_answer_and_exits_130() {
-    interrupt_mid_answer("INT", 130);
+    interrupt_mid_answer("INT", 1, 130);
 }
 
 #[test]
 fn sigterm_exits_143() {
-    interrupt_mid_answer("TERM", 143);
+    interrupt_mid_answer("TERM", 1, 143);
 }
 
-/// The terminal closed: the run saves as for SIGTERM, and `oc undo` has a
-/// checkpoint to put back.
+/// The terminal closed: the run saves as for SIGTERM, also when the hangup
+/// comes twice (the terminal and the shell, or `timeout` to its child and
+/// then its group).
 #[test]
-fn sighup_exits_129() {
-    interrupt_mid_answer("HUP", 129);
+fn sighup_exits_129_and_saves_even_when_it_comes_twice() {
+    interrupt_mid_answer("HUP", 2, 129);
 }
 
 #[test]
