@@ -346,7 +346,7 @@ impl Round<'_> {
         }
         if self.attempt >= plan.max_attempts {
             out.warn(&format!(
-                "the check `{}` still fails after {} attempt{}",
+                "the check `{}` still fails after {} round{} (`--check-rounds`)",
                 plan.command,
                 self.attempt,
                 if self.attempt == 1 { "" } else { "s" }

@@ -84,12 +84,12 @@ impl Approver for TerminalApprover {
         for _ in 0..TRIES {
             let _ = term.write_str(&format!("Allow {}? [{letters}] ", request.tool));
             let Ok(line) = term.read_line() else {
-                break;
+                return Approval::No { reason: None };
             };
             match answer(&line, always) {
                 Some(Answer::Yes) => return Approval::Yes,
                 Some(Answer::Always) => return Approval::Always,
-                Some(Answer::No) => break,
+                Some(Answer::No) => return Approval::No { reason: None },
                 Some(Answer::Reason) => {
                     let _ = term.write_str("Reason: ");
                     let reason = term.read_line().ok();
@@ -100,6 +100,9 @@ impl Approver for TerminalApprover {
                 None => err_line(&format!("answer one of {letters}")),
             }
         }
+        err_line(&format!(
+            "no answer of {letters} after {TRIES} tries: taken as no"
+        ));
         Approval::No { reason: None }
     }
 }

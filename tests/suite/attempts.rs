@@ -483,7 +483,7 @@ fn a_log_of_ocs_own_output_in_the_workspace_is_never_put_back() {
     assert_eq!(out.status.code(), Some(0));
     let log = read(&env, "run.log");
     assert!(log.contains("attempt 1 of 2"), "{log}");
-    assert!(log.contains("still fails after 1 attempt"), "{log}");
+    assert!(log.contains("still fails after 1 round"), "{log}");
     let sessions = env.sessions();
     let changed = |session: &Value| -> Vec<Value> {
         (session["checkpoint"]["changes"].as_array().unwrap().iter())
