@@ -285,7 +285,7 @@ pub(crate) async fn run_once(
         failing: tally.map(|t| t.failing),
         passed_tests: match tally {
             Some(t) => t.passed,
-            None if passed => super::failing_tests::ran(&outcome.content),
+            None if passed => super::failing_tests::passed(&outcome.content),
             None => None,
         },
         ..not_run()

@@ -100,12 +100,6 @@ impl Folders {
         self.moves
     }
 
-    /// After a part that moved the line but may run not at all or many
-    /// times: where the line is cannot be followed.
-    pub(crate) fn lose_after_branch(&mut self) {
-        self.lose(UNFOLLOWED);
-    }
-
     /// Inside a function's body, which runs in its callers' folder.
     pub(crate) fn in_function(&self) -> Folders {
         Folders {

@@ -201,7 +201,7 @@ impl Reader {
             // It may not have run, or may have ended the line (`exit`).
             return self.folders.or_as_before(before);
         }
-        self.folders.lose_after_branch();
+        self.folders.lose(UNFOLLOWED);
         if repeats && self.reading.writes.len() > writes {
             (self.reading.unnamed_writes).get_or_insert_with(|| UNFOLLOWED.to_string());
         }
@@ -332,7 +332,7 @@ impl Reader {
         self.folders = outside;
         if moved {
             // Called anywhere after this, it may move the line.
-            self.folders.lose_after_branch();
+            self.folders.lose(UNFOLLOWED);
         }
         let calls = (self.reading.commands[commands..].iter())
             .filter(|c| c.words.first() == Some(&name))

@@ -99,12 +99,8 @@ fn without_classes(part: &str) -> String {
             Some(end) if inner => {
                 // The expression may go on past the class (`[[:alpha:]x]`).
                 let tail = &after[end + 2..];
-                let end_of_expression = tail.find(']').map_or(0, |i| i + 1);
                 out.push('?');
-                rest = &tail[end_of_expression.min(tail.len())..];
-                if end_of_expression == 0 {
-                    rest = tail;
-                }
+                rest = tail.find(']').map_or(tail, |i| &tail[i + 1..]);
             }
             _ => {
                 out.push('[');
