@@ -13,7 +13,6 @@ pub(crate) enum Heuristic {
     /// Recovering text-form calls by their shape: in fences of any label,
     /// written as Python, with a bare tool name, after an echoed tool
     /// response.
-    ShapeRecovery,
     /// Running a failing check's failing tests again under a tracer, to
     /// rank the functions they executed (spectrum-based fault localisation).
     Spectrum,
@@ -52,11 +51,6 @@ pub(crate) const REGISTRY: &[Entry] = &[
         Heuristic::Ground,
         "ground",
         "models edit files they were never shown",
-    ),
-    entry(
-        Heuristic::ShapeRecovery,
-        "shape-recovery",
-        "tool calls written as text: other fences, Python, bare names",
     ),
     entry(
         Heuristic::Spectrum,

@@ -57,8 +57,6 @@ pub(crate) struct Reading {
     pub tools: Vec<ToolName>,
     /// `--text-tools auto`.
     pub recover: bool,
-    /// Recovery by shape is on.
-    pub by_shape: bool,
     /// Content is shown after the reply is read, not as it streams
     /// (nobody watches it).
     pub hold_content: bool,
@@ -78,7 +76,7 @@ impl Reading {
     }
 
     fn filter(&self) -> TextCallFilter {
-        TextCallFilter::new(&self.tools, self.recover).by_shape(self.by_shape)
+        TextCallFilter::new(&self.tools, self.recover)
     }
 }
 

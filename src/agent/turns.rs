@@ -239,8 +239,7 @@ impl<'a> Turns<'a> {
         if self.check_again(session, out).await? {
             return Ok(Step::Next);
         }
-        let by_shape = self.settings.enabled(Heuristic::ShapeRecovery);
-        let unrun = self.protocol.unrun_call(&message.content, by_shape);
+        let unrun = self.protocol.unrun_call(&message.content);
         if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
             session.unsaved().unexecuted_call = true;
             return Ok(Step::End(Ending::UnexecutedCall(why)));
@@ -535,7 +534,6 @@ impl<'a> Turns<'a> {
         let reading = Reading {
             tools: self.protocol.text_call_tools().to_vec(),
             recover: self.settings.text_tools == TextTools::Auto && self.model.calls_in_text(),
-            by_shape: self.settings.enabled(Heuristic::ShapeRecovery),
             hold_content: !out.streams_content(),
             block_paths: self.protocol.block_paths(),
         };

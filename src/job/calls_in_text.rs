@@ -47,31 +47,17 @@ pub(crate) fn repair_name(name: &str, offered: &[ToolName]) -> Option<ToolName> 
 /// The calls in one block of text (a fence body, a tag body, a bare JSON
 /// value), or `None` when it is not a call. A block is a call by its shape
 /// (`{"name", "arguments"}` and nothing else, or `<function=…>`), whatever
-/// the name; with `by_shape`, also when its JSON does not parse but it
-/// clearly starts like a call, and a bare tool name is read as the name.
-pub(crate) fn parse_block(
-    text: &str,
-    offered: &[ToolName],
-    by_shape: bool,
-) -> Option<Vec<TextCall>> {
+/// the name.
+pub(crate) fn parse_block(text: &str, offered: &[ToolName]) -> Option<Vec<TextCall>> {
     let trimmed = text.trim();
     if let Some(calls) = parse_function_tags(trimmed, offered) {
         return Some(calls);
     }
     // Small models write regexes with JSON-invalid escapes (`".*\.py$"`,
     // the 0.5B capture): read such a backslash as a literal one.
-    let parsed: Result<Value, _> = serde_json::from_str(trimmed)
+    let value: Value = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(&escape_stray_backslashes(trimmed)))
-        .or_else(|e| match by_shape {
-            true => serde_json::from_str(&quote_bare_names(trimmed, offered)),
-            false => Err(e),
-        });
-    let Ok(value) = parsed else {
-        return by_shape
-            .then(|| broken_call(trimmed, offered))
-            .flatten()
-            .map(|call| vec![call]);
-    };
+        .ok()?;
     let items = match value {
         Value::Array(items) if !items.is_empty() => items,
         Value::Object(_) => vec![value],
@@ -83,60 +69,9 @@ pub(crate) fn parse_block(
         .collect()
 }
 
-/// A call whose JSON does not parse: it starts `{"name": "NAME"` and holds
-/// `"arguments"` or `"parameters"`. Its arguments are the whole text, as a
-/// string, so the model gets the JSON error and the expected shape.
-fn broken_call(text: &str, offered: &[ToolName]) -> Option<TextCall> {
-    let rest = text.trim_start_matches('[').trim_start();
-    let rest = rest.strip_prefix('{')?.trim_start();
-    let rest = rest
-        .strip_prefix("\"name\"")?
-        .trim_start()
-        .strip_prefix(':')?;
-    let rest = rest.trim_start().trim_start_matches('"');
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))?;
-    let name = &rest[..end];
-    if name.is_empty() || !(text.contains("\"arguments\"") || text.contains("\"parameters\"")) {
-        return None;
-    }
-    Some(TextCall {
-        name: named(name, offered),
-        arguments: Value::String(text.to_string()),
-    })
-}
-
 /// The offered tool's name when `name` means one, else `name` as written.
 fn named(name: &str, offered: &[ToolName]) -> String {
     repair_name(name, offered).map_or_else(|| name.trim().to_string(), |t| t.as_str().to_string())
-}
-
-/// `text` with a bare word after `"name":` quoted when the word is exactly
-/// an offered tool's name: `{"name": edit_file, …}` is how small models
-/// sometimes write it.
-fn quote_bare_names(text: &str, offered: &[ToolName]) -> String {
-    let mut out = String::with_capacity(text.len() + 4);
-    let mut rest = text;
-    while let Some(i) = rest.find("\"name\"") {
-        let (head, tail) = rest.split_at(i + "\"name\"".len());
-        out.push_str(head);
-        let after_colon = tail.trim_start().strip_prefix(':');
-        let word = after_colon.map(|a| {
-            let a = a.trim_start();
-            let end = a
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(a.len());
-            (a, &a[..end])
-        });
-        match word {
-            Some((a, word)) if offered.iter().any(|t| t.as_str() == word) => {
-                out.push_str(&format!(": \"{word}\""));
-                rest = &a[word.len()..];
-            }
-            _ => rest = tail,
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// `text` with every backslash that does not start a valid JSON escape
@@ -263,7 +198,7 @@ pub(crate) fn fence_body(fence: &str) -> Option<&str> {
 /// (a JSON `{"name", "arguments" | "parameters"}`, or `<function=…>`,
 /// bare, in a ```` ``` ```` fence or in `<tool_call>` tags): what a small
 /// model sends when its chat template does not give the server real tool
-/// calls.
+/// calls. JSON that does not parse counts when it starts as a call does.
 pub(crate) fn is_call_written_as_text(text: &str) -> bool {
     let mut body = text.trim();
     for (open, close) in [
@@ -275,13 +210,44 @@ pub(crate) fn is_call_written_as_text(text: &str) -> bool {
             body = inner.trim();
         }
     }
-    parse_block(body, &[], true).is_some_and(|calls| !calls.is_empty())
+    parse_block(body, &[]).is_some_and(|calls| !calls.is_empty()) || starts_as_a_call(body)
+}
+
+/// Whether `text` holds a ``` fence whose lines, comments and blank ones
+/// aside, are each a call of one of oc's tools written as Python
+/// (`read_file(path="a.py")`): a model that writes this has not called the
+/// tool, whatever it meant.
+pub(crate) fn holds_python_call(text: &str) -> bool {
+    let is_call = |line: &str| {
+        let open = line.find('(').unwrap_or(0);
+        line.ends_with(')') && repair_name(&line[..open], &ToolName::ALL).is_some()
+    };
+    let fences = text.split("```").skip(1).step_by(2);
+    fences
+        .filter_map(|fence| fence.split_once('\n'))
+        .any(|(_, body)| {
+            let lines = body.lines().map(str::trim);
+            let mut code = lines.filter(|l| !l.is_empty() && !l.starts_with('#'));
+            code.clone().next().is_some() && code.all(is_call)
+        })
+}
+
+/// Whether JSON that may not parse starts `{"name": "NAME"` and holds
+/// `"arguments"` or `"parameters"`.
+fn starts_as_a_call(text: &str) -> bool {
+    let rest = text.trim_start_matches('[').trim_start();
+    let name = (rest.strip_prefix('{'))
+        .and_then(|r| r.trim_start().strip_prefix("\"name\""))
+        .and_then(|r| r.trim_start().strip_prefix(':'))
+        .map(|r| r.trim_start().trim_start_matches('"'));
+    let named = name.is_some_and(|n| n.starts_with(|c: char| c.is_alphanumeric() || c == '_'));
+    named && (text.contains("\"arguments\"") || text.contains("\"parameters\""))
 }
 
 /// Whether `text` is a call to one of oc's tools written as JSON (a
 /// `{"name": "mean", …}` object that names no tool is an answer).
 pub(crate) fn is_tool_call(text: &str) -> bool {
-    parse_block(text, &ToolName::ALL, true).is_some_and(|calls| {
+    parse_block(text, &ToolName::ALL).is_some_and(|calls| {
         !calls.is_empty() && calls.iter().all(|c| ToolName::from_name(&c.name).is_some())
     })
 }
@@ -299,34 +265,15 @@ mod tests {
         let calls = parse_block(
             r#"{"name": "search", "arguments": {"pattern": ".*\.py$"}}"#,
             &ALL,
-            true,
         )
         .unwrap();
         assert_eq!(calls[0].arguments, json!({"pattern": r".*\.py$"}));
         let calls = parse_block(
             r#"{"name": "search", "arguments": {"pattern": "a\nb\\c"}}"#,
             &ALL,
-            true,
         )
         .unwrap();
         assert_eq!(calls[0].arguments, json!({"pattern": "a\nb\\c"}));
-    }
-
-    /// Regression: the 1.5B model wrote `{"name": edit_file, …}`, which
-    /// is not JSON.
-    #[test]
-    fn a_bare_tool_name_is_read_as_the_name() {
-        let calls = parse_block(
-            r#"{"name": edit_file, "arguments": {"path": "a.py", "old_string": "x", "new_string": "y"}}"#,
-            &ALL,
-            true,
-        )
-        .unwrap();
-        assert_eq!(calls[0].name, "edit_file");
-        assert_eq!(calls[0].arguments["path"], "a.py");
-        // An unknown bare name is still a call: it gets the error.
-        let unknown = parse_block(r#"{"name": rm_rf, "arguments": {}}"#, &ALL, true).unwrap();
-        assert_eq!(unknown[0].name, "rm_rf");
     }
 
     #[test]
@@ -342,30 +289,22 @@ mod tests {
     }
 
     /// Regression: calls that could not run were shown as the answer and the
-    /// run counted as a success. A call is a call by its shape.
+    /// run counted as a success. A call is a call by its shape, whatever
+    /// its name.
     #[test]
-    fn unknown_names_and_broken_json_are_calls_that_get_errors() {
+    fn unknown_names_are_calls_that_get_errors() {
         let calls = parse_block(
             r#"{"name": "create_goal", "arguments": {"goal": "x"}}"#,
             &ALL,
-            true,
         )
         .unwrap();
         assert_eq!(calls[0].name, "create_goal");
-        let broken = parse_block(
-            r#"{"name": "read_file", "arguments": {"path": "a.py"}"#,
-            &ALL,
-            true,
-        )
-        .unwrap();
-        assert_eq!(broken[0].name, "read_file");
-        assert!(broken[0].arguments.is_string());
         assert!(
-            parse_block(r#"{"name": "Ada", "age": 3}"#, &ALL, true).is_none(),
+            parse_block(r#"{"name": "Ada", "age": 3}"#, &ALL).is_none(),
             "data"
         );
         assert!(
-            parse_block("{\"name\": \"x\"", &ALL, true).is_none(),
+            parse_block("{\"name\": \"x\"", &ALL).is_none(),
             "no arguments: not a call"
         );
     }
@@ -375,13 +314,30 @@ mod tests {
         let calls = parse_block(
             "<function=write_file><parameter=path>a.txt<parameter=content>hi\nthere\n</function>",
             &ALL,
-            true,
         )
         .unwrap();
         assert_eq!(
             calls[0].arguments,
             json!({"path": "a.txt", "content": "hi\nthere"})
         );
+    }
+
+    #[test]
+    fn python_calls_in_fences_are_seen_and_programs_are_not() {
+        for reply in [
+            "```python\nread_file(path=\"README.md\")\n```",
+            "Reading.\n```py\n# first\nfunctions.search(pattern='x')\nread_file(\"a\")\n```",
+        ] {
+            assert!(holds_python_call(reply), "{reply}");
+        }
+        for reply in [
+            "```python\nimport json\nsearch(pattern=\"x\")\n```",
+            "```python\nprint(read_file(\"a\"))\n```",
+            "```python\n\n```",
+            "read_file(path=\"a\") outside a fence",
+        ] {
+            assert!(!holds_python_call(reply), "{reply}");
+        }
     }
 
     /// What qwen2.5-coder:1.5b answered through opencode 1.18.33 and

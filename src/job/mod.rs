@@ -11,7 +11,6 @@ pub(crate) mod finish;
 pub(crate) mod interrupt;
 pub(crate) mod nudges;
 pub(crate) mod output_schema;
-pub(crate) mod python_calls;
 pub(crate) mod record;
 pub(crate) mod spec;
 pub(crate) mod steps;

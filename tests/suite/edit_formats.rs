@@ -275,26 +275,6 @@ fn a_plan_instead_of_a_change_is_not_done() {
     assert_eq!(env.finetune()[0]["success"], false);
 }
 
-/// Recovery by shape (replies the 1.5B model sent): a call in a ```python
-/// fence, a tool name without quotes, and an echoed `<tool_response>` before
-/// a call are all calls; the echo is never shown.
-#[test]
-fn calls_are_recovered_by_shape() {
-    for reply in [
-        "```python\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"utils.py\"}}\n```",
-        "```json\n{\"name\": read_file, \"arguments\": {\"path\": \"utils.py\"}}\n```",
-        "<tool_response>\nfixed error in utils.py by adding more context.\n</tool_response>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"utils.py\"}}",
-    ] {
-        let env = off_by_one();
-        let server = FakeOllama::start(vec![streamed(reply, 3), Reply::answer("Read it.")]);
-        let out = env.oc(&server).args(["run", PROMPT]).assert().code(4);
-        assert_eq!(stdout_of(&out), "Read it.\n", "{reply}");
-        let results = tool_messages(&server.chat_requests()[1]);
-        assert_eq!(results[0]["tool_name"], "read_file", "{reply}");
-        assert!(!stdout_of(&out).contains("tool_response"));
-    }
-}
-
 /// `--edit-format auto` (the default): whole files for a small model, tool
 /// calls for a larger one with native tool calling.
 #[test]

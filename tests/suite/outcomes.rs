@@ -138,16 +138,14 @@ fn long_lines_are_reachable_by_read_and_search() {
 /// Regression: a reply that is only a call to a tool that does not exist
 /// (```` ```json {"name": "create_goal", …} ````) was printed as the answer,
 /// exit 0, recorded as a success. It is a call: it gets the unknown-tool
-/// error and the loop goes on; so does a known tool's call with broken JSON.
+/// error and the loop goes on. A call whose JSON does not parse cannot run:
+/// the run ends as an unexecuted call, not a success.
 #[test]
 fn calls_that_cannot_run_get_errors_not_applause() {
     let env = TestEnv::new();
     let server = FakeOllama::start(vec![
         Reply::answer(
             "```json\n{\"name\": \"create_goal\", \"arguments\": {\"goal\": \"x\"}}\n```",
-        ),
-        Reply::answer(
-            "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}</tool_call>",
         ),
         Reply::answer("I cannot set goals; there is no such tool."),
     ]);
@@ -160,8 +158,7 @@ fn calls_that_cannot_run_get_errors_not_applause() {
         String::from_utf8_lossy(&out.get_output().stdout),
         "I cannot set goals; there is no such tool.\n"
     );
-    let requests = server.chat_requests();
-    let unknown = tool_messages(&requests[1])[0]["content"]
+    let unknown = tool_messages(&server.chat_requests()[1])[0]["content"]
         .as_str()
         .unwrap()
         .to_string();
@@ -169,12 +166,20 @@ fn calls_that_cannot_run_get_errors_not_applause() {
         unknown.contains("there is no tool `create_goal`; available tools: read_file"),
         "{unknown}"
     );
-    let broken = tool_messages(&requests[2]).last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(broken.contains("not valid JSON"), "{broken}");
-    assert!(broken.contains("\"path\": string"), "{broken}");
+    let server = FakeOllama::start(vec![Reply::answer(
+        "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}</tool_call>",
+    )]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--task", "answer", "--yes", "what is in a.txt?"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("left unrun (its JSON does not parse)"),
+        "{stderr}"
+    );
+    assert_eq!(env.finetune()[1]["success"], false);
 }
 
 /// Regression: a run that exited 5 (every edit denied, nothing changed, the

@@ -378,42 +378,15 @@ fn a_run_stuck_on_one_call_ends() {
 
 /// Regression: a call written as Python in a fence, in the tool-call
 /// format, was taken for the answer: exit 0, `success: true`, and
-/// `export-ft --success-only` kept it. A fence that is nothing but a call
-/// to an offered tool with keyword literals now runs.
+/// `export-ft --success-only` kept it. It ends as an unexecuted call, left
+/// out of `export-ft --success-only`; a longer program that calls a
+/// function named like a tool is still an answer.
 #[test]
-fn a_python_call_in_a_fence_runs() {
-    let env = TestEnv::new();
-    env.write("README.md", "# demo\n\nPrints hello.\n");
-    let server = FakeOllama::start(vec![
-        Reply::answer("```python\nread_file(path=\"README.md\")\n```"),
-        Reply::answer("README.md says the project prints hello."),
-    ]);
-    let out = env
-        .oc(&server)
-        .args(["run", "What does README.md say?"])
-        .assert()
-        .success();
-    assert_eq!(
-        stdout_of(&out),
-        "README.md says the project prints hello.\n"
-    );
-    let tools = tool_messages(&server.chat_requests()[1]);
-    assert_eq!(
-        tools[0]["content"],
-        "     1\t# demo\n     2\t\n     3\tPrints hello.\n(3 lines)"
-    );
-}
-
-/// Regression, the other half: a Python call that cannot run (a
-/// positional argument) ended the run as a success. It ends as an
-/// unexecuted call now, left out of `export-ft --success-only`; a longer
-/// program that calls a function named like a tool is still an answer.
-#[test]
-fn a_python_call_that_cannot_run_is_not_a_success() {
+fn a_python_call_in_a_fence_is_not_a_success() {
     let env = TestEnv::new();
     env.write("README.md", "# demo\n");
     let server = FakeOllama::start(vec![
-        Reply::answer("```python\nread_file(\"README.md\")\n```"),
+        Reply::answer("```python\nread_file(path=\"README.md\")\n```"),
         Reply::answer(
             "```python\nimport json\n\nsearch(pattern=\"x\")\n```\nDefine `search` first.",
         ),
@@ -424,7 +397,7 @@ fn a_python_call_that_cannot_run_is_not_a_success() {
         .assert()
         .code(1);
     assert!(
-        stderr_of(&out).contains("a tool call written as text, left unrun (a call written as Python runs only when it names an offered tool with keyword arguments"),
+        stderr_of(&out).contains("a tool call written as text, left unrun (a call written as Python in a fence does not run"),
         "{}",
         stderr_of(&out)
     );

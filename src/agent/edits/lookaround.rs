@@ -174,7 +174,7 @@ fn json_calls(prose: &str) -> Vec<Request> {
             break;
         };
         let candidate = &prose[open..close];
-        if let Some(calls) = parse_block(candidate, &tools, false) {
+        if let Some(calls) = parse_block(candidate, &tools) {
             for call in calls {
                 if let Some(tool) = ToolName::from_name(&call.name).filter(|t| tools.contains(t))
                     && call.arguments.is_object()

@@ -23,8 +23,7 @@ use super::normalize::normalize_calls;
 use super::text_calls::TextCallFilter;
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
-use crate::job::calls_in_text::holds_bare_call;
-use crate::job::python_calls::{self, Reading};
+use crate::job::calls_in_text::{holds_bare_call, holds_python_call, is_call_written_as_text};
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
 
@@ -124,39 +123,24 @@ impl Protocol {
     /// Why the answer `content` (a reply that made no call) holds a tool
     /// call written as text that nothing runs, if it does: in the text edit
     /// formats no tool is offered, and only look-around requests (read,
-    /// search, list) are answered. `by_shape`: recognise calls by their
-    /// shape too (any fence language, a bare tool name).
-    pub(crate) fn unrun_call(&self, content: &str, by_shape: bool) -> Option<&'static str> {
+    /// search, list) are answered; a call written as Python, or as JSON
+    /// that does not parse, runs in no format.
+    pub(crate) fn unrun_call(&self, content: &str) -> Option<&'static str> {
+        let python = holds_python_call(content);
         let Protocol::FileBlocks(_) = self else {
-            return self.unrun_python_call(content);
+            return match python {
+                true => Some("a call written as Python in a fence does not run"),
+                false => is_call_written_as_text(content).then_some("its JSON does not parse"),
+            };
         };
-        let mut probe = TextCallFilter::new(&ToolName::ALL, true).by_shape(by_shape);
+        let mut probe = TextCallFilter::new(&ToolName::ALL, true);
         probe.push(content);
         probe.finish();
         let (_, _, calls) = probe.into_parts();
         let tools = calls.iter().any(|c| ToolName::from_name(&c.name).is_some());
-        let python = python_calls::in_fences(content, &ToolName::ALL).is_some();
         (tools || python || holds_bare_call(content)).then_some(
             "no tool is offered in the whole-file and diff formats; files change by file blocks, and only READ, SEARCH and LIST requests are answered",
         )
-    }
-
-    /// Why an answer in the tool-call protocol holds a fence of calls
-    /// written as Python that did not run, if it does: they name a tool not
-    /// offered or have arguments that are not keyword literals (or, when
-    /// they could run, recovery by shape is off).
-    fn unrun_python_call(&self, content: &str) -> Option<&'static str> {
-        let Protocol::ToolCalls { offered, .. } = self else {
-            return None;
-        };
-        Some(match python_calls::in_fences(content, offered)? {
-            Reading::Unusable(_) => {
-                "a call written as Python runs only when it names an offered tool with keyword arguments that are literals (`read_file(path=\"a.py\")`)"
-            }
-            Reading::Calls(_) => {
-                "calls written as Python are not run while recovery by shape is off"
-            }
-        })
     }
 
     /// What an empty reply is told once, to go on: tools only where some

@@ -5,7 +5,6 @@
 
 use crate::job::calls_in_text::fence_body;
 use crate::job::calls_in_text::{TextCall, parse_block};
-use crate::job::python_calls::{self, Reading};
 use crate::tools::ToolName;
 use scan::{balanced_json_end, function_run_end, partial_marker_len, strip_tags};
 
@@ -28,13 +27,9 @@ enum Block {
     Think,
     /// A fence in another language, streaming until its closing ```.
     Code,
-    /// `<tool_response>` … `</tool_response>`: the model echoing the
-    /// template's result markup; never shown.
-    ToolResponse,
 }
 
-/// Fence labels that usually hold a call. A fence with another label holds
-/// one too when its body starts like one ([`CALL_SHAPES`]).
+/// Fence labels that may hold a call; a fence with another label is code.
 const CALL_LABELS: [&str; 7] = [
     "",
     "json",
@@ -50,12 +45,8 @@ const CALL_LABELS: [&str; 7] = [
 /// that long, and a reply must not stay invisible while it runs on.
 pub(crate) const MAX_HELD_BYTES: usize = 24 * 1024;
 
-/// How the body of a call starts, whatever the fence says it is.
-const CALL_SHAPES: [&str; 4] = ["{", "[", "<function=", "<tool_call>"];
-
-const OPENERS: [(&str, Block); 6] = [
+const OPENERS: [(&str, Block); 5] = [
     ("```", Block::Fence),
-    ("<tool_response>", Block::ToolResponse),
     ("<tool_call>", Block::ToolCallTag),
     ("[tool_call]", Block::BracketTag),
     ("<function=", Block::Function),
@@ -88,11 +79,6 @@ pub(crate) struct TextCallFilter {
     calls: Vec<TextCall>,
     content: String,
     thinking: String,
-    /// A dropped block just ended: the line break after it goes too.
-    eat_newline: bool,
-    /// Recovery by shape: calls in fences of any label, bare tool names,
-    /// echoed tool responses dropped.
-    by_shape: bool,
     /// Reasoning has ended (a `</think>`): a later one is text.
     ended_reasoning: bool,
 }
@@ -111,28 +97,11 @@ impl TextCallFilter {
             calls: Vec::new(),
             content: String::new(),
             thinking: String::new(),
-            eat_newline: false,
-            by_shape: true,
         }
-    }
-
-    /// Switches recovery by shape on or off (on by default): a call in a
-    /// fence of another language, a tool name without quotes, an echoed
-    /// `<tool_response>`.
-    pub(crate) fn by_shape(mut self, on: bool) -> Self {
-        self.by_shape = on;
-        self
     }
 
     /// Adds a delta; returns what can be shown now.
     pub(crate) fn push(&mut self, delta: &str) -> Filtered {
-        let delta = match delta.strip_prefix('\n').filter(|_| self.eat_newline) {
-            Some(rest) => rest,
-            None => delta,
-        };
-        if !delta.is_empty() {
-            self.eat_newline = false;
-        }
         self.pending.push_str(delta);
         let mut out = Filtered::default();
         self.drain(&mut out, false);
@@ -231,7 +200,6 @@ impl TextCallFilter {
         let first = OPENERS
             .iter()
             .filter(|(marker, block)| self.recover || *block == Block::Think || marker.is_empty())
-            .filter(|(_, block)| self.by_shape || *block != Block::ToolResponse)
             .filter_map(|(marker, block)| self.pending.find(marker).map(|i| (i, *block)))
             // `<think>` opens thinking only at the start of the reply; in
             // prose it is just text.
@@ -311,17 +279,7 @@ impl TextCallFilter {
         match self.pending.find('\n') {
             Some(newline) => {
                 let label = self.pending[3..newline].trim();
-                let body = self.pending[newline + 1..].trim_start();
-                // Recovery by shape: ```python around a call is a call.
-                let could_be_call = self.by_shape
-                    && (CALL_SHAPES
-                        .iter()
-                        .any(|s| body.starts_with(s) || (!at_end && s.starts_with(body)))
-                        || python_calls::starts_like_a_call(body, at_end));
-                if !CALL_LABELS.contains(&label) && could_be_call && body.is_empty() {
-                    return Some(false);
-                }
-                if !CALL_LABELS.contains(&label) && !could_be_call {
+                if !CALL_LABELS.contains(&label) {
                     let opener: String = self.pending.drain(..=newline).collect();
                     self.show(out, &opener);
                     self.open = Some(Block::Code);
@@ -378,27 +336,15 @@ impl TextCallFilter {
             Block::Function => function_run_end(&self.pending),
             Block::Json => balanced_json_end(&self.pending),
             Block::Think => self.pending.find("</think>").map(|i| i + "</think>".len()),
-            Block::ToolResponse => self
-                .pending
-                .find("</tool_response>")
-                .map(|i| i + "</tool_response>".len()),
             // Handled above: code streams and never reaches here.
             Block::Code => Some(0),
         }
     }
 
     /// Decides a complete `block` (`block_text`, taken out of `pending`):
-    /// an echoed tool response is dropped with the line break after it,
     /// thinking is moved out, calls to offered tools are taken, and
     /// anything else is shown as it was.
     fn decide(&mut self, block: Block, block_text: &str, out: &mut Filtered) {
-        if block == Block::ToolResponse {
-            match self.pending.strip_prefix('\n') {
-                Some(rest) => self.pending = rest.to_string(),
-                None => self.eat_newline = self.pending.is_empty(),
-            }
-            return;
-        }
         if block == Block::Think {
             let inner = block_text
                 .trim_start_matches("<think>")
@@ -412,14 +358,9 @@ impl TextCallFilter {
             Block::ToolCallTag => Some(strip_tags(block_text, "<tool_call>", "</tool_call>")),
             Block::BracketTag => Some(strip_tags(block_text, "[tool_call]", "[/tool_call]")),
             Block::Function | Block::Json | Block::Think => Some(block_text),
-            Block::Code | Block::ToolResponse => None,
+            Block::Code => None,
         };
-        let python = |body: &str| match python_calls::read(body, &self.offered) {
-            Some(Reading::Calls(calls)) if block == Block::Fence && self.by_shape => Some(calls),
-            _ => None,
-        };
-        let calls =
-            body.and_then(|b| parse_block(b, &self.offered, self.by_shape).or_else(|| python(b)));
+        let calls = body.and_then(|b| parse_block(b, &self.offered));
         match calls {
             Some(calls) => {
                 self.calls.extend(calls);
@@ -522,37 +463,6 @@ mod tests {
                     arguments: json!({}),
                 }],
             ),
-            // Recovery by shape (real 1.5B replies): a call in a fence of
-            // another language, a bare tool name, an echoed tool response.
-            (
-                "```python\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n```",
-                "",
-                vec![list.clone()],
-            ),
-            (
-                "```json\n{\"name\": list_files, \"arguments\": {\"pattern\": \"*.py\"}}\n```",
-                "",
-                vec![list.clone()],
-            ),
-            (
-                "<tool_response>\nfixed error in utils.py\n</tool_response>\n{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}",
-                "",
-                vec![list.clone()],
-            ),
-            // A fence whose whole body is Python calls to tools.
-            (
-                "```python\nlist_files(pattern=\"*.py\")\n```",
-                "",
-                vec![list.clone()],
-            ),
-            (
-                "I will read it.\n```py\n# the file first\nread_file(path='a.py', limit=20)\n```",
-                "I will read it.\n",
-                vec![call(
-                    ToolName::ReadFile,
-                    json!({"path": "a.py", "limit": 20}),
-                )],
-            ),
         ];
         for (text, visible, calls) in cases {
             for size in [1, 3, 1000] {
@@ -571,6 +481,8 @@ mod tests {
             "```rust\nfn main() {}\n```\nDone.",
             "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
             "```python\n{\"a\": 1}\n```\nA dict.",
+            "```python\n{\"name\": \"list_files\", \"arguments\": {}}\n```\nCode, not a call.",
+            "```py\nlist_files(pattern=\"*.py\")\n```",
             "```python\n[1, 2]\n```",
             "```python\nimport os\nread_file(path=\"a.py\")\n```",
             "```python\nresult = search(pattern=\"x\")\n```",

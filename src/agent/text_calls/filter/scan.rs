@@ -72,7 +72,6 @@ pub(super) fn partial_marker_len(text: &str) -> usize {
         "<function=",
         "<think>",
         "</think>",
-        "<tool_response>",
     ];
     let mut keep = 0;
     for marker in markers {
