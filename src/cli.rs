@@ -465,8 +465,9 @@ pub struct CommonArgs {
     pub task: Option<Task>,
     /// Print the first request body (the provider's wire format: system
     /// prompt, files shown, tools) and its size; say on stderr which
-    /// protocol the model gets and why; send nothing (the server is still
-    /// asked about the model, as a run asks).
+    /// protocol the model gets and why, and when the request does not fit
+    /// the context (`num_ctx`); send nothing (the server is still asked
+    /// about the model, as a run asks).
     #[arg(long)]
     pub dry_run: bool,
     /// Allow calls matching RULE without asking, e.g. 'bash(cargo test*)' (repeatable).

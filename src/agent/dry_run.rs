@@ -37,6 +37,8 @@ pub(crate) struct DryRun {
     /// The protocol in words, e.g. "whole files (qwen2.5-coder:1.5b has
     /// 1.5B parameters, the server says)".
     pub protocol: String,
+    /// The context the run would count against, in tokens (`num_ctx`).
+    pub num_ctx: u32,
 }
 
 /// Builds the first request for `prompt` without sending it. The files the
@@ -108,6 +110,7 @@ pub(crate) async fn dry_run(
         system_bytes: session.messages().first().map_or(0, |m| m.content.len()),
         tools_bytes,
         protocol: format!("{} ({source})", describe_protocol(&protocol, &model)),
+        num_ctx: model.num_ctx,
     })
 }
 

@@ -47,7 +47,9 @@ impl OllamaClient {
     /// `POST /api/show {"model"}`: capabilities and context length.
     ///
     /// Errors: [`Error::Unreachable`], [`Error::ModelNotFound`] (404, with the
-    /// models the server has), [`Error::Server`] for other statuses.
+    /// models the server has), [`Error::Unavailable`] for an answer without
+    /// Ollama's JSON error (not an Ollama server), [`Error::Server`] for
+    /// other statuses.
     pub(crate) async fn show(&self, model: &str) -> Result<ModelInfo> {
         Ok(ModelInfo::from_show(&self.show_raw(model).await?))
     }
@@ -69,14 +71,44 @@ impl OllamaClient {
                 self.server.shown, self.server.shown, self.server.shown
             )));
         }
-        if status == reqwest::StatusCode::NOT_FOUND {
-            return Err(self.model_not_found(model).await);
+        match self.ollama_json(response, "/api/show").await {
+            Err(Error::Server(_)) if status == reqwest::StatusCode::NOT_FOUND => {
+                Err(self.model_not_found(model).await)
+            }
+            answer => answer,
         }
-        let body = self.body_json(response, "/api/show").await?;
-        if !status.is_success() {
-            return Err(self.status_error("/api/show", status, &body));
+    }
+
+    /// The JSON of an answer to `endpoint`. Ollama answers JSON, its errors
+    /// `{"error": "…"}` (capture `04-show-not-found`; [`Error::Server`]
+    /// with its text): anything else is another kind of server
+    /// ([`Error::Unavailable`], exit 3).
+    async fn ollama_json(&self, response: reqwest::Response, endpoint: &str) -> Result<Value> {
+        let status = response.status();
+        let bytes = response.bytes().await.map_err(|e| {
+            Error::Server(format!(
+                "reading the answer of {}{endpoint} failed: {}",
+                self.server.shown,
+                root_cause(&e.without_url())
+            ))
+        })?;
+        let body = serde_json::from_slice::<Value>(&bytes).ok();
+        match body {
+            Some(body) if status.is_success() => Ok(body),
+            Some(body) if body["error"].is_string() => {
+                Err(self.status_error(endpoint, status, &body))
+            }
+            _ => Err(self.not_ollama(endpoint, status)),
         }
-        Ok(body)
+    }
+
+    /// A server at the host that does not answer as Ollama does (an HTML
+    /// page, JSON without `{"error"}`): exit 3.
+    fn not_ollama(&self, endpoint: &str, status: reqwest::StatusCode) -> Error {
+        Error::Unavailable(format!(
+            "the server at {host} is not an Ollama server: it answered {status} to {endpoint}, not in Ollama's JSON\nPoint `--host` / `OLLAMA_HOST` at Ollama (`curl {host}/api/tags` lists its models), or use `--provider openai --base-url URL` for an OpenAI-compatible server.",
+            host = self.server.shown
+        ))
     }
 
     /// `GET /api/tags`: the names of the models on the server.
@@ -99,11 +131,7 @@ impl OllamaClient {
                     .timeout(self.timeouts.idle),
             )
             .await?;
-        let status = response.status();
-        let body = self.body_json(response, "/api/tags").await?;
-        if !status.is_success() {
-            return Err(self.status_error("/api/tags", status, &body));
-        }
+        let body = self.ollama_json(response, "/api/tags").await?;
         Ok(body["models"].as_array().cloned().unwrap_or_default())
     }
 

@@ -174,6 +174,12 @@ async fn dry_run(
         tokens(request.system_bytes + request.tools_bytes),
     ));
     ui::print_note(&format!("protocol: {}", request.protocol));
+    if tokens(request.body.len()) > request.num_ctx as usize {
+        ui::print_warning(&format!(
+            "the request does not fit the context of {} tokens (num_ctx): a run would compact what it can and end exit 4 if it still does not fit; shorten the input, or raise `--num-ctx` if the model takes more",
+            request.num_ctx
+        ));
+    }
     if check.is_some() && !run.prompt.no_precheck {
         ui::print_note(
             "a run would first run the `--check` command and add its failing output to this message; a dry run runs nothing",

@@ -290,3 +290,48 @@ fn a_new_name_is_shown_where_its_neighbour_is_listed() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(!stderr.contains("pkg/curried.py"), "{stderr}");
 }
+
+/// Regression: a dry run with more input than the context holds printed
+/// the request and said nothing; the run it stands for sends nothing and
+/// ends exit 4.
+#[test]
+fn a_request_that_does_not_fit_is_said() {
+    let env = TestEnv::new();
+    let server = FakeOllama::start(vec![]);
+    // More than the context, also the 32,768 tokens the fake OpenAI server
+    // says it runs.
+    let input = "word ".repeat(40_000);
+    let (_, notes) = dry_run(
+        &env,
+        env.oc(&server).write_stdin(input.clone()),
+        &[
+            "run",
+            "--dry-run",
+            "--num-ctx",
+            "4096",
+            "what does this say?",
+        ],
+    );
+    assert!(
+        notes.contains("the request does not fit the context of"),
+        "{notes}"
+    );
+    let (_, notes) = dry_run(
+        &env,
+        &mut env.oc(&server),
+        &[
+            "run",
+            "--dry-run",
+            "--num-ctx",
+            "4096",
+            "what does this say?",
+        ],
+    );
+    assert!(!notes.contains("does not fit"), "{notes}");
+    env.oc(&server)
+        .write_stdin(input)
+        .args(["run", "--num-ctx", "4096", "what does this say?"])
+        .assert()
+        .code(4);
+    assert!(server.chat_requests().is_empty());
+}

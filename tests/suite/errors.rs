@@ -58,6 +58,54 @@ fn missing_model_exits_3_naming_the_model_and_pull() {
     );
 }
 
+/// A host that is some other web server: it answers every request with an
+/// HTML page, as a plain HTTP server does (`python3 -m http.server`: 501
+/// to a POST, 404 to a GET). Regression: this ended exit 1 with the page
+/// itself as the message, and a 404 page was taken for a missing model.
+#[test]
+fn a_server_that_is_not_ollama_exits_3_saying_so() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let status = match request.starts_with(b"POST") {
+                true => "501 Not Implemented",
+                false => "404 Not Found",
+            };
+            let page = "<!DOCTYPE HTML><html><body><h1>Error response</h1></body></html>";
+            let answer = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+            let _ = std::io::Write::write_all(&mut stream, answer.as_bytes());
+        }
+    });
+    let env = TestEnv::new();
+    for (args, endpoint) in [
+        (vec!["run", "hi"], "501 Not Implemented to /api/show"),
+        (vec!["models"], "404 Not Found to /api/tags"),
+    ] {
+        let out = env.oc_at(&url).args(&args).assert().code(3);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(
+            stderr.contains(&format!(
+                "the server at {url} is not an Ollama server: it answered {endpoint}"
+            )),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("<html>") && !stderr.contains("ollama pull"),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn bad_flags_exit_2() {
     let env = TestEnv::new();
