@@ -42,8 +42,9 @@ pub(crate) struct CallRunner<'a> {
     pub files_changed: Vec<String>,
     /// Calls that changed a file (a file changed twice counts twice).
     pub changes: usize,
-    /// Commands that ran and succeeded (`bash`, exit 0): what they changed
-    /// is not in the tally above.
+    /// Commands that ran and succeeded (`bash`, exit 0), those that only
+    /// look aside ([`crate::permissions::looks`]): what they changed is
+    /// not in the tally above.
     pub commands_run: usize,
 }
 
@@ -310,8 +311,13 @@ impl<'a> CallRunner<'a> {
             }
             None => {
                 let outcome = tools::execute(input, self.workspace, &self.seen).await;
-                let command = matches!(input, ToolInput::Bash(_));
-                self.commands_run += usize::from(command && outcome.ok);
+                // A command that only looks (`ls`, `git status`) is not
+                // the change a change run asks for.
+                let works = match input {
+                    ToolInput::Bash(bash) => !crate::permissions::looks::only_looks(&bash.command),
+                    _ => false,
+                };
+                self.commands_run += usize::from(works && outcome.ok);
                 outcome
             }
         };

@@ -10,6 +10,7 @@ pub(crate) mod embedded;
 pub(crate) mod hard_rules;
 pub(crate) mod inline_code;
 pub(crate) mod line;
+pub(crate) mod looks;
 pub(crate) mod own_options;
 pub(crate) mod parse_guard;
 pub(crate) mod project_config;

@@ -360,7 +360,7 @@ fn after_files_sent_back_unchanged_a_check_or_a_denial_decides() {
 /// answer stands.
 #[test]
 fn only_a_command_that_succeeded_counts_as_work() {
-    for (command, code) in [("false", 4), ("true", 0)] {
+    for (command, code) in [("false", 4), ("mkdir -p build", 0)] {
         let env = off_by_one();
         let server = FakeOllama::start(vec![
             Reply::tool_calls(&[("bash", json!({ "command": command }))]),

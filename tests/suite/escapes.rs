@@ -71,7 +71,7 @@ fn a_deny_rule_holds_however_the_command_is_invoked() {
         "GIT_EXTERNAL_DIFF='touch m11' git diff",
         "python3 - <<'EOF'\nimport os\nos.system('touch m12')\nEOF",
     ];
-    let (_, results, _) = run_denying_touch(&env, &attempts, "echo still-runs");
+    let (_, results, _) = run_denying_touch(&env, &attempts, "echo still-runs | tee out.txt");
     for (attempt, result) in attempts.iter().zip(&results) {
         assert!(
             result.contains("the rule `deny bash(touch*)` forbids it"),
@@ -467,7 +467,7 @@ fn credential_stores_are_not_readable_by_commands() {
         .oc(&server)
         .args(["run", "--yes", "-o", "json", "look around"])
         .assert()
-        .success();
+        .code(4); // it only looked: `unchanged`
     let results = results(&server);
     for result in &results[..3] {
         assert!(result.contains("Permission denied"), "{result}");
@@ -491,7 +491,7 @@ fn credential_stores_are_not_readable_by_commands() {
         .arg(&ssh)
         .arg("look again")
         .assert()
-        .success();
+        .code(4); // it only looked: `unchanged`
     let result = tool_messages(&allowed.chat_requests()[1])[0]["content"]
         .as_str()
         .unwrap()
@@ -616,7 +616,7 @@ fn linked_stores_and_stores_in_the_workspace_are_not_readable() {
         .current_dir(home)
         .args(["run", "--yes", "look"])
         .assert()
-        .success();
+        .code(4); // it only looked: `unchanged`
     let results = results(&server);
     for result in &results[..3] {
         assert!(result.contains("Permission denied"), "{result}");

@@ -387,3 +387,31 @@ fn files_changed_lists_what_commands_changed_too() {
         "{result}"
     );
 }
+
+/// Regression: a change run whose model only looked (`ls`, `git status`)
+/// and then said it was done ended exit 0, `success: true`. Commands that
+/// only look are not the change; one that may change something still
+/// counts, as the run cannot tell what it did.
+#[test]
+fn commands_that_only_look_are_not_the_change() {
+    for (command, code, reason) in [
+        ("ls && git status && cat a.txt | head -3", 4, "unchanged"),
+        ("git tag v1", 0, "answered"),
+    ] {
+        let env = TestEnv::new();
+        env.write("a.txt", "x\n");
+        env.commit_all();
+        let server = FakeOllama::start(vec![
+            Reply::tool_calls(&[("bash", json!({ "command": command }))]),
+            Reply::answer("Done."),
+        ]);
+        let out = env
+            .oc(&server)
+            .args(["run", "--yes", "--output-format", "json", "fix a.txt"])
+            .assert()
+            .code(code);
+        let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(result["exit_reason"], reason, "{command}");
+        assert_eq!(env.finetune()[0]["success"], code == 0, "{command}");
+    }
+}

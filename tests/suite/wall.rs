@@ -476,7 +476,7 @@ fn values_in_envrc_are_scrubbed_like_env_files() {
     env.oc(&server)
         .args(["run", "--yes", "--task", "change", "find the database url"])
         .assert()
-        .success();
+        .code(4); // it only looked: `unchanged`
     let results = crate::common::tool_results(&server.chat_requests()[1]);
     assert!(results[0].contains("DATABASE_URL"), "{results:?}");
     assert!(!kept(&env, &server).contains("envrcCANARYpw77"));
