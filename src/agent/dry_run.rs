@@ -37,8 +37,14 @@ pub(crate) struct DryRun {
     /// The protocol in words, e.g. "whole files (qwen2.5-coder:1.5b has
     /// 1.5B parameters, the server says)".
     pub protocol: String,
+    /// The request's tokens as the run counts them before sending
+    /// ([`super::context::request_tokens`]: the text, not its JSON).
+    pub tokens: u64,
     /// The context the run would count against, in tokens (`num_ctx`).
     pub num_ctx: u32,
+    /// Whether the run compacts (no `--no-compact`): a request that does
+    /// not fit then ends the run (exit 4) instead of going to the server.
+    pub compacts: bool,
 }
 
 /// Builds the first request for `prompt` without sending it. The files the
@@ -110,19 +116,24 @@ pub(crate) async fn dry_run(
         system_bytes: session.messages().first().map_or(0, |m| m.content.len()),
         tools_bytes,
         protocol: format!("{} ({source})", describe_protocol(&protocol, &model)),
+        tokens: super::context::request_tokens(&messages, model.wire_schemas()),
         num_ctx: model.num_ctx,
+        compacts: settings.compact_at.is_some(),
     })
 }
 
 /// What the server says of the model, or an assumption when it cannot say
 /// (unreachable, too slow), with where it came from.
 ///
-/// Errors: the server answers that it does not have the model (exit 3, as
-/// the run would).
+/// Errors: the server answers that it does not have the model, or it is no
+/// Ollama server (exit 3, as the run would).
 async fn describe_model(client: &ModelClient, settings: &Settings) -> Result<(ModelInfo, String)> {
     let model = &settings.model;
     let why = match tokio::time::timeout(SHOW_WAIT, client.show(model)).await {
-        Ok(Err(missing @ Error::ModelNotFound { .. })) => return Err(missing),
+        // As the run would: no model, or no Ollama there (exit 3).
+        Ok(Err(missing @ (Error::ModelNotFound { .. } | Error::Unavailable(_)))) => {
+            return Err(missing);
+        }
         Ok(Ok(info)) => {
             let size = info
                 .parameter_billions

@@ -239,8 +239,11 @@ impl<'a> Turns<'a> {
         if self.check_again(session, out).await? {
             return Ok(Step::Next);
         }
+        // A check that passed decides: the work is done, whatever the
+        // last reply holds.
+        let checked = self.check.is_some() && session.check.as_ref().is_some_and(|c| c.passed);
         let unrun = self.protocol.unrun_call(&message.content);
-        if let Some(why) = unrun.filter(|_| self.model.calls_in_text()) {
+        if let Some(why) = unrun.filter(|_| self.model.calls_in_text() && !checked) {
             session.unsaved().unexecuted_call = true;
             return Ok(Step::End(Ending::UnexecutedCall(why)));
         }

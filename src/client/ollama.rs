@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::chat::{ChatChunk, ChatRequest, ModelInfo};
-use super::http::{ServerName, http_client, read_json, root_cause, send};
+use super::http::{ServerName, http_client, root_cause, send};
 use super::ndjson::LineBuffer;
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
@@ -71,7 +71,7 @@ impl OllamaClient {
                 self.server.shown, self.server.shown, self.server.shown
             )));
         }
-        match self.ollama_json(response, "/api/show").await {
+        match self.ollama_json(response, "/api/show", "details").await {
             Err(Error::Server(_)) if status == reqwest::StatusCode::NOT_FOUND => {
                 Err(self.model_not_found(model).await)
             }
@@ -79,12 +79,20 @@ impl OllamaClient {
         }
     }
 
-    /// The JSON of an answer to `endpoint`. Ollama answers JSON, its errors
-    /// `{"error": "…"}` (capture `04-show-not-found`; [`Error::Server`]
-    /// with its text): anything else is another kind of server
-    /// ([`Error::Unavailable`], exit 3).
-    async fn ollama_json(&self, response: reqwest::Response, endpoint: &str) -> Result<Value> {
+    /// The JSON of an answer to `endpoint`: an object with `key` (Ollama's
+    /// answers always have it: `details` of `/api/show`, `models` of
+    /// `/api/tags`), or Ollama's `{"error": "…"}` (capture
+    /// `04-show-not-found`; [`Error::Server`] with its text). Anything else
+    /// is another kind of server ([`Error::Unavailable`], exit 3).
+    async fn ollama_json(
+        &self,
+        response: reqwest::Response,
+        endpoint: &str,
+        key: &str,
+    ) -> Result<Value> {
         let status = response.status();
+        let redirected = (!response.url().as_str().starts_with(&self.base))
+            .then(|| super::host::display_host(response.url().as_str()));
         let bytes = response.bytes().await.map_err(|e| {
             Error::Server(format!(
                 "reading the answer of {}{endpoint} failed: {}",
@@ -94,19 +102,28 @@ impl OllamaClient {
         })?;
         let body = serde_json::from_slice::<Value>(&bytes).ok();
         match body {
-            Some(body) if status.is_success() => Ok(body),
-            Some(body) if body["error"].is_string() => {
+            Some(body) if status.is_success() && body.get(key).is_some() => Ok(body),
+            Some(body) if !status.is_success() && body["error"].is_string() => {
                 Err(self.status_error(endpoint, status, &body))
             }
-            _ => Err(self.not_ollama(endpoint, status)),
+            _ => Err(self.not_ollama(endpoint, status, redirected.as_deref())),
         }
     }
 
     /// A server at the host that does not answer as Ollama does (an HTML
-    /// page, JSON without `{"error"}`): exit 3.
-    fn not_ollama(&self, endpoint: &str, status: reqwest::StatusCode) -> Error {
+    /// page, JSON of another shape), `redirected` to another address or
+    /// not: exit 3.
+    fn not_ollama(
+        &self,
+        endpoint: &str,
+        status: reqwest::StatusCode,
+        redirected: Option<&str>,
+    ) -> Error {
+        let after = redirected.map_or(String::new(), |to| {
+            format!(" after a redirect to {to} (a redirect turns a POST into a GET)")
+        });
         Error::Unavailable(format!(
-            "the server at {host} is not an Ollama server: it answered {status} to {endpoint}, not in Ollama's JSON\nPoint `--host` / `OLLAMA_HOST` at Ollama (`curl {host}/api/tags` lists its models), or use `--provider openai --base-url URL` for an OpenAI-compatible server.",
+            "the server at {host} does not answer as Ollama does: {status} to {endpoint}{after}, not in Ollama's JSON (another program on that port, or a proxy before Ollama that refuses or cannot reach it)\nPoint `--host` / `OLLAMA_HOST` at Ollama itself (`curl {host}/api/tags` lists its models), or use `--provider openai --base-url URL` for an OpenAI-compatible server.",
             host = self.server.shown
         ))
     }
@@ -131,7 +148,7 @@ impl OllamaClient {
                     .timeout(self.timeouts.idle),
             )
             .await?;
-        let body = self.ollama_json(response, "/api/tags").await?;
+        let body = self.ollama_json(response, "/api/tags", "models").await?;
         Ok(body["models"].as_array().cloned().unwrap_or_default())
     }
 
@@ -152,12 +169,17 @@ impl OllamaClient {
             ))
         })??;
         let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND {
-            return Err(self.model_not_found(request.model).await);
-        }
         if !status.is_success() {
-            let body = self.body_json(response, "/api/chat").await?;
-            return Err(self.status_error("/api/chat", status, &body));
+            return Err(
+                match self.ollama_json(response, "/api/chat", "error").await {
+                    Err(Error::Server(_)) if status == reqwest::StatusCode::NOT_FOUND => {
+                        self.model_not_found(request.model).await
+                    }
+                    Err(e) => e,
+                    // An error status is never an answer.
+                    Ok(_) => self.not_ollama("/api/chat", status, None),
+                },
+            );
         }
         Ok(OllamaStream {
             response,
@@ -178,16 +200,6 @@ impl OllamaClient {
 
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response> {
         send(request, &self.server, self.timeouts).await
-    }
-
-    async fn body_json(&self, response: reqwest::Response, endpoint: &str) -> Result<Value> {
-        read_json(
-            response,
-            &self.server,
-            endpoint,
-            "is `--host` an Ollama server?",
-        )
-        .await
     }
 
     fn status_error(&self, endpoint: &str, status: reqwest::StatusCode, body: &Value) -> Error {

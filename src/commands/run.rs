@@ -174,10 +174,14 @@ async fn dry_run(
         tokens(request.system_bytes + request.tools_bytes),
     ));
     ui::print_note(&format!("protocol: {}", request.protocol));
-    if tokens(request.body.len()) > request.num_ctx as usize {
+    if request.tokens > u64::from(request.num_ctx) {
+        let run = match request.compacts {
+            true => "a run would compact what it can and end exit 4 if it still does not fit",
+            false => "a run would send it (`--no-compact`) and the server would cut the prompt",
+        };
         ui::print_warning(&format!(
-            "the request does not fit the context of {} tokens (num_ctx): a run would compact what it can and end exit 4 if it still does not fit; shorten the input, or raise `--num-ctx` if the model takes more",
-            request.num_ctx
+            "the request (~{} tokens) does not fit the context of {} tokens (num_ctx): {run}; shorten the input, or raise `--num-ctx` if the model takes more",
+            request.tokens, request.num_ctx
         ));
     }
     if check.is_some() && !run.prompt.no_precheck {

@@ -194,54 +194,92 @@ pub(crate) fn fence_body(fence: &str) -> Option<&str> {
     Some(inner.split_once('\n').map_or(inner, |(_, body)| body))
 }
 
-/// Whether `text` is nothing but a tool call written as text, to any tool
-/// (a JSON `{"name", "arguments" | "parameters"}`, or `<function=…>`,
-/// bare, in a ```` ``` ```` fence or in `<tool_call>` tags): what a small
-/// model sends when its chat template does not give the server real tool
-/// calls. JSON that does not parse counts when it starts as a call does.
-pub(crate) fn is_call_written_as_text(text: &str) -> bool {
-    let mut body = text.trim();
-    for (open, close) in [
-        ("<tool_call>", "</tool_call>"),
-        ("```json", "```"),
-        ("```", "```"),
-    ] {
-        if let Some(inner) = body.strip_prefix(open).and_then(|b| b.strip_suffix(close)) {
-            body = inner.trim();
+/// Whether `text` is nothing but tool calls written as text: each fence
+/// (any label) and each line outside fences is a call, or the text holds
+/// a call in `<tool_call>` or `[tool_call]` tags (markup no answer
+/// holds). A call is a JSON `{"name", "arguments" | "parameters"}` to any
+/// tool (JSON that does not parse counts when it starts as one does), a
+/// `<function=…>` block, or calls of oc's tools written as Python
+/// (`read_file(path="a.py")`). What a model sends when its calls do not
+/// reach the server as calls: a reply that explains a call among prose is
+/// an answer. `oc_tools`: only calls that name one of oc's tools count
+/// outside tags (JSON that names none is data), else any name does (the
+/// opencode runtime's tools have other names).
+pub(crate) fn is_call_written_as_text(text: &str, oc_tools: bool) -> bool {
+    let is_call = |body: &str| is_call(body, oc_tools);
+    let mut calls = 0;
+    let mut outside = String::new();
+    let parts: Vec<&str> = text.split("```").collect();
+    for (n, part) in parts.iter().enumerate() {
+        // An odd part is a fence's inside, unless it is the unclosed last.
+        let fenced = n % 2 == 1 && n + 1 < parts.len();
+        match (fenced, part.split_once('\n')) {
+            (true, Some((_, body))) if is_call(body) => calls += 1,
+            (true, _) => return false,
+            (false, _) => outside.push_str(part),
         }
     }
-    parse_block(body, &[]).is_some_and(|calls| !calls.is_empty()) || starts_as_a_call(body)
+    if tagged_call(&outside) || (!outside.trim().is_empty() && is_call(&outside)) {
+        return true;
+    }
+    let mut lines = outside.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines.all(|line| {
+        calls += 1;
+        is_call(line)
+    }) && calls > 0
 }
 
-/// Whether `text` holds a ``` fence whose lines, comments and blank ones
-/// aside, are each a call of one of oc's tools written as Python
-/// (`read_file(path="a.py")`): a model that writes this has not called the
-/// tool, whatever it meant.
-pub(crate) fn holds_python_call(text: &str) -> bool {
+/// Whether `body` is one call, or only calls, as [`is_call_written_as_text`]
+/// reads them.
+fn is_call(body: &str, oc_tools: bool) -> bool {
+    let body = body.trim();
+    let named = |name: &str| !oc_tools || repair_name(name, &ToolName::ALL).is_some();
+    let parsed = parse_block(body, &ToolName::ALL);
+    parsed.is_some_and(|calls| !calls.is_empty() && calls.iter().all(|c| named(&c.name)))
+        || broken_call_name(body).is_some_and(named)
+        || python_calls_only(body)
+}
+
+/// Whether `text` holds a call in `<tool_call>` or `[tool_call]` tags
+/// (closed or not).
+fn tagged_call(text: &str) -> bool {
+    [
+        ("<tool_call>", "</tool_call>"),
+        ("[tool_call]", "[/tool_call]"),
+    ]
+    .iter()
+    .any(|(open, close)| {
+        text.split(open)
+            .skip(1)
+            .any(|after| is_call(after.split(close).next().unwrap_or_default(), false))
+    })
+}
+
+/// Whether the lines of `body`, comments and blank ones aside, are each a
+/// call of one of oc's tools written as Python (`read_file(path="a.py")`).
+fn python_calls_only(body: &str) -> bool {
     let is_call = |line: &str| {
         let open = line.find('(').unwrap_or(0);
         line.ends_with(')') && repair_name(&line[..open], &ToolName::ALL).is_some()
     };
-    let fences = text.split("```").skip(1).step_by(2);
-    fences
-        .filter_map(|fence| fence.split_once('\n'))
-        .any(|(_, body)| {
-            let lines = body.lines().map(str::trim);
-            let mut code = lines.filter(|l| !l.is_empty() && !l.starts_with('#'));
-            code.clone().next().is_some() && code.all(is_call)
-        })
+    let lines = body.lines().map(str::trim);
+    let mut code = lines.filter(|l| !l.is_empty() && !l.starts_with('#'));
+    code.clone().next().is_some() && code.all(is_call)
 }
 
-/// Whether JSON that may not parse starts `{"name": "NAME"` and holds
-/// `"arguments"` or `"parameters"`.
-fn starts_as_a_call(text: &str) -> bool {
+/// The NAME of JSON that may not parse but starts `{"name": "NAME"` and
+/// holds `"arguments"` or `"parameters"`.
+fn broken_call_name(text: &str) -> Option<&str> {
     let rest = text.trim_start_matches('[').trim_start();
-    let name = (rest.strip_prefix('{'))
+    let rest = (rest.strip_prefix('{'))
         .and_then(|r| r.trim_start().strip_prefix("\"name\""))
         .and_then(|r| r.trim_start().strip_prefix(':'))
-        .map(|r| r.trim_start().trim_start_matches('"'));
-    let named = name.is_some_and(|n| n.starts_with(|c: char| c.is_alphanumeric() || c == '_'));
-    named && (text.contains("\"arguments\"") || text.contains("\"parameters\""))
+        .map(|r| r.trim_start().trim_start_matches('"'))?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(rest.len());
+    let args = text.contains("\"arguments\"") || text.contains("\"parameters\"");
+    (end > 0 && args).then(|| &rest[..end])
 }
 
 /// Whether `text` is a call to one of oc's tools written as JSON (a
@@ -322,21 +360,33 @@ mod tests {
         );
     }
 
+    /// Regression: a correct answer that shows how to call a function
+    /// named like a tool (`read_file("settings.ini")` after a sentence)
+    /// ended as a call left unrun, and so did a made change whose last
+    /// reply showed an example call.
     #[test]
-    fn python_calls_in_fences_are_seen_and_programs_are_not() {
+    fn calls_alone_are_calls_and_calls_in_answers_are_answers() {
         for reply in [
             "```python\nread_file(path=\"README.md\")\n```",
-            "Reading.\n```py\n# first\nfunctions.search(pattern='x')\nread_file(\"a\")\n```",
+            "```py\n# first\nfunctions.search(pattern='x')\nread_file(\"a\")\n```\n\n```\nlist_files()\n```",
+            "```python\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}\n```",
+            "read_file(path=\"a.py\")",
+            "Let me read the file first.\n<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}</tool_call>",
+            "{\"arguments\": {\"path\": \"a\"}, \"name\": \"read_file\"}",
         ] {
-            assert!(holds_python_call(reply), "{reply}");
+            assert!(is_call_written_as_text(reply, true), "{reply}");
         }
         for reply in [
+            "Call it with the path:\n```python\nread_file(\"settings.ini\")\n```",
+            "Added `search`.\n```python\nsearch([1, 2, 3], 2)\n```",
             "```python\nimport json\nsearch(pattern=\"x\")\n```",
             "```python\nprint(read_file(\"a\"))\n```",
             "```python\n\n```",
-            "read_file(path=\"a\") outside a fence",
+            "It prints the sum.",
+            "",
+            r#"{"name": "myapp", "arguments": {"port": 8080}}"#,
         ] {
-            assert!(!holds_python_call(reply), "{reply}");
+            assert!(!is_call_written_as_text(reply, true), "{reply}");
         }
     }
 
@@ -345,23 +395,28 @@ mod tests {
     #[test]
     fn a_call_written_as_text_is_seen() {
         let real = r#"{"name": "read", "arguments": {"filePath": "/tmp/ws/note.txt", "limit": 2000, "offset": 1}}"#;
-        assert!(is_call_written_as_text(real));
-        assert!(is_call_written_as_text(&format!("```json\n{real}\n```")));
-        assert!(is_call_written_as_text(&format!(
-            "<tool_call>\n{real}\n</tool_call>"
-        )));
+        assert!(is_call_written_as_text(real, false));
+        assert!(is_call_written_as_text(
+            &format!("```json\n{real}\n```"),
+            false
+        ));
+        assert!(is_call_written_as_text(
+            &format!("<tool_call>\n{real}\n</tool_call>"),
+            false
+        ));
         // Another real answer: arguments as a string, closed with a stray backtick.
         let string_arguments = r#"{"name": "read", "arguments": "{\"filePath\":\"/tmp/notes.txt\", \"offset\":1, \"limit\":1}`}"#;
-        assert!(is_call_written_as_text(string_arguments));
+        assert!(is_call_written_as_text(string_arguments, false));
         assert!(is_call_written_as_text(
-            r#"{"name": "read", "arguments": {"filePath": "a"}"#
+            r#"{"name": "read", "arguments": {"filePath": "a"}"#,
+            false
         ));
         for answer in [
             "The first line is `alpha: first line of notes`.",
             r#"{"name": "config", "version": 2}"#,
             "",
         ] {
-            assert!(!is_call_written_as_text(answer), "{answer}");
+            assert!(!is_call_written_as_text(answer, false), "{answer}");
         }
     }
 }

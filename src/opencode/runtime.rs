@@ -105,7 +105,7 @@ pub(crate) async fn run(
         Err(e) => out.warn(&format!("the opencode transcript could not be read: {e}")),
     }
     let final_text = last_answer(&session);
-    session.unsaved().unexecuted_call = is_call_written_as_text(&final_text);
+    session.unsaved().unexecuted_call = is_call_written_as_text(&final_text, false);
     session.unsaved().turns = follower.turns;
     session.unsaved().usage = follower.usage;
     let verdict = verdict_of(&session, &end, &follower, &denials);

@@ -293,7 +293,9 @@ fn a_new_name_is_shown_where_its_neighbour_is_listed() {
 
 /// Regression: a dry run with more input than the context holds printed
 /// the request and said nothing; the run it stands for sends nothing and
-/// ends exit 4.
+/// ends exit 4. Counted as the run counts (the text, not its JSON: quotes
+/// escaped in the body are no more tokens), and said as it would go with
+/// `--no-compact` (sent, the server cuts it).
 #[test]
 fn a_request_that_does_not_fit_is_said() {
     let env = TestEnv::new();
@@ -301,33 +303,27 @@ fn a_request_that_does_not_fit_is_said() {
     // More than the context, also the 32,768 tokens the fake OpenAI server
     // says it runs.
     let input = "word ".repeat(40_000);
+    let dry = [
+        "run",
+        "--dry-run",
+        "--num-ctx",
+        "4096",
+        "what does this say?",
+    ];
+    let (_, notes) = dry_run(&env, env.oc(&server).write_stdin(input.clone()), &dry);
+    assert!(notes.contains("does not fit the context of"), "{notes}");
+    assert!(notes.contains("end exit 4"), "{notes}");
+    let no_compact = [&dry[..], &["--no-compact"]].concat();
     let (_, notes) = dry_run(
         &env,
         env.oc(&server).write_stdin(input.clone()),
-        &[
-            "run",
-            "--dry-run",
-            "--num-ctx",
-            "4096",
-            "what does this say?",
-        ],
+        &no_compact,
     );
-    assert!(
-        notes.contains("the request does not fit the context of"),
-        "{notes}"
-    );
-    let (_, notes) = dry_run(
-        &env,
-        &mut env.oc(&server),
-        &[
-            "run",
-            "--dry-run",
-            "--num-ctx",
-            "4096",
-            "what does this say?",
-        ],
-    );
-    assert!(!notes.contains("does not fit"), "{notes}");
+    assert!(notes.contains("the server would cut the prompt"), "{notes}");
+    for small in ["", &"\"".repeat(10_000)] {
+        let (_, notes) = dry_run(&env, env.oc(&server).write_stdin(small), &dry);
+        assert!(!notes.contains("does not fit"), "{notes}");
+    }
     env.oc(&server)
         .write_stdin(input)
         .args(["run", "--num-ctx", "4096", "what does this say?"])

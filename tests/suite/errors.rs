@@ -58,52 +58,88 @@ fn missing_model_exits_3_naming_the_model_and_pull() {
     );
 }
 
-/// A host that is some other web server: it answers every request with an
-/// HTML page, as a plain HTTP server does (`python3 -m http.server`: 501
-/// to a POST, 404 to a GET). Regression: this ended exit 1 with the page
-/// itself as the message, and a 404 page was taken for a missing model.
-#[test]
-fn a_server_that_is_not_ollama_exits_3_saying_so() {
-    if crate::common::ollama_wire_only() {
-        return;
-    }
+/// A server on 127.0.0.1 that gives every request the answer `answer`
+/// makes of its first line: `(status line, content type, body)`.
+fn serve(answer: fn(&str) -> (&'static str, &'static str, &'static str)) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let mut stream = stream.unwrap();
             let mut request = [0u8; 4096];
-            let _ = std::io::Read::read(&mut stream, &mut request);
-            let status = match request.starts_with(b"POST") {
-                true => "501 Not Implemented",
-                false => "404 Not Found",
-            };
-            let page = "<!DOCTYPE HTML><html><body><h1>Error response</h1></body></html>";
-            let answer = format!(
-                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
+            let n = std::io::Read::read(&mut stream, &mut request).unwrap_or(0);
+            let text = String::from_utf8_lossy(&request[..n]);
+            let (status, kind, body) = answer(text.lines().next().unwrap_or_default());
+            let reply = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
             );
-            let _ = std::io::Write::write_all(&mut stream, answer.as_bytes());
+            let _ = std::io::Write::write_all(&mut stream, reply.as_bytes());
         }
     });
+    url
+}
+
+/// A host that is some other web server. Regression: a plain HTTP server
+/// (`python3 -m http.server`: an HTML page, 501 to a POST, 404 to a GET)
+/// ended exit 1 with the page itself as the message, and a 404 page was
+/// taken for a missing model; a server answering 200 with JSON of its own
+/// was taken for an Ollama without models.
+#[test]
+fn a_server_that_is_not_ollama_exits_3_saying_so() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
+    const PAGE: &str = "<!DOCTYPE HTML><html><body><h1>Error response</h1></body></html>";
+    let html = serve(|line| match line.starts_with("POST") {
+        true => ("501 Not Implemented", "text/html", PAGE),
+        false => ("404 Not Found", "text/html", PAGE),
+    });
+    let json = serve(|_| ("200 OK", "application/json", r#"{"status": "ok"}"#));
     let env = TestEnv::new();
-    for (args, endpoint) in [
-        (vec!["run", "hi"], "501 Not Implemented to /api/show"),
-        (vec!["models"], "404 Not Found to /api/tags"),
+    for (url, args, said) in [
+        (&html, vec!["run", "hi"], "501 Not Implemented to /api/show"),
+        (&html, vec!["models"], "404 Not Found to /api/tags"),
+        (
+            &html,
+            vec!["run", "--dry-run", "hi"],
+            "501 Not Implemented to /api/show",
+        ),
+        (&json, vec!["run", "hi"], "200 OK to /api/show"),
+        (&json, vec!["models"], "200 OK to /api/tags"),
     ] {
-        let out = env.oc_at(&url).args(&args).assert().code(3);
+        let out = env.oc_at(url).args(&args).assert().code(3);
         let stderr = String::from_utf8_lossy(&out.get_output().stderr);
-        assert!(
-            stderr.contains(&format!(
-                "the server at {url} is not an Ollama server: it answered {endpoint}"
-            )),
-            "{stderr}"
-        );
+        let expected = format!("the server at {url} does not answer as Ollama does: {said}");
+        assert!(stderr.contains(&expected), "{stderr}");
         assert!(
             !stderr.contains("<html>") && !stderr.contains("ollama pull"),
             "{stderr}"
         );
     }
+}
+
+/// A 404 page from `/api/chat` of a server whose `/api/show` answered is
+/// not a missing model (Regression: "model … is not on the server (it has:
+/// …the same model)").
+#[test]
+fn a_404_page_mid_run_is_not_a_missing_model() {
+    if crate::common::ollama_wire_only() {
+        return;
+    }
+    let url = serve(|line| match line.split(' ').nth(1) {
+        Some("/api/show") => (
+            "200 OK",
+            "application/json",
+            r#"{"details": {}, "capabilities": ["completion"]}"#,
+        ),
+        _ => ("404 Not Found", "text/html", "<html>no</html>"),
+    });
+    let env = TestEnv::new();
+    let out = env.oc_at(&url).args(["run", "hi"]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(stderr.contains("404 Not Found to /api/chat"), "{stderr}");
+    assert!(!stderr.contains("ollama pull"), "{stderr}");
 }
 
 #[test]

@@ -176,7 +176,7 @@ fn calls_that_cannot_run_get_errors_not_applause() {
         .code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
     assert!(
-        stderr.contains("left unrun (its JSON does not parse)"),
+        stderr.contains("left unrun (written in a shape that does not run"),
         "{stderr}"
     );
     assert_eq!(env.finetune()[1]["success"], false);

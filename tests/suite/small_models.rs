@@ -397,7 +397,9 @@ fn a_python_call_in_a_fence_is_not_a_success() {
         .assert()
         .code(1);
     assert!(
-        stderr_of(&out).contains("a tool call written as text, left unrun (a call written as Python in a fence does not run"),
+        stderr_of(&out).contains(
+            "a tool call written as text, left unrun (written in a shape that does not run: Python"
+        ),
         "{}",
         stderr_of(&out)
     );
@@ -414,4 +416,35 @@ fn a_python_call_in_a_fence_is_not_a_success() {
         .args(["run", "How would I call search?"])
         .assert()
         .success();
+}
+
+/// Regression: a change made and checked whose last reply was only a call
+/// written as Python ended exit 1, and `--on-fail revert` put the good
+/// change back. A check that passed decides.
+#[test]
+fn a_passing_check_decides_over_a_last_reply_that_is_a_call() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[(
+            "edit_file",
+            serde_json::json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+        )]),
+        Reply::answer("```python\nread_file(path=\"a.txt\")\n```"),
+    ]);
+    env.oc(&server)
+        .args([
+            "run",
+            "--yes",
+            "--check",
+            "grep -q y a.txt",
+            "--no-precheck",
+        ])
+        .args(["--on-fail", "revert", "change x to y in a.txt"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("a.txt")).unwrap(),
+        "y\n"
+    );
 }

@@ -23,7 +23,7 @@ use super::normalize::normalize_calls;
 use super::text_calls::TextCallFilter;
 use crate::client::fenced::fenced_wire;
 use crate::client::{Message, ToolCall};
-use crate::job::calls_in_text::{holds_bare_call, holds_python_call, is_call_written_as_text};
+use crate::job::calls_in_text::{holds_bare_call, is_call_written_as_text};
 use crate::tools::ToolName;
 use file_blocks::FileBlocks;
 
@@ -120,25 +120,26 @@ impl Protocol {
         }
     }
 
-    /// Why the answer `content` (a reply that made no call) holds a tool
-    /// call written as text that nothing runs, if it does: in the text edit
-    /// formats no tool is offered, and only look-around requests (read,
-    /// search, list) are answered; a call written as Python, or as JSON
-    /// that does not parse, runs in no format.
+    /// Why the answer `content` (a reply that made no call) is or holds a
+    /// tool call written as text that nothing runs, if it does: in the
+    /// text edit formats no tool is offered and only look-around requests
+    /// (read, search, list) are answered, so any call there; in the
+    /// tool-call protocol, a reply that is only calls in a shape that does
+    /// not run (Python, JSON that does not parse, a fence of another
+    /// language, see [`is_call_written_as_text`]).
     pub(crate) fn unrun_call(&self, content: &str) -> Option<&'static str> {
-        let python = holds_python_call(content);
+        let only_calls = is_call_written_as_text(content, true);
         let Protocol::FileBlocks(_) = self else {
-            return match python {
-                true => Some("a call written as Python in a fence does not run"),
-                false => is_call_written_as_text(content).then_some("its JSON does not parse"),
-            };
+            return only_calls.then_some(
+                "written in a shape that does not run: Python, JSON that does not parse, or a fence of another language",
+            );
         };
         let mut probe = TextCallFilter::new(&ToolName::ALL, true);
         probe.push(content);
         probe.finish();
         let (_, _, calls) = probe.into_parts();
         let tools = calls.iter().any(|c| ToolName::from_name(&c.name).is_some());
-        (tools || python || holds_bare_call(content)).then_some(
+        (tools || only_calls || holds_bare_call(content)).then_some(
             "no tool is offered in the whole-file and diff formats; files change by file blocks, and only READ, SEARCH and LIST requests are answered",
         )
     }
