@@ -415,3 +415,37 @@ fn commands_that_only_look_are_not_the_change() {
         assert_eq!(env.finetune()[0]["success"], code == 0, "{command}");
     }
 }
+
+/// Regression: `tool_calls` counted the reads oc made for the model
+/// before its first turn (the files the prompt names); it counts the
+/// model's calls.
+#[test]
+fn tool_calls_counts_the_models_calls_only() {
+    let env = TestEnv::new();
+    env.write("a.py", "x = 1\n");
+    env.commit_all();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("read_file", json!({"path": "a.py"}))]),
+        Reply::answer("It sets x."),
+    ]);
+    let out = env
+        .oc(&server)
+        .env("OC_DISABLE", "")
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "--output-format",
+            "json",
+            "what does a.py do?",
+        ])
+        .assert()
+        .success();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let first = server.chat_requests()[0].to_string();
+    assert!(
+        first.contains("x = 1"),
+        "oc read a.py for the model: {first}"
+    );
+    assert_eq!(result["tool_calls"], 1);
+}
