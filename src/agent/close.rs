@@ -56,6 +56,14 @@ pub(crate) struct Closed {
 }
 
 impl Close<'_> {
+    /// Whether a run that ended as having changed nothing did change files
+    /// after all, by a command the run could not follow (one that failed
+    /// after writing, or wrote through an option): the checkpoint says.
+    fn commands_changed_files(&self, ending: &Ending) -> bool {
+        matches!(ending, Ending::NothingChanged)
+            && (self.checkpoint).is_some_and(|c| c.finish().is_ok_and(|r| !r.changes.is_empty()))
+    }
+
     pub(crate) fn write(
         &self,
         session: &mut Session,
@@ -64,6 +72,11 @@ impl Close<'_> {
         out: &mut dyn Output,
     ) -> Closed {
         let denied = !calls.denials.is_empty();
+        let answered = Ending::Answered;
+        let ending = match self.commands_changed_files(ending) {
+            true => &answered,
+            false => ending,
+        };
         let verdict = ending.verdict(self.max_turns, denied, session.check.as_ref());
         // Files sent back unchanged, where a check or a denial decided the
         // verdict: the verdict is what is said.

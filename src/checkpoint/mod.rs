@@ -49,7 +49,9 @@ pub(crate) struct Checkpoint {
     origins: origins::Origins,
     /// Files in the workspace that `oc`'s own stdout or stderr go to
     /// (`oc run … > out.json 2> run.log`): never put back, or the run's
-    /// own output would be lost.
+    /// own output would be lost. Also what `oc` keeps in `OC_HOME` when
+    /// that is inside the workspace ([`OWN_FILES`]): its sessions and
+    /// records are not the run's changes.
     own_output: Vec<String>,
     /// The git directory's device and inode (`None` outside git): a run
     /// that moved or replaced it (`mv .git old && ln -s old .git`) made
@@ -57,16 +59,23 @@ pub(crate) struct Checkpoint {
     git_dir: Option<(u64, u64)>,
 }
 
+/// What `oc` writes in `OC_HOME` (folders end in `/`).
+const OWN_FILES: [&str; 3] = ["sessions/", "finetune.jsonl", "checkpoints/"];
+
 /// The workspace files (relative to `root`) that this process's stdout and
-/// stderr are redirected to, as `/proc/self/fd` names them.
-fn own_output(root: &Path) -> Vec<String> {
+/// stderr are redirected to, as `/proc/self/fd` names them, and the
+/// [`OWN_FILES`] of `home` when it is inside `root`.
+fn own_output(root: &Path, home: &Path) -> Vec<String> {
+    let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let in_home = (home.strip_prefix(root).ok())
+        .into_iter()
+        .flat_map(|rel| OWN_FILES.map(|own| rel.join(own)));
     let mut paths: Vec<String> = [1, 2]
         .iter()
         .filter_map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).ok())
-        .filter_map(|target| {
-            let rel = target.strip_prefix(root).ok()?;
-            rel.to_str().map(str::to_string)
-        })
+        .filter_map(|target| target.strip_prefix(root).ok().map(Path::to_path_buf))
+        .chain(in_home)
+        .filter_map(|rel| rel.to_str().map(str::to_string))
         .collect();
     paths.sort();
     paths.dedup();
@@ -120,7 +129,7 @@ impl Checkpoint {
             record::StoreKind::Files => None,
         };
         Ok(Checkpoint {
-            own_output: own_output(root),
+            own_output: own_output(root, home),
             store,
             root: root.to_path_buf(),
             start,
@@ -130,6 +139,13 @@ impl Checkpoint {
             origins,
             git_dir,
         })
+    }
+
+    /// Whether `path` is one of [`Checkpoint::own_output`]'s files, or in
+    /// one of its folders.
+    fn is_own_output(&self, path: &str) -> bool {
+        (self.own_output.iter())
+            .any(|own| own == path || (own.ends_with('/') && path.starts_with(own.as_str())))
     }
 
     /// Errors: the run moved, replaced or linked away the repository's
@@ -216,7 +232,7 @@ impl Checkpoint {
                 after: Some(after),
             });
         }
-        changes.retain(|c| !self.own_output.contains(&c.path));
+        changes.retain(|c| !self.is_own_output(&c.path));
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         let index = match &self.index {
             Some(index) => index.finish(&self.root).ok().flatten(),

@@ -168,7 +168,7 @@ async fn dry_run(
     ui::print_note(&format!(
         "request body: {} bytes (~{} tokens); system prompt {} bytes + tool schemas {} bytes = ~{} tokens; nothing was sent",
         request.body.len(),
-        tokens(request.body.len()),
+        request.tokens,
         request.system_bytes,
         request.tools_bytes,
         tokens(request.system_bytes + request.tools_bytes),

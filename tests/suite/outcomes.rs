@@ -391,12 +391,15 @@ fn files_changed_lists_what_commands_changed_too() {
 /// Regression: a change run whose model only looked (`ls`, `git status`)
 /// and then said it was done ended exit 0, `success: true`. Commands that
 /// only look are not the change; one that may change something still
-/// counts, as the run cannot tell what it did.
+/// counts, as the run cannot tell what it did, and so does a file changed
+/// by a command that then failed.
 #[test]
 fn commands_that_only_look_are_not_the_change() {
     for (command, code, reason) in [
         ("ls && git status && cat a.txt | head -3", 4, "unchanged"),
         ("git tag v1", 0, "answered"),
+        // A command that failed after writing: the checkpoint finds it.
+        ("printf y > a.txt; false", 0, "answered"),
     ] {
         let env = TestEnv::new();
         env.write("a.txt", "x\n");
@@ -448,4 +451,26 @@ fn tool_calls_counts_the_models_calls_only() {
         "oc read a.py for the model: {first}"
     );
     assert_eq!(result["tool_calls"], 1);
+}
+
+/// Regression: with `OC_HOME` inside the workspace, the run's own session
+/// file was among `files_changed` (and so counted as a change the model
+/// made, and undo would remove it).
+#[test]
+fn oc_home_in_the_workspace_is_not_a_change() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    env.commit_all();
+    let server = FakeOllama::start(vec![
+        Reply::tool_calls(&[("write_file", json!({"path": "b.txt", "content": "y\n"}))]),
+        Reply::answer("Done."),
+    ]);
+    let out = env
+        .oc(&server)
+        .env("OC_HOME", env.work().join("oc-home"))
+        .args(["run", "--yes", "--output-format", "json", "write b.txt"])
+        .assert()
+        .success();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["files_changed"], json!(["b.txt"]));
 }
