@@ -141,6 +141,27 @@ impl Checkpoint {
         })
     }
 
+    /// The checkpoint with `file` (absolute, or relative to the workspace
+    /// root) among `oc`'s own output, as `-o FILE` is: what the run
+    /// writes for the user is not one of its changes, and undo keeps it.
+    pub(crate) fn with_own_file(mut self, file: &Path) -> Self {
+        let file = self.root.join(file);
+        // The file may not exist yet; its folder may be reached by a link.
+        let folder = file.parent().and_then(|p| std::fs::canonicalize(p).ok());
+        let resolved = match (folder, file.file_name()) {
+            (Some(folder), Some(name)) => folder.join(name),
+            _ => file,
+        };
+        if let Some(rel) = resolved
+            .strip_prefix(&self.root)
+            .ok()
+            .and_then(Path::to_str)
+        {
+            self.own_output.push(rel.to_string());
+        }
+        self
+    }
+
     /// Whether `path` is one of [`Checkpoint::own_output`]'s files, or in
     /// one of its folders.
     fn is_own_output(&self, path: &str) -> bool {

@@ -57,7 +57,13 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let check = check_plan(args, &settings, &prompt)?;
     // `oc run --plan` is a plan run: the settings hold the mode it runs in.
     let revert_on_fail = on_fail(args, settings.mode)?;
-    let checkpoint = take_checkpoint(&settings, !args.no_save, revert_on_fail, attempts)?;
+    let checkpoint =
+        take_checkpoint(&settings, !args.no_save, revert_on_fail, attempts)?.map(|c| {
+            match &args.output_last_message {
+                Some(file) => c.with_own_file(&settings.cwd.join(file)),
+                None => c,
+            }
+        });
     let job = Job {
         prompt,
         resume,

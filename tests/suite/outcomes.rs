@@ -474,3 +474,27 @@ fn oc_home_in_the_workspace_is_not_a_change() {
     let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(result["files_changed"], json!(["b.txt"]));
 }
+
+/// Regression: the answer `-o FILE` wrote inside the workspace was among
+/// `files_changed` ("1 file changed" for a question), and `oc undo`
+/// removed it. What the run writes for the user is not its change.
+#[test]
+fn the_answer_file_is_not_a_change() {
+    let env = TestEnv::new();
+    env.write("a.txt", "x\n");
+    env.commit_all();
+    let server = FakeOllama::start(vec![Reply::answer("It holds x.")]);
+    let out = env
+        .oc(&server)
+        .args(["run", "--task", "answer", "-o", "notes/answer.md"])
+        .args(["--output-format", "json", "what is in a.txt?"])
+        .assert()
+        .success();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["files_changed"], json!([]));
+    let undone = env.oc(&server).args(["undo"]).assert().success();
+    let said = String::from_utf8_lossy(&undone.get_output().stderr).to_string();
+    assert!(said.contains("nothing to undo"), "{said}");
+    let answer = std::fs::read_to_string(env.work().join("notes/answer.md")).unwrap();
+    assert_eq!(answer, "It holds x.\n");
+}
