@@ -73,8 +73,8 @@ pub(crate) struct TextCallFilter {
     pending: String,
     /// The open block `pending` starts with, if any.
     open: Option<Block>,
-    /// Whether anything but whitespace has been shown (a bare JSON value
-    /// counts only at the start).
+    /// Whether anything but whitespace and calls has been shown (a bare
+    /// JSON value counts only at the start, or after calls alone).
     started: bool,
     calls: Vec<TextCall>,
     content: String,
@@ -363,9 +363,9 @@ impl TextCallFilter {
         let calls = body.and_then(|b| parse_block(b, &self.offered));
         match calls {
             Some(calls) => {
+                // Calls alone leave the reply at its start: a bare call
+                // on the next line is one too.
                 self.calls.extend(calls);
-                // A call counts as the start: a later `{` is prose.
-                self.started = true;
             }
             None => self.show(out, block_text),
         }
@@ -434,6 +434,13 @@ mod tests {
                 "{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}",
                 "",
                 vec![list.clone()],
+            ),
+            // Regression: the second of two bare calls, one a line, was
+            // shown as the answer and never ran (a real 0.5B reply).
+            (
+                "{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}",
+                "\n",
+                vec![list.clone(), call(ToolName::ReadFile, json!({"path": "a"}))],
             ),
             (
                 "[{\"name\": \"list_files\", \"arguments\": {\"pattern\": \"*.py\"}}, {\"name\": \"Read_File\", \"arguments\": {\"path\": \"a\"}}]",
