@@ -46,7 +46,13 @@ impl Answerer<'_, '_> {
         for (call, arguments) in calls.iter().zip(arguments) {
             let id = call.id.clone().unwrap_or_default();
             let name = call.function.name.clone();
-            let content = match self.repeats.check(&name, &call.function.arguments) {
+            // A cut reply's calls never run: they are no repeats either
+            // (a reply cut at the cap may hold one call many times).
+            let repeat = match cut_off {
+                Some(_) => Repeat::Run,
+                None => self.repeats.check(&name, &call.function.arguments),
+            };
+            let content = match repeat {
                 Repeat::Stop => {
                     session.push(Message::tool_result(
                         &name,

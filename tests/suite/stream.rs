@@ -198,6 +198,37 @@ fn calls_in_a_reply_cut_off_by_length_do_not_run() {
     assert!(content.contains("cut off at the length limit"), "{content}");
 }
 
+/// Regression: a reply cut at the cap that held one call many times (a
+/// real 0.5B reply: 38 identical `write_file` calls) ended the run as
+/// `repeated_call`, though none of them was going to run. The cut reply's
+/// calls are answered as cut, and the run goes on.
+#[test]
+fn one_call_many_times_in_a_cut_reply_is_no_repeat() {
+    let env = TestEnv::new();
+    let call = ("write_file", json!({"path": "cut.txt", "content": "x"}));
+    let server = FakeOllama::start(vec![
+        Reply::lines(vec![tool_call_chunk(&vec![call; 8]), done_chunk("length")]),
+        Reply::answer("ok"),
+    ]);
+    let out = env
+        .oc(&server)
+        .args([
+            "run",
+            "--task",
+            "answer",
+            "-y",
+            "--output-format",
+            "json",
+            "go",
+        ])
+        .assert()
+        .success();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["exit_reason"], "answered");
+    assert_eq!(server.chat_requests().len(), 2);
+    assert!(!env.work().join("cut.txt").exists());
+}
+
 /// A 400 with Ollama's error body (capture 14) is reported with its text.
 #[test]
 fn http_errors_show_the_server_text() {
