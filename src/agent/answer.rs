@@ -77,6 +77,9 @@ impl Answerer<'_, '_> {
                     format!("error: {text}")
                 }
                 Repeat::Run => {
+                    // The model's calls; the reads oc makes for it in the
+                    // opening are not counted.
+                    self.calls.tool_calls += 1;
                     let outcome = self
                         .calls
                         .call(

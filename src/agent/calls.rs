@@ -36,7 +36,8 @@ pub(crate) struct CallRunner<'a> {
     project_config: ProjectConfigGuard,
     /// Calls that needed approval no one could give.
     pub denials: Vec<Denial>,
-    /// Calls run (validated and settled, whatever their outcome).
+    /// The model's calls run (validated and settled, whatever their
+    /// outcome), counted where they are answered ([`super::answer`]).
     pub tool_calls: usize,
     /// Files created, changed or moved, relative to the workspace.
     pub files_changed: Vec<String>,
@@ -160,7 +161,6 @@ impl<'a> CallRunner<'a> {
         raw: &Value,
         arguments: Result<Value, String>,
     ) -> ToolOutcome {
-        self.tool_calls += 1;
         let turn = session.turns;
         let input = match self.input_of(session, out, (id, name), raw, arguments) {
             Ok(input) => input,

@@ -504,6 +504,4 @@ async fn read_as_calls(
         }
         session.push_unsaved(Message::tool_result("read_file", &id, outcome.content));
     }
-    // `tool_calls` counts the model's calls, not the reads oc made for it.
-    calls.tool_calls -= tool_calls.len();
 }

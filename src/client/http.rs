@@ -81,13 +81,7 @@ pub(crate) async fn read_json(
     hint: &str,
 ) -> Result<Value> {
     let status = response.status();
-    let bytes = response.bytes().await.map_err(|e| {
-        Error::Server(format!(
-            "reading the answer of {}{endpoint} failed: {}",
-            server.shown,
-            root_cause(&e.without_url())
-        ))
-    })?;
+    let bytes = read_body(response, server, endpoint).await?;
     match serde_json::from_slice(&bytes) {
         Ok(value) => Ok(value),
         // A non-JSON error body still says something useful.
@@ -97,6 +91,24 @@ pub(crate) async fn read_json(
             server.shown
         ))),
     }
+}
+
+/// The whole body of an answer to `endpoint`.
+///
+/// Errors: it cannot be read ([`Error::Server`]).
+pub(crate) async fn read_body(
+    response: reqwest::Response,
+    server: &ServerName,
+    endpoint: &str,
+) -> Result<Vec<u8>> {
+    let bytes = response.bytes().await.map_err(|e| {
+        Error::Server(format!(
+            "reading the answer of {}{endpoint} failed: {}",
+            server.shown,
+            root_cause(&e.without_url())
+        ))
+    })?;
+    Ok(bytes.to_vec())
 }
 
 /// A body that is not JSON (an HTML error page), as an error object: its

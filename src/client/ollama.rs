@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::chat::{ChatChunk, ChatRequest, ModelInfo};
-use super::http::{ServerName, http_client, root_cause, send};
+use super::http::{ServerName, http_client, read_body, root_cause, send};
 use super::ndjson::LineBuffer;
 use super::timeouts::Timeouts;
 use crate::error::{Error, Result};
@@ -71,7 +71,22 @@ impl OllamaClient {
                 self.server.shown, self.server.shown, self.server.shown
             )));
         }
-        match self.ollama_json(response, "/api/show", "details").await {
+        self.model_json(response, "/api/show", "details", model)
+            .await
+    }
+
+    /// As [`Self::ollama_json`], with Ollama's own 404 error read as
+    /// `model` missing ([`Error::ModelNotFound`], with the models the
+    /// server has).
+    async fn model_json(
+        &self,
+        response: reqwest::Response,
+        endpoint: &str,
+        key: &str,
+        model: &str,
+    ) -> Result<Value> {
+        let status = response.status();
+        match self.ollama_json(response, endpoint, key).await {
             Err(Error::Server(_)) if status == reqwest::StatusCode::NOT_FOUND => {
                 Err(self.model_not_found(model).await)
             }
@@ -93,13 +108,7 @@ impl OllamaClient {
         let status = response.status();
         let redirected = (!response.url().as_str().starts_with(&self.base))
             .then(|| super::host::display_host(response.url().as_str()));
-        let bytes = response.bytes().await.map_err(|e| {
-            Error::Server(format!(
-                "reading the answer of {}{endpoint} failed: {}",
-                self.server.shown,
-                root_cause(&e.without_url())
-            ))
-        })?;
+        let bytes = read_body(response, &self.server, endpoint).await?;
         let body = serde_json::from_slice::<Value>(&bytes).ok();
         match body {
             Some(body) if status.is_success() && body.get(key).is_some() => Ok(body),
@@ -170,16 +179,10 @@ impl OllamaClient {
         })??;
         let status = response.status();
         if !status.is_success() {
-            return Err(
-                match self.ollama_json(response, "/api/chat", "error").await {
-                    Err(Error::Server(_)) if status == reqwest::StatusCode::NOT_FOUND => {
-                        self.model_not_found(request.model).await
-                    }
-                    Err(e) => e,
-                    // An error status is never an answer.
-                    Ok(_) => self.not_ollama("/api/chat", status, None),
-                },
-            );
+            let answer = self.model_json(response, "/api/chat", "error", request.model);
+            // An error status is never an answer.
+            let error = answer.await.err();
+            return Err(error.unwrap_or_else(|| self.not_ollama("/api/chat", status, None)));
         }
         Ok(OllamaStream {
             response,

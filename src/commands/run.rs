@@ -60,7 +60,7 @@ async fn start_agent(run: &RunArgs, mode: Mode) -> Result<ExitStatus> {
     let checkpoint =
         take_checkpoint(&settings, !args.no_save, revert_on_fail, attempts)?.map(|c| {
             match &args.output_last_message {
-                Some(file) => c.with_own_file(&settings.cwd.join(file)),
+                Some(file) => c.with_own_file(file),
                 None => c,
             }
         });
